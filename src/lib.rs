@@ -1,0 +1,18 @@
+//! # urlsift
+//!
+//! Find every URL in very large free text, by the delimiting rules of
+//! RFC 3986 Appendix C and RFC 2396 Appendix E, and say exactly what each one is.
+//!
+//! The data path (see the modules in this order):
+//!
+//! ```text
+//! bytes -> classify (one SIMD pass: candidate anchors, stop bytes)
+//!       -> extract  (Appendix C/E delimiting: wrappers, unfolding, trimming)
+//!       -> uri      (RFC 3986 split, validate, resolve, normalize)
+//!       -> output   (text, JSON Lines, CSV/TSV)
+//! ```
+#![deny(missing_docs)]
+
+pub mod classify;
+pub mod extract;
+pub mod uri;

@@ -1,0 +1,1 @@
+//! RFC 3986 URI references: split, validate, resolve, normalize (placeholder).
