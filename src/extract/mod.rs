@@ -1,9 +1,52 @@
 //! Stage 2: the delimiting rules of RFC 3986 Appendix C and RFC 2396 Appendix E,
 //! applied at the candidates that [`crate::classify`] finds.
 //!
-//! (API skeleton; the engine is being written.)
+//! ```
+//! let text = b"Yes, Jim, I found it under \"http://www.w3.org/Addressing/\", but you
+//! can probably pick it up from <ftp://foo.example.com/rfc/>.  Note the
+//! warning in <http://www.ics.uci.edu/pub/ietf/uri/historical.html#WARNING>.";
+//! let urls: Vec<_> = urlsift::extract::extract(text)
+//!     .into_iter()
+//!     .map(|m| String::from_utf8_lossy(&m.url).into_owned())
+//!     .collect();
+//! assert_eq!(urls, [
+//!     "http://www.w3.org/Addressing/",
+//!     "ftp://foo.example.com/rfc/",
+//!     "http://www.ics.uci.edu/pub/ietf/uri/historical.html#WARNING",
+//! ]);
+//! ```
+//!
+//! # The rules
+//!
+//! - A URL starts at any RFC 3986 scheme followed by `://`, at a scheme of
+//!   [`schemes::SCHEMES_WITHOUT_SLASHES`] followed by `:` and a URI character, or
+//!   at `www.` that begins a word (RFC 2396bis Appendix F, reported as [`Kind::Www`]).
+//! - Right after `<` (optionally `<URL:`, optionally with whitespace), the URL
+//!   runs to the closing `>`, and whitespace inside is removed: long URLs are
+//!   wrapped across lines there. A hyphen that ends a line is kept and the match
+//!   is flagged [`Match::ambiguous`]. A blank line, a stop character or more than
+//!   [`rules::MAX_WRAPPED`] bytes without `>` means the URL is not wrapped after
+//!   all, and it is delimited as a bare URL.
+//! - Right after `"`, the URL runs to the closing `"`. When the quoted text holds
+//!   nothing but a URL broken at line breaks (mail clients do this inside HTML
+//!   attributes), the pieces are joined the same way; a space without a line
+//!   break inside the quotes means it is not a wrapped URL.
+//! - A bare URL ends before whitespace, a control, `<`, `>`, `"`, one of
+//!   `\ ^ ` { | }`, Unicode whitespace, CJK/full-width punctuation or a
+//!   typographic quote; then trailing `. , : ; ! ? '` and `"` are trimmed, and a
+//!   closing `)` or `]` is kept only when it balances an opening one in the URL.
+//! - `URL:` before a URL (with or without a space) is a delimiter, not part of it.
+//!
+//! The look-behind at a candidate is bounded ([`rules::MAX_SCHEME`],
+//! [`rules::MAX_CONTEXT`]), so a scan can start at any offset.
 
 use std::borrow::Cow;
+
+use crate::classify::naive;
+
+pub mod rules;
+pub mod schemes;
+mod unicode;
 
 /// How a URL was delimited in the text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -66,8 +109,89 @@ pub struct Match<'h> {
     pub ambiguous: bool,
 }
 
-/// Find every URL in `hay`, in input order.
+impl Match<'_> {
+    /// The URL as text (lossy if the input was not UTF-8).
+    pub fn url_str(&self) -> Cow<'_, str> {
+        String::from_utf8_lossy(&self.url)
+    }
+}
+
+/// Find every URL in `hay`, in input order, with the default [`Extractor`].
 pub fn extract(hay: &[u8]) -> Vec<Match<'_>> {
-    let _ = hay;
-    Vec::new()
+    let mut out = Vec::new();
+    Extractor::new().scan(hay, 0, hay.len(), 0, |m| out.push(m));
+    out
+}
+
+/// Candidates are gathered this many bytes at a time, then delimited.
+const WINDOW: usize = 32 * 1024;
+
+/// The extraction engine: a stage-1 classifier plus the delimiting rules.
+#[derive(Clone, Debug, Default)]
+pub struct Extractor {
+    _private: (),
+}
+
+struct NaiveStops;
+
+impl rules::Stops for NaiveStops {
+    #[inline]
+    fn find_stop(&self, hay: &[u8], from: usize) -> usize {
+        naive::find_stop(hay, from)
+    }
+}
+
+impl Extractor {
+    /// An extractor using the best classifier for this CPU.
+    pub fn new() -> Self {
+        Extractor { _private: () }
+    }
+
+    /// Report, in input order, every URL anchored in `hay[start..end]`.
+    ///
+    /// `floor` is where the text before `start` stopped being part of an
+    /// earlier URL: pass `start` for a fresh scan. Look-behind and look-ahead
+    /// read `hay` outside `start..end` as far as needed (look-behind bounded by
+    /// [`rules::MAX_SCHEME`] + [`rules::MAX_CONTEXT`]). Returns the offset up to
+    /// which the input is covered by URLs found, at least `end`.
+    pub fn scan<'h, F: FnMut(Match<'h>)>(
+        &self,
+        hay: &'h [u8],
+        start: usize,
+        end: usize,
+        floor: usize,
+        mut sink: F,
+    ) -> usize {
+        let end = end.min(hay.len());
+        let mut consumed = floor.min(start);
+        let mut cands = Vec::with_capacity(1024);
+        let mut w = start;
+        while w < end {
+            let w_end = end.min(w + WINDOW);
+            cands.clear();
+            naive::candidates(hay, w, w_end, &mut cands);
+            for &c in &cands {
+                if c < consumed {
+                    continue;
+                }
+                if let Some(f) = rules::match_at(&NaiveStops, hay, c, consumed) {
+                    consumed = f.resume;
+                    let url = match f.joined {
+                        Some(v) => Cow::Owned(v),
+                        None => Cow::Borrowed(&hay[f.start..f.end]),
+                    };
+                    sink(Match {
+                        start: f.start,
+                        end: f.end,
+                        url,
+                        style: f.style,
+                        kind: f.kind,
+                        ambiguous: f.ambiguous,
+                    });
+                }
+            }
+            w = w_end.max(consumed);
+        }
+        consumed.max(end)
+    }
 }

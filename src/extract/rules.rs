@@ -1,0 +1,334 @@
+//! The delimiting rules, applied at one candidate anchor.
+//!
+//! Everything here is scalar, branchy and bounded: the look-behind is at most
+//! [`MAX_SCHEME`] + [`MAX_CONTEXT`] bytes, and a wrapped (`<...>` or `"..."`)
+//! URL may span at most [`MAX_WRAPPED`] bytes of input. A bare URL runs to its
+//! first stop byte, so the work per candidate is proportional to the URL's
+//! length, and candidates inside a URL already found are never re-examined.
+
+use super::schemes;
+use super::unicode;
+use super::{Kind, Style};
+use crate::classify::naive::is_scheme_char;
+
+/// The longest scheme looked for, in bytes (the registered ones are shorter).
+pub const MAX_SCHEME: usize = 32;
+/// The most whitespace allowed between an opening `<` (or `URL:`) and the URL.
+pub const MAX_CONTEXT: usize = 16;
+/// The most input bytes one URL wrapped across lines inside `<...>` or `"..."`
+/// may span. Longer, and the text is scanned as bare URLs instead; this keeps
+/// the look-back that a chunked scan needs bounded.
+pub const MAX_WRAPPED: usize = 4096;
+
+/// A URL found at a candidate, before it is turned into a [`super::Match`].
+pub(crate) struct Found {
+    pub start: usize,
+    pub end: usize,
+    /// The pieces of a URL joined across whitespace; `None` when it is `start..end`.
+    pub joined: Option<Vec<u8>>,
+    pub style: Style,
+    pub kind: Kind,
+    pub ambiguous: bool,
+    /// Candidates before this offset lie inside this URL or its delimiters.
+    pub resume: usize,
+}
+
+/// What the scanner needs from stage 1: the next stop byte at or after `from`.
+pub(crate) trait Stops {
+    fn find_stop(&self, hay: &[u8], from: usize) -> usize;
+}
+
+#[inline]
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0b' | b'\x0c')
+}
+
+/// The end of the run of URL bytes starting at `from`: the first stop byte that
+/// is ASCII, or the first non-ASCII character that ends a URL (or is not UTF-8).
+#[inline]
+fn run_end<S: Stops>(stops: &S, hay: &[u8], from: usize) -> usize {
+    let mut i = from;
+    loop {
+        i = stops.find_stop(hay, i);
+        match hay.get(i) {
+            Some(&b) if b >= 0x80 => match unicode::decode(hay, i) {
+                Some((c, len)) if !unicode::ends_url(c) => i += len,
+                _ => return i,
+            },
+            _ => return i,
+        }
+    }
+}
+
+/// Trim trailing punctuation from `hay[start..end]` (RFC 3986 Appendix C: the
+/// sentence's punctuation is not part of the URL). A closing `)` or `]` stays
+/// only when it balances an opening one inside the URL.
+fn trim_end(hay: &[u8], start: usize, mut end: usize) -> usize {
+    let url = &hay[start..end];
+    let (mut po, mut pc, mut bo, mut bc) = (0usize, 0usize, 0usize, 0usize);
+    for &b in url {
+        match b {
+            b'(' => po += 1,
+            b')' => pc += 1,
+            b'[' => bo += 1,
+            b']' => bc += 1,
+            _ => {}
+        }
+    }
+    while end > start {
+        match hay[end - 1] {
+            b'.' | b',' | b':' | b';' | b'!' | b'?' | b'\'' | b'"' => end -= 1,
+            b')' if pc > po => {
+                pc -= 1;
+                end -= 1;
+            }
+            b']' if bc > bo => {
+                bc -= 1;
+                end -= 1;
+            }
+            _ => break,
+        }
+    }
+    end
+}
+
+/// The opening delimiter and `URL:` prefix before a URL starting at `s`.
+struct Context {
+    style: Style,
+    /// `Some(b'<')` or `Some(b'"')` when the URL opens right after that delimiter.
+    open: Option<u8>,
+}
+
+fn skip_ws_back(hay: &[u8], mut q: usize, floor: usize) -> usize {
+    let lo = q.saturating_sub(MAX_CONTEXT).max(floor);
+    while q > lo && is_ws(hay[q - 1]) {
+        q -= 1;
+    }
+    q
+}
+
+fn context(hay: &[u8], s: usize, floor: usize) -> Context {
+    let mut q = s;
+    let mut prefix = false;
+    for cand in [s, skip_ws_back(hay, s, floor)] {
+        if cand >= floor + 4
+            && hay[cand - 4..cand].eq_ignore_ascii_case(b"URL:")
+            && (cand == floor + 4 || !hay[cand - 5].is_ascii_alphanumeric())
+        {
+            prefix = true;
+            q = cand - 4;
+            break;
+        }
+    }
+    let open = if q > floor && (hay[q - 1] == b'<' || hay[q - 1] == b'"') {
+        Some(hay[q - 1])
+    } else {
+        let q2 = skip_ws_back(hay, q, floor);
+        (q2 > floor && q2 < q && hay[q2 - 1] == b'<').then_some(b'<')
+    };
+    let style = match (prefix, open) {
+        (true, _) => Style::UrlPrefix,
+        (false, Some(b'<')) => Style::Angle,
+        (false, Some(_)) => Style::Quoted,
+        (false, None) => Style::Bare,
+    };
+    Context { style, open }
+}
+
+/// The pieces of a URL wrapped across lines inside `<...>` (`close == b'>'`)
+/// or `"..."` (`close == b'"'`), and the offset of the closing delimiter.
+/// `None` when the text does not close properly within [`MAX_WRAPPED`] bytes:
+/// the caller then treats the URL as bare.
+fn wrapped<S: Stops>(
+    stops: &S,
+    hay: &[u8],
+    s: usize,
+    close: u8,
+) -> Option<(Vec<(usize, usize)>, usize, bool)> {
+    let limit = hay.len().min(s + MAX_WRAPPED);
+    let mut segs = Vec::new();
+    let mut ambiguous = false;
+    let mut i = s;
+    loop {
+        let e = run_end(stops, hay, i);
+        if e > i {
+            segs.push((i, e));
+        }
+        if e >= limit {
+            return None;
+        }
+        if hay[e] == close {
+            return Some((segs, e, ambiguous));
+        }
+        if !is_ws(hay[e]) {
+            return None;
+        }
+        let mut j = e;
+        let mut newlines = 0;
+        while j < limit && is_ws(hay[j]) {
+            newlines += usize::from(hay[j] == b'\n');
+            j += 1;
+        }
+        if j >= limit || newlines >= 2 {
+            return None;
+        }
+        if hay[j] == close {
+            return Some((segs, j, ambiguous));
+        }
+        // In quotes only a line break may split the URL; inside <...> any whitespace may.
+        if close == b'"' && newlines == 0 {
+            return None;
+        }
+        if e > i && hay[e - 1] == b'-' && newlines > 0 {
+            ambiguous = true;
+        }
+        i = j;
+    }
+}
+
+/// Find the scheme that ends at the colon `c`: its first byte, or `None`.
+fn scheme_start(hay: &[u8], c: usize, floor: usize) -> Option<usize> {
+    let lo = c.saturating_sub(MAX_SCHEME + 1).max(floor);
+    let mut j = c;
+    while j > lo && is_scheme_char(hay[j - 1]) {
+        j -= 1;
+    }
+    if j == lo && j > floor && is_scheme_char(hay[j - 1]) {
+        return None; // longer than any scheme: a token, not a scheme
+    }
+    while j < c && !hay[j].is_ascii_alphabetic() {
+        j += 1;
+    }
+    if j == c {
+        return None;
+    }
+    Some(j)
+}
+
+/// Apply the rules at the candidate `c` (see [`crate::classify`]); `floor` is
+/// where the previous URL (and its delimiters) ended.
+pub(crate) fn match_at<S: Stops>(stops: &S, hay: &[u8], c: usize, floor: usize) -> Option<Found> {
+    if hay[c] == b':' {
+        let mut s = scheme_start(hay, c, floor)?;
+        let slashes = hay.get(c + 1..c + 3) == Some(b"//");
+        let scheme = &hay[s..c];
+        if slashes {
+            if !schemes::is_common_with_slashes(scheme) {
+                // `go.http://`: the text before the dot is not part of the scheme.
+                if let Some(k) = scheme.iter().rposition(|&b| b == b'.') {
+                    if schemes::is_common_with_slashes(&scheme[k + 1..]) {
+                        s += k + 1;
+                    }
+                }
+            }
+        } else if !schemes::is_known_without_slashes(scheme) {
+            return None;
+        }
+        let body = if slashes { c + 3 } else { c + 1 };
+        finish(stops, hay, s, body, floor, Kind::Uri)
+    } else {
+        // `www.`: a word of its own, not the tail of a host or path.
+        if c > floor {
+            let p = hay[c - 1];
+            if p.is_ascii_alphanumeric()
+                || matches!(p, b'.' | b'-' | b'_' | b'@' | b'/' | b'%' | b'\\')
+            {
+                return None;
+            }
+        }
+        finish(stops, hay, c, c + 4, floor, Kind::Www)
+    }
+}
+
+/// Delimit the URL starting at `s` whose body (after `scheme:`, `scheme://` or
+/// `www.`) starts at `body`.
+fn finish<S: Stops>(
+    stops: &S,
+    hay: &[u8],
+    s: usize,
+    body: usize,
+    floor: usize,
+    kind: Kind,
+) -> Option<Found> {
+    let ctx = context(hay, s, floor);
+    let mut found = None;
+    if let Some(open) = ctx.open {
+        let close = if open == b'<' { b'>' } else { b'"' };
+        if let Some((segs, close_at, ambiguous)) = wrapped(stops, hay, s, close) {
+            let (first, last) = (*segs.first()?, *segs.last()?);
+            let joined = (segs.len() > 1).then(|| {
+                let mut v = Vec::with_capacity(last.1 - first.0);
+                for (a, b) in &segs {
+                    v.extend_from_slice(&hay[*a..*b]);
+                }
+                v
+            });
+            found = Some(Found {
+                start: s,
+                end: last.1,
+                joined,
+                style: ctx.style,
+                kind,
+                ambiguous,
+                resume: close_at + 1,
+            });
+        }
+    }
+    let found = match found {
+        Some(f) => f,
+        None => {
+            let run = run_end(stops, hay, s);
+            let end = trim_end(hay, s, run);
+            Found {
+                start: s,
+                end,
+                joined: None,
+                style: if ctx.style == Style::UrlPrefix {
+                    Style::UrlPrefix
+                } else {
+                    Style::Bare
+                },
+                kind,
+                ambiguous: false,
+                resume: run,
+            }
+        }
+    };
+    let url: &[u8] = match &found.joined {
+        Some(v) => v,
+        None => &hay[found.start..found.end],
+    };
+    let body = url.get(body - s..).unwrap_or(b"");
+    let ok = match kind {
+        Kind::Uri => body
+            .iter()
+            .any(|&b| b.is_ascii_alphanumeric() || b >= 0x80 || b == b'['),
+        Kind::Www => www_host_ok(url),
+    };
+    ok.then_some(found)
+}
+
+/// An abbreviated URI needs a real host after `www.`: at least one more label
+/// and a top-level label of two or more letters (or an IDN / punycode label).
+fn www_host_ok(url: &[u8]) -> bool {
+    let host_end = url
+        .iter()
+        .position(|&b| matches!(b, b'/' | b'?' | b'#' | b':'))
+        .unwrap_or(url.len());
+    let host = &url[..host_end];
+    if host.len() <= 4 || !host[4..].contains(&b'.') {
+        return false;
+    }
+    if !host
+        .iter()
+        .all(|&b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.' || b >= 0x80)
+    {
+        return false;
+    }
+    let tld = host.rsplit(|&b| b == b'.').next().unwrap_or(b"");
+    let label_ok = |l: &[u8]| !l.is_empty() && !l.starts_with(b"-") && !l.ends_with(b"-");
+    host[4..].split(|&b| b == b'.').all(label_ok)
+        && ((tld.len() >= 2 && tld.iter().all(|b| b.is_ascii_alphabetic()))
+            || tld.iter().any(|&b| b >= 0x80)
+            || (tld.len() > 4 && tld[..4].eq_ignore_ascii_case(b"xn--")))
+}
