@@ -139,12 +139,11 @@ fn context(hay: &[u8], s: usize, floor: usize) -> Context {
 /// or `"..."` (`close == b'"'`), and the offset of the closing delimiter.
 /// `None` when the text does not close properly within [`MAX_WRAPPED`] bytes:
 /// the caller then treats the URL as bare.
-fn wrapped<S: Stops>(
-    stops: &S,
-    hay: &[u8],
-    s: usize,
-    close: u8,
-) -> Option<(Vec<(usize, usize)>, usize, bool)> {
+/// The pieces of a wrapped URL, the offset of its closing delimiter, and
+/// whether a hyphen at a line break made it ambiguous.
+type Wrapped = (Vec<(usize, usize)>, usize, bool);
+
+fn wrapped<S: Stops>(stops: &S, hay: &[u8], s: usize, close: u8) -> Option<Wrapped> {
     let limit = hay.len().min(s + MAX_WRAPPED);
     let mut segs = Vec::new();
     let mut ambiguous = false;
@@ -215,10 +214,10 @@ pub(crate) fn match_at<S: Stops>(stops: &S, hay: &[u8], c: usize, floor: usize) 
         if slashes {
             if !schemes::is_common_with_slashes(scheme) {
                 // `go.http://`: the text before the dot is not part of the scheme.
-                if let Some(k) = scheme.iter().rposition(|&b| b == b'.') {
-                    if schemes::is_common_with_slashes(&scheme[k + 1..]) {
-                        s += k + 1;
-                    }
+                if let Some(k) = scheme.iter().rposition(|&b| b == b'.')
+                    && schemes::is_common_with_slashes(&scheme[k + 1..])
+                {
+                    s += k + 1;
                 }
             }
         } else if !schemes::is_known_without_slashes(scheme) {
