@@ -43,6 +43,21 @@ fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0b' | b'\x0c')
 }
 
+/// The whitespace character at `hay[j]`, ASCII or Unicode (U+00A0 indents
+/// are common in converted text): its length, and whether it breaks a line.
+#[inline]
+fn ws_at(hay: &[u8], j: usize) -> Option<(usize, bool)> {
+    let b = *hay.get(j)?;
+    if is_ws(b) {
+        return Some((1, b == b'\n'));
+    }
+    if b < 0x80 {
+        return None;
+    }
+    let (c, len) = unicode::decode(hay, j)?;
+    unicode::is_space(c).then_some((len, matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}')))
+}
+
 /// The end of the run of URL bytes starting at `from`: the first stop byte that
 /// is ASCII, or the first non-ASCII character that ends a URL (or is not UTF-8).
 #[inline]
@@ -60,36 +75,42 @@ fn run_end<S: Stops>(stops: &S, hay: &[u8], from: usize) -> usize {
     }
 }
 
-/// Trim trailing punctuation from `hay[start..end]` (RFC 3986 Appendix C: the
-/// sentence's punctuation is not part of the URL). A closing `)` or `]` stays
-/// only when it balances an opening one inside the URL.
-fn trim_end(hay: &[u8], start: usize, mut end: usize) -> usize {
-    let url = &hay[start..end];
-    let (mut po, mut pc, mut bo, mut bc) = (0usize, 0usize, 0usize, 0usize);
-    for &b in url {
+/// Where a bare URL whose run of URL bytes is `hay[start..run]` ends: at the
+/// first `)` or `]` that closes nothing opened inside the URL (so
+/// `[http://a/x](http://a/y)` and `(see http://a/x)` end there), then before
+/// trailing `. , : ; ! ?` and quotes (RFC 3986 Appendix C: the sentence's
+/// punctuation is not part of the URL). Returns `(end, cut)`: the URL's end,
+/// and where scanning resumes.
+fn bare_end(hay: &[u8], start: usize, run: usize) -> (usize, usize) {
+    let (mut paren, mut bracket) = (0usize, 0usize);
+    let mut cut = run;
+    for (i, &b) in hay[start..run].iter().enumerate() {
         match b {
-            b'(' => po += 1,
-            b')' => pc += 1,
-            b'[' => bo += 1,
-            b']' => bc += 1,
+            b'(' => paren += 1,
+            b'[' => bracket += 1,
+            b')' if paren == 0 => {
+                cut = start + i;
+                break;
+            }
+            b']' if bracket == 0 => {
+                cut = start + i;
+                break;
+            }
+            b')' => paren -= 1,
+            b']' => bracket -= 1,
             _ => {}
         }
     }
-    while end > start {
-        match hay[end - 1] {
-            b'.' | b',' | b':' | b';' | b'!' | b'?' | b'\'' | b'"' => end -= 1,
-            b')' if pc > po => {
-                pc -= 1;
-                end -= 1;
-            }
-            b']' if bc > bo => {
-                bc -= 1;
-                end -= 1;
-            }
-            _ => break,
-        }
+    let mut end = cut;
+    while end > start
+        && matches!(
+            hay[end - 1],
+            b'.' | b',' | b':' | b';' | b'!' | b'?' | b'\'' | b'"'
+        )
+    {
+        end -= 1;
     }
-    end
+    (end, cut)
 }
 
 /// The opening delimiter and `URL:` prefix before a URL starting at `s`.
@@ -159,14 +180,16 @@ fn wrapped<S: Stops>(stops: &S, hay: &[u8], s: usize, close: u8) -> Option<Wrapp
         if hay[e] == close {
             return Some((segs, e, ambiguous));
         }
-        if !is_ws(hay[e]) {
-            return None;
-        }
         let mut j = e;
         let mut newlines = 0;
-        while j < limit && is_ws(hay[j]) {
-            newlines += usize::from(hay[j] == b'\n');
-            j += 1;
+        while j < limit
+            && let Some((len, newline)) = ws_at(hay, j)
+        {
+            newlines += usize::from(newline);
+            j += len;
+        }
+        if j == e {
+            return None;
         }
         if j >= limit || newlines >= 2 {
             return None;
@@ -224,7 +247,7 @@ pub(crate) fn match_at<S: Stops>(stops: &S, hay: &[u8], c: usize, floor: usize) 
             return None;
         }
         let body = if slashes { c + 3 } else { c + 1 };
-        finish(stops, hay, s, body, floor, Kind::Uri)
+        finish(stops, hay, s, body, floor, Kind::Uri, slashes)
     } else {
         // `www.`: a word of its own, not the tail of a host or path.
         if c > floor {
@@ -235,7 +258,7 @@ pub(crate) fn match_at<S: Stops>(stops: &S, hay: &[u8], c: usize, floor: usize) 
                 return None;
             }
         }
-        finish(stops, hay, c, c + 4, floor, Kind::Www)
+        finish(stops, hay, c, c + 4, floor, Kind::Www, false)
     }
 }
 
@@ -248,6 +271,7 @@ fn finish<S: Stops>(
     body: usize,
     floor: usize,
     kind: Kind,
+    slashes: bool,
 ) -> Option<Found> {
     let ctx = context(hay, s, floor);
     let mut found = None;
@@ -277,7 +301,7 @@ fn finish<S: Stops>(
         Some(f) => f,
         None => {
             let run = run_end(stops, hay, s);
-            let end = trim_end(hay, s, run);
+            let (end, cut) = bare_end(hay, s, run);
             Found {
                 start: s,
                 end,
@@ -289,7 +313,7 @@ fn finish<S: Stops>(
                 },
                 kind,
                 ambiguous: false,
-                resume: run,
+                resume: cut,
             }
         }
     };
@@ -299,6 +323,8 @@ fn finish<S: Stops>(
     };
     let body = url.get(body - s..).unwrap_or(b"");
     let ok = match kind {
+        // `news:*` is a URL; `http://` or `http://...` alone is not.
+        Kind::Uri if !slashes => !body.is_empty(),
         Kind::Uri => body
             .iter()
             .any(|&b| b.is_ascii_alphanumeric() || b >= 0x80 || b == b'['),

@@ -20,6 +20,14 @@ pub(crate) fn decode(hay: &[u8], i: usize) -> Option<(char, usize)> {
     s.chars().next().map(|c| (c, len))
 }
 
+/// True if `c` (non-ASCII) is Unicode whitespace (White_Space=yes).
+pub(crate) fn is_space(c: char) -> bool {
+    matches!(
+        c as u32,
+        0x85 | 0xA0 | 0x1680 | 0x2000..=0x200A | 0x2028 | 0x2029 | 0x202F | 0x205F | 0x3000
+    )
+}
+
 /// True if the Unicode scalar `c` (non-ASCII) ends a URL.
 pub(crate) fn ends_url(c: char) -> bool {
     let u = c as u32;
