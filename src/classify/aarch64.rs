@@ -1,0 +1,122 @@
+//! The NEON kernel: four `uint8x16_t` per block, `tbl` nibble lookups.
+//!
+//! NEON has no `movemask`. A mask is built for all 64 bytes at once, the
+//! simdjson way: `cmtst` gives 0xFF per matching byte, an AND keeps one bit
+//! weight per byte (1, 2, 4, ... 128, repeating), and three rounds of pairwise
+//! add (`addp`) fold the four vectors into the 8 bytes of the `u64`.
+//! (For a single 16-byte vector the narrowing shift `shrn #4`, 4 bits per
+//! byte, is the usual trick; a whole block folds cheaper with `addp`.)
+
+use core::arch::aarch64::*;
+
+use crate::classify::Masks;
+use crate::classify::generic::{self, Vector};
+use crate::classify::tables::ClassTable;
+
+/// 64 bytes in four NEON registers.
+#[derive(Clone, Copy)]
+pub(crate) struct Block([uint8x16_t; 4]);
+
+/// A [`ClassTable`] in registers.
+#[derive(Clone, Copy)]
+pub(crate) struct Tables {
+    lo: uint8x16_t,
+    hi: uint8x16_t,
+    bits: [u8; 8],
+}
+
+/// One bit weight per byte, for folding a compare into a bitmask.
+const WEIGHTS: [u8; 16] = [1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128];
+
+impl Vector for Block {
+    type Tables = Tables;
+
+    #[inline(always)]
+    unsafe fn tables(t: &'static ClassTable) -> Tables {
+        // SAFETY: the tables are 16 readable bytes; NEON is the caller's contract.
+        unsafe {
+            Tables {
+                lo: vld1q_u8(t.lo.as_ptr()),
+                hi: vld1q_u8(t.hi.as_ptr()),
+                bits: t.bits,
+            }
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> Self {
+        // SAFETY: the caller guarantees 64 readable bytes at `p` and NEON.
+        unsafe {
+            Block([
+                vld1q_u8(p),
+                vld1q_u8(p.add(16)),
+                vld1q_u8(p.add(32)),
+                vld1q_u8(p.add(48)),
+            ])
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn classify(self, t: &Tables) -> Self {
+        // SAFETY: the caller guarantees NEON.
+        unsafe {
+            let nib = vdupq_n_u8(0x0F);
+            Block(self.0.map(|v| {
+                // `tbl` gives 0 for an index >= 16, so the low nibble must be masked.
+                let lo = vqtbl1q_u8(t.lo, vandq_u8(v, nib));
+                let hi = vqtbl1q_u8(t.hi, vshrq_n_u8::<4>(v));
+                vandq_u8(lo, hi)
+            }))
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn mask(self, t: &Tables, k: usize) -> u64 {
+        // SAFETY: the caller guarantees NEON; `WEIGHTS` is 16 readable bytes.
+        unsafe {
+            let bits = vdupq_n_u8(t.bits[k]);
+            let w = vld1q_u8(WEIGHTS.as_ptr());
+            let [a, b, c, d] = self.0.map(|v| vandq_u8(vtstq_u8(v, bits), w));
+            let ab = vpaddq_u8(a, b);
+            let cd = vpaddq_u8(c, d);
+            let abcd = vpaddq_u8(ab, cd);
+            let folded = vpaddq_u8(abcd, abcd);
+            vgetq_lane_u64::<0>(vreinterpretq_u64_u8(folded))
+        }
+    }
+}
+
+/// True if this CPU can run the kernel (NEON is part of every aarch64 CPU).
+pub(crate) fn is_available() -> bool {
+    std::arch::is_aarch64_feature_detected!("neon")
+}
+
+/// Append every candidate anchor in `start..end` to `out`. See [`crate::classify::naive::candidates`].
+///
+/// # Safety
+/// The CPU supports NEON ([`is_available`]).
+#[target_feature(enable = "neon")]
+pub(crate) unsafe fn candidates(hay: &[u8], start: usize, end: usize, out: &mut Vec<usize>) {
+    // SAFETY: the features `Block` needs are enabled here and guaranteed by the caller.
+    unsafe { generic::candidates::<Block>(hay, start, end, out) }
+}
+
+/// The first stop byte at or after `from`. See [`crate::classify::naive::find_stop`].
+///
+/// # Safety
+/// The CPU supports NEON ([`is_available`]).
+#[target_feature(enable = "neon")]
+pub(crate) unsafe fn find_stop(hay: &[u8], from: usize) -> usize {
+    // SAFETY: the features `Block` needs are enabled here and guaranteed by the caller.
+    unsafe { generic::find_stop::<Block>(hay, from) }
+}
+
+/// The masks of one block. See [`Masks`].
+///
+/// # Safety
+/// The CPU supports NEON ([`is_available`]).
+#[target_feature(enable = "neon")]
+pub(crate) unsafe fn masks(block: &[u8; 64], prev: u8, next: [u8; 3]) -> Masks {
+    // SAFETY: the features `Block` needs are enabled here and guaranteed by the caller.
+    unsafe { generic::masks::<Block>(block, prev, next) }
+}

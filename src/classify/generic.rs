@@ -1,0 +1,281 @@
+//! The classification algorithms, written once over a 64-byte [`Vector`] block.
+//!
+//! Each ISA implements [`Vector`] with `#[inline(always)]` methods and wraps
+//! these functions in one `#[target_feature]` entry point each, so the whole
+//! block loop is compiled for that ISA (the memchr layout).
+//!
+//! # Block state
+//!
+//! A block yields `u64` masks, bit `i` for byte `i`. Two facts cross a block
+//! edge, and they are carried explicitly ([`Carry`]), never re-read:
+//!
+//! - whether the byte before the block is a scheme character (for `x:`);
+//! - the `w` mask of the previous block (for `www.` that straddles the edge).
+//!
+//! `www.` is found by its *last* byte, `dot & w<<1 & w<<2 & w<<3`, so it
+//! needs only look-behind. A `www.` ending in bits 0..3 of a block starts in
+//! the previous block; those anchors are emitted before the block's own, which
+//! keeps the output ascending (no other anchor can lie inside `www.`).
+
+use super::Masks;
+use super::tables::{self, CANDIDATE, ClassTable, DELIMS, STOPS};
+
+/// A 64-byte block in vector registers, with the few operations the
+/// algorithms need.
+///
+/// Every method is `#[inline(always)]` in the implementations and must be
+/// called only from a function compiled with the ISA's target features.
+pub(crate) trait Vector: Copy {
+    /// A [`ClassTable`] prepared for this ISA (tables broadcast into registers).
+    type Tables: Copy;
+
+    /// Prepare `t`.
+    ///
+    /// # Safety
+    /// The CPU supports the ISA of the implementation.
+    unsafe fn tables(t: &'static ClassTable) -> Self::Tables;
+
+    /// Load 64 bytes from `p`.
+    ///
+    /// # Safety
+    /// `p..p+64` is readable, and the CPU supports the ISA.
+    unsafe fn load(p: *const u8) -> Self;
+
+    /// Replace each byte by its class byte in `t`'s encoding.
+    ///
+    /// # Safety
+    /// The CPU supports the ISA.
+    unsafe fn classify(self, t: &Self::Tables) -> Self;
+
+    /// The bytes of a classified block that belong to class `k` of `t`.
+    ///
+    /// # Safety
+    /// The CPU supports the ISA.
+    unsafe fn mask(self, t: &Self::Tables, k: usize) -> u64;
+}
+
+/// State carried from one block to the next.
+#[derive(Clone, Copy)]
+struct Carry {
+    /// Bit 0: the byte before the block is a scheme character.
+    scheme: u64,
+    /// The `w` mask of the previous block (0 before the first).
+    w: u64,
+}
+
+/// The candidate masks of one block.
+#[derive(Clone, Copy)]
+struct CandidateBits {
+    colon: u64,
+    scheme: u64,
+    /// `:` after a scheme character.
+    colon_anchor: u64,
+    /// The last byte (`.`) of each `www.`.
+    www_end: u64,
+}
+
+/// Classify one loaded block for candidates and advance the carry.
+#[inline(always)]
+unsafe fn candidate_bits<V: Vector>(v: V, t: &V::Tables, carry: &mut Carry) -> CandidateBits {
+    // SAFETY: the caller runs with the ISA's features (this function's contract).
+    let (colon, scheme, w, dot) = unsafe {
+        let c = v.classify(t);
+        (
+            c.mask(t, tables::COLON),
+            c.mask(t, tables::SCHEME),
+            c.mask(t, tables::W),
+            c.mask(t, tables::DOT),
+        )
+    };
+    let colon_anchor = colon & ((scheme << 1) | carry.scheme);
+    let pw = carry.w;
+    let www_end = dot & ((w << 1) | (pw >> 63)) & ((w << 2) | (pw >> 62)) & ((w << 3) | (pw >> 61));
+    *carry = Carry {
+        scheme: scheme >> 63,
+        w,
+    };
+    CandidateBits {
+        colon,
+        scheme,
+        colon_anchor,
+        www_end,
+    }
+}
+
+/// Mask of the low `n` bits (all 64 for `n >= 64`).
+#[inline(always)]
+fn low_bits(n: usize) -> u64 {
+    if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
+}
+
+/// Push the anchors of the block at `pos`: first `www.` that started in the
+/// previous block (`www_end` bits 0..3), then the block's own.
+#[inline(always)]
+fn emit(out: &mut Vec<usize>, pos: usize, b: CandidateBits, colon_limit: u64) {
+    let early = b.www_end & 0b111;
+    let own = (b.colon_anchor & colon_limit) | (b.www_end >> 3);
+    if early | own == 0 {
+        return;
+    }
+    out.reserve((early.count_ones() + own.count_ones()) as usize);
+    let mut m = early;
+    while m != 0 {
+        // `early` is non-zero only after a previous block, so `pos >= 64`.
+        out.push(pos - 3 + m.trailing_zeros() as usize);
+        m &= m - 1;
+    }
+    let mut m = own;
+    while m != 0 {
+        out.push(pos + m.trailing_zeros() as usize);
+        m &= m - 1;
+    }
+}
+
+/// Load `hay[pos..end]` padded with `pad` into a stack block.
+#[inline(always)]
+unsafe fn load_padded<V: Vector>(hay: &[u8], pos: usize, end: usize, pad: u8) -> V {
+    let mut buf = [pad; 64];
+    buf[..end - pos].copy_from_slice(&hay[pos..end]);
+    // SAFETY: `buf` is 64 readable bytes; ISA support is the caller's contract.
+    unsafe { V::load(buf.as_ptr()) }
+}
+
+/// Append every candidate anchor in `start..end` to `out`, ascending.
+/// Same contract as [`super::naive::candidates`].
+///
+/// # Safety
+/// The CPU supports `V`'s ISA.
+#[inline(always)]
+pub(crate) unsafe fn candidates<V: Vector>(
+    hay: &[u8],
+    start: usize,
+    end: usize,
+    out: &mut Vec<usize>,
+) {
+    let end = end.min(hay.len());
+    if start >= end {
+        return;
+    }
+    // `www.` starting before `end` may end up to 3 bytes later.
+    let scan_end = (end + 3).min(hay.len());
+    let scheme_before =
+        start > 0 && CANDIDATE.scalar[hay[start - 1] as usize] & (1 << tables::SCHEME) != 0;
+    let mut carry = Carry {
+        scheme: scheme_before as u64,
+        w: 0,
+    };
+    // SAFETY: ISA support is this function's contract.
+    let t = unsafe { V::tables(&CANDIDATE) };
+    let p = hay.as_ptr();
+    let mut pos = start;
+    // Whole blocks before `end`: every colon in them counts.
+    while pos + 64 <= end {
+        // SAFETY: `pos + 64 <= end <= hay.len()`.
+        let v = unsafe { V::load(p.add(pos)) };
+        // SAFETY: ISA support is this function's contract.
+        let b = unsafe { candidate_bits(v, &t, &mut carry) };
+        emit(out, pos, b, u64::MAX);
+        pos += 64;
+    }
+    // The rest, up to 66 bytes: at most one whole block and one padded block.
+    while pos < scan_end {
+        let v = if pos + 64 <= scan_end {
+            // SAFETY: `pos + 64 <= scan_end <= hay.len()`.
+            unsafe { V::load(p.add(pos)) }
+        } else {
+            // SAFETY: `pos < scan_end <= hay.len()`; ISA support is our contract.
+            // Zero bytes are in no candidate class.
+            unsafe { load_padded(hay, pos, scan_end, 0) }
+        };
+        // SAFETY: ISA support is this function's contract.
+        let b = unsafe { candidate_bits(v, &t, &mut carry) };
+        emit(out, pos, b, low_bits(end.saturating_sub(pos)));
+        pos += 64;
+    }
+}
+
+/// The first `i >= from` with a stop byte at `hay[i]`, else `hay.len()`
+/// (`from` itself if it is past the end). Same as [`super::naive::find_stop`].
+///
+/// # Safety
+/// The CPU supports `V`'s ISA.
+#[inline(always)]
+pub(crate) unsafe fn find_stop<V: Vector>(hay: &[u8], from: usize) -> usize {
+    let len = hay.len();
+    if from >= len {
+        return from;
+    }
+    // SAFETY: ISA support is this function's contract.
+    let t = unsafe { V::tables(&STOPS) };
+    let p = hay.as_ptr();
+    let mut pos = from;
+    while pos + 64 <= len {
+        // SAFETY: `pos + 64 <= len`; ISA support is our contract.
+        let m = unsafe { V::load(p.add(pos)).classify(&t).mask(&t, tables::STOP) };
+        if m != 0 {
+            return pos + m.trailing_zeros() as usize;
+        }
+        pos += 64;
+    }
+    if pos == len {
+        return len;
+    }
+    let m = if len >= 64 {
+        // One overlapping final load, shifted so bit 0 is `pos`.
+        let base = len - 64;
+        // SAFETY: `base + 64 == len`; ISA support is our contract.
+        let m = unsafe { V::load(p.add(base)).classify(&t).mask(&t, tables::STOP) };
+        m >> (pos - base)
+    } else {
+        // Shorter than a block: pad with NUL, a stop byte, so the search ends at `len`.
+        // SAFETY: `pos < len`; ISA support is our contract.
+        unsafe {
+            load_padded::<V>(hay, pos, len, 0)
+                .classify(&t)
+                .mask(&t, tables::STOP)
+        }
+    };
+    if m == 0 {
+        len
+    } else {
+        (pos + m.trailing_zeros() as usize).min(len)
+    }
+}
+
+/// All the masks of one block. See [`Masks`].
+///
+/// # Safety
+/// The CPU supports `V`'s ISA.
+#[inline(always)]
+pub(crate) unsafe fn masks<V: Vector>(block: &[u8; 64], prev: u8, next: [u8; 3]) -> Masks {
+    let mut after = [0u8; 64];
+    after[..3].copy_from_slice(&next);
+    let scheme_before = CANDIDATE.scalar[prev as usize] & (1 << tables::SCHEME) != 0;
+    let mut carry = Carry {
+        scheme: scheme_before as u64,
+        w: 0,
+    };
+    // SAFETY: both buffers are 64 readable bytes; ISA support is our contract.
+    unsafe {
+        let t = V::tables(&CANDIDATE);
+        let b = candidate_bits(V::load(block.as_ptr()), &t, &mut carry);
+        let a = candidate_bits(V::load(after.as_ptr()), &t, &mut carry);
+        // `www.` starting in bytes 61..63 ends in the bytes after the block.
+        let www = (b.www_end >> 3) | (a.www_end << 61);
+        let s = V::tables(&STOPS);
+        let sc = V::load(block.as_ptr()).classify(&s);
+        let d = V::tables(&DELIMS);
+        let dc = V::load(block.as_ptr()).classify(&d);
+        Masks {
+            colon: b.colon,
+            scheme: b.scheme,
+            anchor: b.colon_anchor | www,
+            www,
+            stop: sc.mask(&s, tables::STOP),
+            non_ascii: sc.mask(&s, tables::NON_ASCII),
+            gen_delim: dc.mask(&d, tables::GEN_DELIM),
+            sub_delim: dc.mask(&d, tables::SUB_DELIM),
+            percent: dc.mask(&d, tables::PERCENT),
+        }
+    }
+}

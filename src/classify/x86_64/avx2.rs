@@ -1,0 +1,120 @@
+//! The 256-bit kernel: two `__m256i` per block, `vpshufb` nibble lookups,
+//! `vpmovmskb` masks. BMI1/BMI2/POPCNT are enabled too (`tzcnt`, `blsr`,
+//! `shlx`, `popcnt` in the mask loops) and required at run time.
+
+use core::arch::x86_64::*;
+
+use crate::classify::Masks;
+use crate::classify::generic::{self, Vector};
+use crate::classify::tables::ClassTable;
+
+/// 64 bytes in two AVX registers.
+#[derive(Clone, Copy)]
+pub(crate) struct Block([__m256i; 2]);
+
+/// A [`ClassTable`] in registers (each 16-byte table in both lanes).
+#[derive(Clone, Copy)]
+pub(crate) struct Tables {
+    lo: __m256i,
+    hi: __m256i,
+    bits: [u8; 8],
+    ascii_only: bool,
+}
+
+impl Vector for Block {
+    type Tables = Tables;
+
+    #[inline(always)]
+    unsafe fn tables(t: &'static ClassTable) -> Tables {
+        // SAFETY: the tables are 16 readable bytes; AVX2 is the caller's contract.
+        unsafe {
+            Tables {
+                lo: _mm256_broadcastsi128_si256(_mm_loadu_si128(t.lo.as_ptr().cast())),
+                hi: _mm256_broadcastsi128_si256(_mm_loadu_si128(t.hi.as_ptr().cast())),
+                bits: t.bits,
+                ascii_only: t.ascii_only,
+            }
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> Self {
+        // SAFETY: the caller guarantees 64 readable bytes at `p` and AVX2.
+        unsafe {
+            Block([
+                _mm256_loadu_si256(p.cast()),
+                _mm256_loadu_si256(p.add(32).cast()),
+            ])
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn classify(self, t: &Tables) -> Self {
+        // SAFETY: the caller guarantees AVX2.
+        unsafe {
+            let nib = _mm256_set1_epi8(0x0F);
+            Block(self.0.map(|v| {
+                // `vpshufb` gives 0 for an index with bit 7 set: right for ASCII-only classes.
+                let lo = if t.ascii_only {
+                    v
+                } else {
+                    _mm256_and_si256(v, nib)
+                };
+                let hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), nib);
+                _mm256_and_si256(_mm256_shuffle_epi8(t.lo, lo), _mm256_shuffle_epi8(t.hi, hi))
+            }))
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn mask(self, t: &Tables, k: usize) -> u64 {
+        // SAFETY: the caller guarantees AVX2.
+        unsafe {
+            let bits = _mm256_set1_epi8(t.bits[k] as i8);
+            let zero = _mm256_setzero_si256();
+            let none0 = _mm256_cmpeq_epi8(_mm256_and_si256(self.0[0], bits), zero);
+            let none1 = _mm256_cmpeq_epi8(_mm256_and_si256(self.0[1], bits), zero);
+            let m0 = _mm256_movemask_epi8(none0) as u32;
+            let m1 = _mm256_movemask_epi8(none1) as u32;
+            !(u64::from(m0) | (u64::from(m1) << 32))
+        }
+    }
+}
+
+/// True if this CPU can run the kernel.
+pub(crate) fn is_available() -> bool {
+    is_x86_feature_detected!("avx2")
+        && is_x86_feature_detected!("bmi1")
+        && is_x86_feature_detected!("bmi2")
+        && is_x86_feature_detected!("popcnt")
+}
+
+/// Append every candidate anchor in `start..end` to `out`. See [`crate::classify::naive::candidates`].
+///
+/// # Safety
+/// The CPU supports AVX2, BMI1, BMI2 and POPCNT ([`is_available`]).
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+pub(crate) unsafe fn candidates(hay: &[u8], start: usize, end: usize, out: &mut Vec<usize>) {
+    // SAFETY: the features `Block` needs are enabled here and guaranteed by the caller.
+    unsafe { generic::candidates::<Block>(hay, start, end, out) }
+}
+
+/// The first stop byte at or after `from`. See [`crate::classify::naive::find_stop`].
+///
+/// # Safety
+/// The CPU supports AVX2, BMI1, BMI2 and POPCNT ([`is_available`]).
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+pub(crate) unsafe fn find_stop(hay: &[u8], from: usize) -> usize {
+    // SAFETY: the features `Block` needs are enabled here and guaranteed by the caller.
+    unsafe { generic::find_stop::<Block>(hay, from) }
+}
+
+/// The masks of one block. See [`Masks`].
+///
+/// # Safety
+/// The CPU supports AVX2, BMI1, BMI2 and POPCNT ([`is_available`]).
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+pub(crate) unsafe fn masks(block: &[u8; 64], prev: u8, next: [u8; 3]) -> Masks {
+    // SAFETY: the features `Block` needs are enabled here and guaranteed by the caller.
+    unsafe { generic::masks::<Block>(block, prev, next) }
+}

@@ -1,0 +1,123 @@
+//! The 128-bit kernel: four `__m128i` per block, `pshufb` nibble lookups,
+//! `pmovmskb` masks.
+//!
+//! Pure SSE2 has no byte shuffle, so this tier also needs SSSE3 (every
+//! x86-64 CPU since Intel Core 2 and AMD Bobcat/Bulldozer has it). Where
+//! SSSE3 is missing, [`is_available`] is false and dispatch uses the scalar twin.
+
+use core::arch::x86_64::*;
+
+use crate::classify::Masks;
+use crate::classify::generic::{self, Vector};
+use crate::classify::tables::ClassTable;
+
+/// 64 bytes in four SSE registers.
+#[derive(Clone, Copy)]
+pub(crate) struct Block([__m128i; 4]);
+
+/// A [`ClassTable`] in registers.
+#[derive(Clone, Copy)]
+pub(crate) struct Tables {
+    lo: __m128i,
+    hi: __m128i,
+    bits: [u8; 8],
+    ascii_only: bool,
+}
+
+impl Vector for Block {
+    type Tables = Tables;
+
+    #[inline(always)]
+    unsafe fn tables(t: &'static ClassTable) -> Tables {
+        // SAFETY: the tables are 16 readable bytes; SSE2 is the caller's contract.
+        unsafe {
+            Tables {
+                lo: _mm_loadu_si128(t.lo.as_ptr().cast()),
+                hi: _mm_loadu_si128(t.hi.as_ptr().cast()),
+                bits: t.bits,
+                ascii_only: t.ascii_only,
+            }
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> Self {
+        // SAFETY: the caller guarantees 64 readable bytes at `p` and SSE2.
+        unsafe {
+            Block([
+                _mm_loadu_si128(p.cast()),
+                _mm_loadu_si128(p.add(16).cast()),
+                _mm_loadu_si128(p.add(32).cast()),
+                _mm_loadu_si128(p.add(48).cast()),
+            ])
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn classify(self, t: &Tables) -> Self {
+        // SAFETY: the caller guarantees SSE2 and SSSE3.
+        unsafe {
+            let nib = _mm_set1_epi8(0x0F);
+            Block(self.0.map(|v| {
+                // `pshufb` gives 0 for an index with bit 7 set: right for ASCII-only classes.
+                let lo = if t.ascii_only {
+                    v
+                } else {
+                    _mm_and_si128(v, nib)
+                };
+                let hi = _mm_and_si128(_mm_srli_epi16(v, 4), nib);
+                _mm_and_si128(_mm_shuffle_epi8(t.lo, lo), _mm_shuffle_epi8(t.hi, hi))
+            }))
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn mask(self, t: &Tables, k: usize) -> u64 {
+        // SAFETY: the caller guarantees SSE2.
+        unsafe {
+            let bits = _mm_set1_epi8(t.bits[k] as i8);
+            let zero = _mm_setzero_si128();
+            let mut m = 0u64;
+            for (i, v) in self.0.into_iter().enumerate() {
+                let none = _mm_cmpeq_epi8(_mm_and_si128(v, bits), zero);
+                m |= u64::from(!(_mm_movemask_epi8(none) as u32) & 0xFFFF) << (16 * i);
+            }
+            m
+        }
+    }
+}
+
+/// True if this CPU can run the kernel.
+pub(crate) fn is_available() -> bool {
+    is_x86_feature_detected!("sse2") && is_x86_feature_detected!("ssse3")
+}
+
+/// Append every candidate anchor in `start..end` to `out`. See [`crate::classify::naive::candidates`].
+///
+/// # Safety
+/// The CPU supports SSE2 and SSSE3 ([`is_available`]).
+#[target_feature(enable = "sse2,ssse3")]
+pub(crate) unsafe fn candidates(hay: &[u8], start: usize, end: usize, out: &mut Vec<usize>) {
+    // SAFETY: the features `Block` needs are enabled here and guaranteed by the caller.
+    unsafe { generic::candidates::<Block>(hay, start, end, out) }
+}
+
+/// The first stop byte at or after `from`. See [`crate::classify::naive::find_stop`].
+///
+/// # Safety
+/// The CPU supports SSE2 and SSSE3 ([`is_available`]).
+#[target_feature(enable = "sse2,ssse3")]
+pub(crate) unsafe fn find_stop(hay: &[u8], from: usize) -> usize {
+    // SAFETY: the features `Block` needs are enabled here and guaranteed by the caller.
+    unsafe { generic::find_stop::<Block>(hay, from) }
+}
+
+/// The masks of one block. See [`Masks`].
+///
+/// # Safety
+/// The CPU supports SSE2 and SSSE3 ([`is_available`]).
+#[target_feature(enable = "sse2,ssse3")]
+pub(crate) unsafe fn masks(block: &[u8; 64], prev: u8, next: [u8; 3]) -> Masks {
+    // SAFETY: the features `Block` needs are enabled here and guaranteed by the caller.
+    unsafe { generic::masks::<Block>(block, prev, next) }
+}
