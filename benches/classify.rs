@@ -1,1 +1,186 @@
-fn main() {}
+//! Stage-1 classification throughput, per available ISA.
+//!
+//! - `classify/candidates/<isa>`: `Classifier::candidates` over a cache-resident
+//!   1 MiB haystack: `datasets/*.txt` when present, else generated here from a
+//!   fixed-seed mix of English-like prose, URLs, colons and HTML.
+//! - `classify/find_stop/<isa>`: the same haystack cut into runs by repeated
+//!   `find_stop` (every byte visited once).
+//! - `classify/file/<isa>`: `candidates` over the file named by the environment
+//!   variable `URLSIFT_BENCH_FILE`, when set (e.g. a 256 MiB corpus).
+//!
+//! Each haystack's candidate count is checked against `naive` before timing.
+//!
+//! ```text
+//! cargo bench --bench classify -- --measurement-time 3
+//! URLSIFT_BENCH_FILE=/tmp/corpus256.txt cargo bench --bench classify -- file
+//! ```
+
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use urlsift::classify::{Classifier, Isa, naive};
+
+const MIB: usize = 1 << 20;
+
+/// A deterministic xorshift generator.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[(self.next() % items.len() as u64) as usize]
+    }
+}
+
+/// About `len` bytes of realistic mail/web text.
+fn generate(len: usize) -> Vec<u8> {
+    const WORDS: &[&str] = &[
+        "the", "of", "and", "to", "in", "a", "is", "that", "for", "it", "as", "was", "with",
+        "be", "by", "on", "not", "he", "this", "are", "or", "his", "from", "at", "which",
+        "but", "have", "an", "had", "they", "you", "were", "their", "one", "all", "we",
+        "can", "her", "has", "there", "been", "if", "more", "when", "will", "would", "who",
+        "so", "no", "address", "document", "resource", "identifier", "network", "window",
+        "between", "however", "following", "example", "always", "www", "Köln", "naïve",
+    ];
+    const URLS: &[&str] = &[
+        "http://www.ietf.org/rfc/rfc3986.txt",
+        "https://en.wikipedia.org/wiki/Rust_(programming_language)",
+        "<URL:ftp://foo.example.com/rfc/>",
+        "www.example.org/index.html",
+        "mailto:john.doe@example.com",
+        "https://example.com/search?q=urls&lang=en#results",
+        "\"http://www.w3.org/Addressing/\"",
+        "news:comp.infosystems.www.servers.unix",
+        "详见http://example.com/a。",
+    ];
+    const EXTRA: &[&str] = &[
+        "Note: ", "at 12:30, ", "Re: ", "<p>", "</p>\n", "<a href=\"/local/path\">", "</a>",
+        "\n\n", "; ", "(see below) ", "e.g. ", "--\n", "> ", "key: value\n",
+    ];
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut out = Vec::with_capacity(len + 128);
+    while out.len() < len {
+        let r = rng.next() % 100;
+        let piece = if r < 80 {
+            rng.pick(WORDS)
+        } else if r < 86 {
+            rng.pick(URLS)
+        } else {
+            rng.pick(EXTRA)
+        };
+        out.extend_from_slice(piece.as_bytes());
+        out.push(if rng.next() % 12 == 0 { b'\n' } else { b' ' });
+    }
+    out.truncate(len);
+    out
+}
+
+/// `datasets/*.txt` repeated to `len` bytes, or generated text if there is none.
+fn haystack(len: usize) -> Vec<u8> {
+    let mut text = Vec::new();
+    if let Ok(dir) = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/datasets")) {
+        let mut paths: Vec<_> = dir
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+            .collect();
+        paths.sort();
+        for p in paths {
+            if let Ok(bytes) = std::fs::read(&p) {
+                text.extend_from_slice(&bytes);
+            }
+        }
+    }
+    if text.is_empty() {
+        return generate(len);
+    }
+    text.iter().copied().cycle().take(len).collect()
+}
+
+fn available() -> Vec<Classifier> {
+    Isa::ALL.into_iter().filter_map(Classifier::new).collect()
+}
+
+fn naive_count(hay: &[u8]) -> usize {
+    let mut out = Vec::new();
+    naive::candidates(hay, 0, hay.len(), &mut out);
+    out.len()
+}
+
+fn bench_candidates(c: &mut Criterion, group: &str, hay: &[u8], with_naive: bool) {
+    let want = naive_count(hay);
+    eprintln!(
+        "{group}: {} bytes, {want} candidates ({:.1} per MB)",
+        hay.len(),
+        want as f64 * 1e6 / hay.len() as f64
+    );
+    let mut g = c.benchmark_group(group);
+    g.throughput(Throughput::Bytes(hay.len() as u64));
+    if hay.len() > 16 * MIB {
+        g.sample_size(10);
+    }
+    let mut out = Vec::with_capacity(want);
+    for cls in available() {
+        out.clear();
+        cls.candidates(hay, 0, hay.len(), &mut out);
+        assert_eq!(out.len(), want, "{}: candidate count differs from naive", cls.isa());
+        g.bench_function(cls.isa().name(), |b| {
+            b.iter(|| {
+                out.clear();
+                cls.candidates(black_box(hay), 0, hay.len(), &mut out);
+                black_box(out.len())
+            })
+        });
+    }
+    if with_naive {
+        g.bench_function("naive", |b| {
+            b.iter(|| {
+                out.clear();
+                naive::candidates(black_box(hay), 0, hay.len(), &mut out);
+                black_box(out.len())
+            })
+        });
+    }
+    g.finish();
+}
+
+/// Visit every byte by repeated `find_stop`: the number of stops found.
+fn stop_runs(hay: &[u8], find: impl Fn(&[u8], usize) -> usize) -> usize {
+    let (mut i, mut n) = (0, 0);
+    while i < hay.len() {
+        i = find(hay, i) + 1;
+        n += 1;
+    }
+    n
+}
+
+fn bench_find_stop(c: &mut Criterion, hay: &[u8]) {
+    let want = stop_runs(hay, naive::find_stop);
+    let mut g = c.benchmark_group("classify/find_stop");
+    g.throughput(Throughput::Bytes(hay.len() as u64));
+    for cls in available() {
+        assert_eq!(stop_runs(hay, |h, i| cls.find_stop(h, i)), want, "{}", cls.isa());
+        g.bench_function(cls.isa().name(), |b| {
+            b.iter(|| stop_runs(black_box(hay), |h, i| cls.find_stop(h, i)))
+        });
+    }
+    g.bench_function("naive", |b| b.iter(|| stop_runs(black_box(hay), naive::find_stop)));
+    g.finish();
+}
+
+fn benches(c: &mut Criterion) {
+    let hay = haystack(MIB);
+    bench_candidates(c, "classify/candidates", &hay, true);
+    bench_find_stop(c, &hay);
+    if let Some(path) = std::env::var_os("URLSIFT_BENCH_FILE") {
+        let big = std::fs::read(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+        bench_candidates(c, "classify/file", &big, false);
+    }
+}
+
+criterion_group!(classify, benches);
+criterion_main!(classify);

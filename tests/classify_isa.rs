@@ -1,0 +1,96 @@
+//! `URLSIFT_ISA` really selects the ISA: this test binary runs itself once per
+//! value, and the child checks what `Classifier::auto()` picked.
+//! Also the pure name parser (`Classifier::from_name`) and `Isa` names.
+
+use std::process::Command;
+
+use urlsift::classify::{Classifier, ISA_ENV, Isa, isa_report};
+
+/// Set in the child to the ISA name it must see.
+const EXPECT_ENV: &str = "URLSIFT_TEST_EXPECT_ISA";
+
+/// The child side: with `URLSIFT_TEST_EXPECT_ISA` set, `auto()` must pick it.
+/// Run normally, it only checks that `auto()` agrees with `from_env()`.
+#[test]
+fn child_reports_selected_isa() {
+    let auto = Classifier::auto();
+    match std::env::var(EXPECT_ENV) {
+        Ok(expect) => {
+            assert_eq!(auto.isa().name(), expect);
+            println!("selected={}", auto.isa());
+        }
+        Err(_) => {
+            let want = Classifier::from_env().unwrap_or_else(|_| Classifier::best());
+            assert_eq!(auto.isa(), want.isa());
+        }
+    }
+}
+
+/// Run `child_reports_selected_isa` in a fresh process with `URLSIFT_ISA=value`.
+fn run_child(value: &str, expect: Isa) {
+    let exe = std::env::current_exe().unwrap();
+    let out = Command::new(exe)
+        .args(["--exact", "child_reports_selected_isa", "--nocapture", "--test-threads=1"])
+        .env(ISA_ENV, value)
+        .env(EXPECT_ENV, expect.name())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains(&format!("selected={}", expect.name())),
+        "URLSIFT_ISA={value}: expected {expect}\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn env_var_selects_each_available_isa() {
+    for isa in Isa::ALL.into_iter().filter(|i| i.is_available()) {
+        run_child(isa.name(), isa);
+        run_child(&isa.name().to_uppercase(), isa);
+    }
+    run_child("auto", Isa::best());
+}
+
+#[test]
+fn env_var_bad_value_falls_back_to_best() {
+    run_child("no-such-isa", Isa::best());
+    if let Some(missing) = Isa::ALL.into_iter().find(|i| !i.is_available()) {
+        run_child(missing.name(), Isa::best());
+    }
+}
+
+#[test]
+fn from_name_parses_and_reports_errors() {
+    assert_eq!(Classifier::from_name("auto").unwrap().isa(), Isa::best());
+    assert_eq!(Classifier::from_name("").unwrap().isa(), Isa::best());
+    assert_eq!(Classifier::from_name(" Scalar ").unwrap().isa(), Isa::Scalar);
+    let err = Classifier::from_name("mmx").unwrap_err();
+    assert!(err.contains("unknown ISA") && err.contains("avx512"), "{err}");
+    for isa in Isa::ALL {
+        match Classifier::from_name(isa.name()) {
+            Ok(c) => assert_eq!(c.isa(), isa),
+            Err(e) => {
+                assert!(!isa.is_available());
+                assert!(e.contains("not available"), "{e}");
+            }
+        }
+    }
+}
+
+#[test]
+fn isa_names_round_trip() {
+    for isa in Isa::ALL {
+        assert_eq!(Isa::from_name(isa.name()), Some(isa));
+        assert_eq!(isa.to_string(), isa.name());
+        if isa.is_available() {
+            assert!(isa.is_compiled());
+        }
+    }
+    assert_eq!(Isa::from_name("AVX2"), Some(Isa::Avx2));
+    assert_eq!(Isa::from_name("avx-2"), None);
+    assert!(Isa::best().is_available());
+    let report = isa_report();
+    assert!(report.contains("compiled: scalar"), "{report}");
+    assert!(report.contains(Classifier::auto().isa().name()), "{report}");
+}
