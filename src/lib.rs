@@ -15,4 +15,5 @@
 
 pub mod classify;
 pub mod extract;
+pub mod parallel;
 pub mod uri;

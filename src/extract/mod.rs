@@ -141,6 +141,16 @@ impl rules::Stops for NaiveStops {
     }
 }
 
+/// A match with the scanner state around it, for stitching chunks together.
+#[derive(Debug)]
+pub(crate) struct RawMatch<'h> {
+    pub m: Match<'h>,
+    /// The candidate anchor that produced it.
+    pub anchor: usize,
+    /// Candidates before this offset are inside the match or its delimiters.
+    pub resume: usize,
+}
+
 impl Extractor {
     /// An extractor using the best classifier for this CPU.
     pub fn new() -> Self {
@@ -149,11 +159,11 @@ impl Extractor {
 
     /// Report, in input order, every URL anchored in `hay[start..end]`.
     ///
-    /// `floor` is where the text before `start` stopped being part of an
-    /// earlier URL: pass `start` for a fresh scan. Look-behind and look-ahead
-    /// read `hay` outside `start..end` as far as needed (look-behind bounded by
-    /// [`rules::MAX_SCHEME`] + [`rules::MAX_CONTEXT`]). Returns the offset up to
-    /// which the input is covered by URLs found, at least `end`.
+    /// `floor` is where the last URL before `start` ended (with its closing
+    /// delimiter): pass `start` for a fresh scan. Look-behind and look-ahead
+    /// read `hay` outside `start..end` as far as needed; the look-behind is at
+    /// most [`rules::MAX_LOOK_BEHIND`] bytes. Returns the new floor: where the
+    /// last URL found ended, or `floor` if none was found.
     pub fn scan<'h, F: FnMut(Match<'h>)>(
         &self,
         hay: &'h [u8],
@@ -162,10 +172,26 @@ impl Extractor {
         floor: usize,
         mut sink: F,
     ) -> usize {
+        self.scan_raw(hay, start, end, floor, |_, _| true, |r| sink(r.m))
+            .0
+    }
+
+    /// The scanning loop. `go(c, floor)` is asked before each candidate `c`
+    /// that is not inside an earlier match; returning false stops the scan
+    /// there. Returns the floor and the candidate where it stopped, if it did.
+    pub(crate) fn scan_raw<'h>(
+        &self,
+        hay: &'h [u8],
+        start: usize,
+        end: usize,
+        floor: usize,
+        mut go: impl FnMut(usize, usize) -> bool,
+        mut sink: impl FnMut(RawMatch<'h>),
+    ) -> (usize, Option<usize>) {
         let end = end.min(hay.len());
-        let mut consumed = floor.min(start);
+        let mut consumed = floor;
         let mut cands = Vec::with_capacity(1024);
-        let mut w = start;
+        let mut w = start.max(consumed.min(end));
         while w < end {
             let w_end = end.min(w + WINDOW);
             cands.clear();
@@ -174,24 +200,31 @@ impl Extractor {
                 if c < consumed {
                     continue;
                 }
+                if !go(c, consumed) {
+                    return (consumed, Some(c));
+                }
                 if let Some(f) = rules::match_at(&NaiveStops, hay, c, consumed) {
                     consumed = f.resume;
                     let url = match f.joined {
                         Some(v) => Cow::Owned(v),
                         None => Cow::Borrowed(&hay[f.start..f.end]),
                     };
-                    sink(Match {
-                        start: f.start,
-                        end: f.end,
-                        url,
-                        style: f.style,
-                        kind: f.kind,
-                        ambiguous: f.ambiguous,
+                    sink(RawMatch {
+                        m: Match {
+                            start: f.start,
+                            end: f.end,
+                            url,
+                            style: f.style,
+                            kind: f.kind,
+                            ambiguous: f.ambiguous,
+                        },
+                        anchor: c,
+                        resume: f.resume,
                     });
                 }
             }
             w = w_end.max(consumed);
         }
-        consumed.max(end)
+        (consumed, None)
     }
 }

@@ -15,6 +15,10 @@ use crate::classify::naive::is_scheme_char;
 pub const MAX_SCHEME: usize = 32;
 /// The most whitespace allowed between an opening `<` (or `URL:`) and the URL.
 pub const MAX_CONTEXT: usize = 16;
+/// The furthest the rules look back from a candidate anchor, in bytes: the
+/// scheme, then `URL:` and an opening delimiter with whitespace around them.
+/// A scan that starts at any offset needs only this much context before it.
+pub const MAX_LOOK_BEHIND: usize = 128;
 /// The most input bytes one URL wrapped across lines inside `<...>` or `"..."`
 /// may span. Longer, and the text is scanned as bare URLs instead; this keeps
 /// the look-back that a chunked scan needs bounded.

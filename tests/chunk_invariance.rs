@@ -1,0 +1,147 @@
+//! The chunked parallel scan gives exactly the sequential result, for every
+//! chunk size (from 1 byte up) and thread count (1 to 4).
+
+use proptest::prelude::*;
+use urlsift::extract::{Extractor, Match};
+
+const TOKENS: &[&str] = &[
+    "http://a.example/x",
+    "https://b.example/p?q=1#f",
+    "<",
+    ">",
+    "<URL:",
+    "URL: ",
+    "\"",
+    " ",
+    "\n",
+    "\n\n",
+    "\t",
+    "www.",
+    "www.c.example",
+    "(",
+    ")",
+    "[",
+    "]",
+    ".",
+    ",",
+    ":",
+    "-\n",
+    "mailto:",
+    "news:x",
+    "ftp://",
+    "://",
+    "x",
+    "abc",
+    "\u{a0}",
+    "。",
+    "é",
+    "\u{3000}",
+    "http",
+    "s",
+    ";",
+    "<http://d.example/a-\n  b/c>",
+    "\"http://e.example/a\n  b\"",
+    "'",
+    "\r\n",
+    "\x00",
+    "\u{ff}",
+];
+
+fn build(ix: &[usize]) -> Vec<u8> {
+    let mut v = Vec::new();
+    for &i in ix {
+        v.extend_from_slice(TOKENS[i % TOKENS.len()].as_bytes());
+    }
+    v
+}
+
+fn sequential(hay: &[u8]) -> Vec<Match<'_>> {
+    let mut v = Vec::new();
+    Extractor::new().scan(hay, 0, hay.len(), 0, |m| v.push(m));
+    v
+}
+
+fn chunked(hay: &[u8], chunk: usize, threads: usize) -> Vec<Match<'_>> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    let mut v = Vec::new();
+    pool.install(|| urlsift::parallel::scan(&Extractor::new(), hay, chunk, |m| v.push(m)));
+    v
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(if std::env::var("CI").is_ok() { 1500 } else { 400 }))]
+
+    #[test]
+    fn tokens_any_chunking(ix in prop::collection::vec(0usize..1000, 0..200), chunk in 1usize..300, threads in 1usize..=4) {
+        let hay = build(&ix);
+        prop_assert_eq!(chunked(&hay, chunk, threads), sequential(&hay));
+    }
+
+    #[test]
+    fn random_bytes_any_chunking(hay in prop::collection::vec(any::<u8>(), 0..2000), chunk in 1usize..100, threads in 1usize..=4) {
+        prop_assert_eq!(chunked(&hay, chunk, threads), sequential(&hay));
+    }
+}
+
+#[test]
+fn cuts_are_at_ascii_stop_bytes() {
+    let hay = build(&(0..5000).collect::<Vec<_>>());
+    for chunk in [1, 2, 3, 17, 64, 1000] {
+        let cuts = urlsift::parallel::cuts(&hay, chunk);
+        assert_eq!(cuts.first(), Some(&0));
+        assert_eq!(cuts.last(), Some(&hay.len()));
+        for w in cuts.windows(2) {
+            assert!(w[0] < w[1]);
+        }
+        for &c in &cuts[1..cuts.len() - 1] {
+            assert!(hay[c] < 0x80 && urlsift::classify::naive::is_stop(hay[c]));
+        }
+    }
+}
+
+/// Long wrapped URLs and URLs right before every cut: the stitching paths.
+#[test]
+fn wrapped_urls_across_every_cut() {
+    let mut hay = Vec::new();
+    for i in 0..300 {
+        hay.extend_from_slice(format!("<URL:http://h{i}.example/a-\n  b/c{i}\n d> http://x{i}.example/.\n\"http://q.example/{i}\"").as_bytes());
+    }
+    let seq = sequential(&hay);
+    assert_eq!(seq.len(), 900);
+    for chunk in [1, 5, 13, 40, 97, 256, 4096] {
+        for threads in 1..=4 {
+            assert_eq!(
+                chunked(&hay, chunk, threads),
+                seq,
+                "chunk {chunk} threads {threads}"
+            );
+        }
+    }
+}
+
+/// The project's own datasets, if present, at several chunk sizes.
+#[test]
+fn datasets_any_chunking() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets");
+    let Ok(rd) = std::fs::read_dir(&dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "txt" || x == "mbox") {
+            let hay = std::fs::read(&p).unwrap();
+            let seq = sequential(&hay);
+            for chunk in [1, 100, 4096, 65536] {
+                assert_eq!(
+                    chunked(&hay, chunk, 3),
+                    seq,
+                    "{} chunk {chunk}",
+                    p.display()
+                );
+            }
+        }
+    }
+}
