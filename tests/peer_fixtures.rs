@@ -367,7 +367,22 @@ fn all_cases() -> Vec<PeerCase> {
 }
 
 fn md_code(s: &str) -> String {
-    let esc: String = s.escape_debug().collect::<String>().replace('|', "\\|");
+    let mut esc = String::new();
+    for c in s.chars() {
+        match c {
+            '\n' => esc.push_str("\\n"),
+            '\r' => esc.push_str("\\r"),
+            '\t' => esc.push_str("\\t"),
+            '|' => esc.push_str("\\|"),
+            c if c.is_control()
+                || (c.is_whitespace() && c != ' ')
+                || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{feff}') =>
+            {
+                esc.extend(c.escape_unicode())
+            }
+            c => esc.push(c),
+        }
+    }
     if esc.contains('`') {
         format!("`` {esc} ``")
     } else {
