@@ -42,7 +42,7 @@
 
 use std::borrow::Cow;
 
-use crate::classify::naive;
+use crate::classify::{Classifier, Isa};
 
 pub mod rules;
 pub mod schemes;
@@ -126,18 +126,32 @@ pub fn extract(hay: &[u8]) -> Vec<Match<'_>> {
 /// Candidates are gathered this many bytes at a time, then delimited.
 const WINDOW: usize = 32 * 1024;
 
-/// The extraction engine: a stage-1 classifier plus the delimiting rules.
-#[derive(Clone, Debug, Default)]
+/// The extraction engine: a stage-1 [`Classifier`] plus the delimiting rules.
+///
+/// ```
+/// use urlsift::classify::Isa;
+/// use urlsift::extract::Extractor;
+/// let text = b"docs at https://docs.rs/memchr/ (and www.rust-lang.org).";
+/// let scalar = Extractor::with_isa(Isa::Scalar).unwrap();
+/// let mut urls = Vec::new();
+/// scalar.scan(text, 0, text.len(), 0, |m| urls.push(m.url_str().into_owned()));
+/// assert_eq!(urls, ["https://docs.rs/memchr/", "www.rust-lang.org"]);
+/// ```
+#[derive(Clone, Copy, Debug)]
 pub struct Extractor {
-    _private: (),
+    classifier: Classifier,
 }
 
-struct NaiveStops;
+impl Default for Extractor {
+    fn default() -> Self {
+        Extractor::new()
+    }
+}
 
-impl rules::Stops for NaiveStops {
+impl rules::Stops for Classifier {
     #[inline]
     fn find_stop(&self, hay: &[u8], from: usize) -> usize {
-        naive::find_stop(hay, from)
+        Classifier::find_stop(self, hay, from)
     }
 }
 
@@ -152,9 +166,27 @@ pub(crate) struct RawMatch<'h> {
 }
 
 impl Extractor {
-    /// An extractor using the best classifier for this CPU.
+    /// An extractor with the process-wide classifier: the best ISA for this
+    /// CPU, unless `URLSIFT_ISA` forces one ([`Classifier::auto`]).
     pub fn new() -> Self {
-        Extractor { _private: () }
+        Extractor {
+            classifier: Classifier::auto(),
+        }
+    }
+
+    /// An extractor with the given classifier.
+    pub fn with_classifier(classifier: Classifier) -> Self {
+        Extractor { classifier }
+    }
+
+    /// An extractor forced to `isa`, or `None` if this CPU cannot run it.
+    pub fn with_isa(isa: Isa) -> Option<Self> {
+        Classifier::new(isa).map(Extractor::with_classifier)
+    }
+
+    /// The classifier's ISA.
+    pub fn isa(&self) -> Isa {
+        self.classifier.isa()
     }
 
     /// Report, in input order, every URL anchored in `hay[start..end]`.
@@ -195,7 +227,7 @@ impl Extractor {
         while w < end {
             let w_end = end.min(w + WINDOW);
             cands.clear();
-            naive::candidates(hay, w, w_end, &mut cands);
+            self.classifier.candidates(hay, w, w_end, &mut cands);
             for &c in &cands {
                 if c < consumed {
                     continue;
@@ -203,7 +235,7 @@ impl Extractor {
                 if !go(c, consumed) {
                     return (consumed, Some(c));
                 }
-                if let Some(f) = rules::match_at(&NaiveStops, hay, c, consumed) {
+                if let Some(f) = rules::match_at(&self.classifier, hay, c, consumed) {
                     consumed = f.resume;
                     let url = match f.joined {
                         Some(v) => Cow::Owned(v),
