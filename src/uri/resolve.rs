@@ -1,0 +1,196 @@
+//! Reference resolution, RFC 3986 section 5.2, strict (a reference with a
+//! scheme is never treated as relative), with the abnormal results of 5.4.2
+//! (`../../../g` against `http://a/b/c/d;p?q` is `http://a/g`).
+//!
+//! Two choices the RFC leaves open, made here as iri-string and fluent-uri
+//! make them:
+//! - `%2E` and `%2e` count as `.` when recognising dot-segments (RFC 3986
+//!   2.3 and 6.2.2.2 make them equivalent); other segments keep their encoding.
+//! - A target without authority whose path would start with `//` gets `/.`
+//!   in front of the path (`foo:/` + `.//@@` is `foo:/.//@@`), so that it
+//!   does not re-parse with an authority.
+//!
+//! A fragment in the base is ignored (RFC 3986 5.1).
+
+use super::{Error, ErrorKind, UriRef};
+
+/// `.` (1), `..` (2) or neither (0), with `%2E`/`%2e` counted as `.`.
+pub(crate) fn dot_kind(seg: &[u8]) -> u8 {
+    let is_dot = |s: &[u8]| s == b"." || s.eq_ignore_ascii_case(b"%2e");
+    match seg.len() {
+        1 | 3 if is_dot(seg) => 1,
+        2 => u8::from(seg == b"..") * 2,
+        4 | 6 => {
+            let (a, b) = if seg.first() == Some(&b'.') {
+                seg.split_at(1)
+            } else {
+                seg.split_at(3)
+            };
+            if is_dot(a) && is_dot(b) { 2 } else { 0 }
+        }
+        _ => 0,
+    }
+}
+
+/// RFC 3986 5.2.4 `remove_dot_segments`, appending the result to `out`.
+///
+/// ```
+/// let mut out = Vec::new();
+/// urlsift::uri::remove_dot_segments(b"/a/b/c/./../../g", &mut out);
+/// assert_eq!(out, b"/a/g");
+/// out.clear();
+/// urlsift::uri::remove_dot_segments(b"mid/content=5/../6", &mut out);
+/// assert_eq!(out, b"mid/6");
+/// ```
+pub fn remove_dot_segments(input: &[u8], out: &mut Vec<u8>) {
+    let base = out.len();
+    let n = input.len();
+    let mut i = 0;
+    while i < n {
+        let slash = input.get(i) == Some(&b'/');
+        let s = if slash { i + 1 } else { i };
+        let rest = input.get(s..).unwrap_or_default();
+        let e = memchr::memchr(b'/', rest).map_or(n, |p| s + p);
+        let seg = input.get(s..e).unwrap_or_default();
+        let dot = dot_kind(seg);
+        if !slash {
+            // Only at the start of the input (rules A, D and the first E).
+            if dot != 0 {
+                i = if e < n { e + 1 } else { n };
+            } else {
+                out.extend_from_slice(seg);
+                i = e;
+            }
+            continue;
+        }
+        if dot == 2 {
+            let tail = out.get(base..).unwrap_or_default();
+            let cut = memchr::memrchr(b'/', tail).map_or(base, |p| base + p);
+            out.truncate(cut);
+        }
+        if dot != 0 {
+            if e == n {
+                out.push(b'/');
+            }
+        } else {
+            out.push(b'/');
+            out.extend_from_slice(seg);
+        }
+        i = e;
+    }
+}
+
+/// Resolve `reference` against `base` (RFC 3986 5.2.2, 5.2.3, 5.2.4, 5.3).
+///
+/// Both must be valid RFC 3986 references and `base` must have a scheme;
+/// an error in `base` is reported with its offset in `base` (parse the base
+/// first with [`UriRef::parse`] if you need to tell the two apart).
+///
+/// ```
+/// use urlsift::uri::resolve;
+/// let base = b"http://a/b/c/d;p?q";
+/// assert_eq!(resolve(base, b"g;x?y#s").unwrap(), "http://a/b/c/g;x?y#s");
+/// assert_eq!(resolve(base, b"../../../g").unwrap(), "http://a/g");
+/// assert_eq!(resolve(base, b"//g").unwrap(), "http://g");
+/// ```
+pub fn resolve(base: &[u8], reference: &[u8]) -> Result<String, Error> {
+    let b = UriRef::parse(base)?;
+    let r = UriRef::parse(reference)?;
+    resolve_parsed(&b, &r)
+}
+
+/// [`resolve`] for references already parsed.
+pub fn resolve_parsed(b: &UriRef<'_>, r: &UriRef<'_>) -> Result<String, Error> {
+    let Some(bscheme) = b.scheme() else {
+        return Err(Error { index: 0, kind: ErrorKind::BaseNotAbsolute });
+    };
+    let mut out: Vec<u8> = Vec::with_capacity(b.as_bytes().len() + r.as_bytes().len());
+    let (scheme, authority, query);
+    let path_start;
+    if let Some(s) = r.scheme() {
+        scheme = s;
+        authority = r.authority();
+        query = r.query();
+        push_head(&mut out, scheme, authority);
+        path_start = out.len();
+        remove_dot_segments(r.path(), &mut out);
+    } else {
+        scheme = bscheme;
+        if r.authority().is_some() {
+            authority = r.authority();
+            query = r.query();
+            push_head(&mut out, scheme, authority);
+            path_start = out.len();
+            remove_dot_segments(r.path(), &mut out);
+        } else {
+            authority = b.authority();
+            push_head(&mut out, scheme, authority);
+            path_start = out.len();
+            let rp = r.path();
+            if rp.is_empty() {
+                out.extend_from_slice(b.path());
+                query = r.query().or(b.query());
+            } else {
+                query = r.query();
+                if rp.first() == Some(&b'/') {
+                    remove_dot_segments(rp, &mut out);
+                } else {
+                    // 5.2.3 merge
+                    let bp = b.path();
+                    let mut merged = Vec::with_capacity(bp.len() + rp.len() + 1);
+                    if authority.is_some() && bp.is_empty() {
+                        merged.push(b'/');
+                    } else if let Some(p) = memchr::memrchr(b'/', bp) {
+                        merged.extend_from_slice(bp.get(..=p).unwrap_or_default());
+                    }
+                    merged.extend_from_slice(rp);
+                    remove_dot_segments(&merged, &mut out);
+                }
+            }
+        }
+    }
+    if authority.is_none() && out.get(path_start..path_start + 2) == Some(b"//") {
+        out.splice(path_start..path_start, *b"/.");
+    }
+    if let Some(q) = query {
+        out.push(b'?');
+        out.extend_from_slice(q);
+    }
+    if let Some(f) = r.fragment() {
+        out.push(b'#');
+        out.extend_from_slice(f);
+    }
+    Ok(String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+}
+
+fn push_head(out: &mut Vec<u8>, scheme: &[u8], authority: Option<&[u8]>) {
+    out.extend_from_slice(scheme);
+    out.push(b':');
+    if let Some(a) = authority {
+        out.extend_from_slice(b"//");
+        out.extend_from_slice(a);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dots() {
+        assert_eq!(dot_kind(b"."), 1);
+        assert_eq!(dot_kind(b"%2E"), 1);
+        assert_eq!(dot_kind(b".."), 2);
+        assert_eq!(dot_kind(b".%2e"), 2);
+        assert_eq!(dot_kind(b"%2E%2e"), 2);
+        assert_eq!(dot_kind(b"%2E."), 2);
+        assert_eq!(dot_kind(b"..."), 0);
+        assert_eq!(dot_kind(b"%2F"), 0);
+        let mut o = Vec::new();
+        remove_dot_segments(b"a/..", &mut o);
+        assert_eq!(o, b"/");
+        o.clear();
+        remove_dot_segments(b"../../g", &mut o);
+        assert_eq!(o, b"g");
+    }
+}

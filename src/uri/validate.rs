@@ -1,0 +1,264 @@
+//! The strict parser: RFC 3986 Appendix A in one left-to-right pass.
+//!
+//! It finds the same offsets as [`super::parse::split`] for every valid
+//! reference, and for an invalid one the first byte at which the text stops
+//! being a prefix of any valid URI reference.
+//!
+//! Character classes are `const` 256-entry tables built from the ABNF sets:
+//!
+//! ```text
+//! unreserved  = ALPHA / DIGIT / "-" / "." / "_" / "~"
+//! sub-delims  = "!" / "$" / "&" / "'" / "(" / ")" / "*" / "+" / "," / ";" / "="
+//! scheme      = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
+//! userinfo    = *( unreserved / pct-encoded / sub-delims / ":" )
+//! reg-name    = *( unreserved / pct-encoded / sub-delims )
+//! pchar       = unreserved / pct-encoded / sub-delims / ":" / "@"
+//! segment-nz-nc = 1*( unreserved / pct-encoded / sub-delims / "@" )
+//! query = fragment = *( pchar / "/" / "?" )
+//! ```
+
+use super::{Error, ErrorKind, UriRef, host};
+
+/// `ALPHA / DIGIT / "+" / "-" / "."`
+pub(crate) const SCHEME: u8 = 1;
+/// `unreserved / sub-delims / ":"` (userinfo without `%`; also IPvFuture's tail).
+pub(crate) const USERINFO: u8 = 2;
+/// `unreserved / sub-delims` (reg-name without `%`).
+pub(crate) const REGNAME: u8 = 4;
+/// `pchar / "/"` without `%`.
+pub(crate) const PATH: u8 = 8;
+/// `pchar` without `":"` and `%` (segment-nz-nc).
+pub(crate) const SEGNC: u8 = 16;
+/// `pchar / "/" / "?"` without `%` (query and fragment).
+pub(crate) const QUERY: u8 = 32;
+/// Bytes >= 0x80 (accepted in IRI mode wherever `pct-encoded` is).
+pub(crate) const NONASCII: u8 = 64;
+/// `unreserved`
+pub(crate) const UNRESERVED: u8 = 128;
+
+const fn build() -> [u8; 256] {
+    let mut t = [0u8; 256];
+    let mut b = 0usize;
+    while b < 256 {
+        let c = b as u8;
+        let alpha = c.is_ascii_alphabetic();
+        let digit = c.is_ascii_digit();
+        let unres = alpha || digit || c == b'-' || c == b'.' || c == b'_' || c == b'~';
+        let sub = matches!(
+            c,
+            b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'='
+        );
+        let mut v = 0;
+        if alpha || digit || c == b'+' || c == b'-' || c == b'.' {
+            v |= SCHEME;
+        }
+        if unres || sub || c == b':' {
+            v |= USERINFO;
+        }
+        if unres || sub {
+            v |= REGNAME;
+        }
+        if unres || sub || c == b':' || c == b'@' || c == b'/' {
+            v |= PATH;
+        }
+        if unres || sub || c == b'@' {
+            v |= SEGNC;
+        }
+        if unres || sub || c == b':' || c == b'@' || c == b'/' || c == b'?' {
+            v |= QUERY;
+        }
+        if c >= 0x80 {
+            v |= NONASCII;
+        }
+        if unres {
+            v |= UNRESERVED;
+        }
+        t[b] = v;
+        b += 1;
+    }
+    t
+}
+
+/// The class table: `TABLE[b] & CLASS != 0` if byte `b` is in `CLASS`.
+pub(crate) static TABLE: [u8; 256] = build();
+
+#[inline(always)]
+pub(crate) fn at(text: &[u8], i: usize) -> u8 {
+    text.get(i).copied().unwrap_or(0)
+}
+
+#[inline(always)]
+pub(crate) fn is_hex(b: u8) -> bool {
+    b.is_ascii_hexdigit()
+}
+
+#[inline(always)]
+fn err(index: usize, kind: ErrorKind) -> Error {
+    Error { index, kind }
+}
+
+/// Skip bytes of `class` and well-formed percent-encodings from `i`; return
+/// the index of the first other byte (or the end).
+#[inline(always)]
+fn scan(text: &[u8], mut i: usize, class: u8) -> Result<usize, Error> {
+    loop {
+        while let Some(&b) = text.get(i) {
+            if TABLE[b as usize] & class == 0 {
+                break;
+            }
+            i += 1;
+        }
+        if text.get(i) != Some(&b'%') {
+            return Ok(i);
+        }
+        if !is_hex(at(text, i + 1)) {
+            return Err(err(i + 1, ErrorKind::PercentEncoding));
+        }
+        if !is_hex(at(text, i + 2)) {
+            return Err(err(i + 2, ErrorKind::PercentEncoding));
+        }
+        i += 3;
+    }
+}
+
+/// Parse `text` strictly. With `iri`, bytes >= 0x80 are accepted wherever a
+/// percent-encoding is (the RFC 3987 mapping percent-encodes them there).
+pub(crate) fn parse(text: &[u8], iri: bool) -> Result<UriRef<'_>, Error> {
+    parse_inner(text, iri).map_err(|mut e| {
+        if e.kind != ErrorKind::PercentEncoding && at(text, e.index) >= 0x80 {
+            e.kind = ErrorKind::NonAscii;
+        }
+        e
+    })
+}
+
+fn parse_inner(text: &[u8], iri: bool) -> Result<UriRef<'_>, Error> {
+    let na = if iri { NONASCII } else { 0 };
+    let mut u = UriRef {
+        text,
+        scheme_end: 0,
+        auth_start: 0,
+        host_start: 0,
+        host_end: 0,
+        path_start: 0,
+        query_start: 0,
+        frag_start: text.len(),
+    };
+    let mut i = 0;
+    if text.first().is_some_and(u8::is_ascii_alphabetic) {
+        let mut j = 1;
+        while TABLE[at(text, j) as usize] & SCHEME != 0 {
+            j += 1;
+        }
+        if at(text, j) == b':' {
+            u.scheme_end = j;
+            i = j + 1;
+        }
+    }
+    if text.get(i..i + 2) == Some(b"//") {
+        i = authority(&mut u, i + 2, na)?;
+    } else {
+        u.host_start = i;
+        u.host_end = i;
+    }
+    u.path_start = i;
+    if u.scheme_end == 0 && u.auth_start == 0 && at(text, i) != b'/' {
+        // path-noscheme: no ':' in the first segment.
+        i = scan(text, i, SEGNC | na)?;
+        if at(text, i) == b':' {
+            return Err(err(i, ErrorKind::Scheme));
+        }
+    }
+    i = scan(text, i, PATH | na)?;
+    let mut next = text.get(i);
+    if next == Some(&b'?') {
+        u.query_start = i;
+        i = scan(text, i + 1, QUERY | na)?;
+        next = text.get(i);
+    } else {
+        u.query_start = i;
+    }
+    match next {
+        None => return Ok(u),
+        Some(b'#') => {}
+        Some(_) => {
+            let kind = if u.query_start < i { ErrorKind::Query } else { ErrorKind::Path };
+            return Err(err(i, kind));
+        }
+    }
+    u.frag_start = i;
+    i = scan(text, i + 1, QUERY | na)?;
+    if i < text.len() {
+        return Err(err(i, ErrorKind::Fragment));
+    }
+    Ok(u)
+}
+
+/// The authority starting at `a` (after `//`); returns its end.
+fn authority(u: &mut UriRef<'_>, a: usize, na: u8) -> Result<usize, Error> {
+    u.auth_start = a;
+    let text = u.text;
+    let k = scan(text, a, USERINFO | na)?;
+    let has_ui = at(text, k) == b'@';
+    let h = if has_ui { k + 1 } else { a };
+    u.host_start = h;
+    match host_port(u, h, na) {
+        Ok(end) => Ok(end),
+        // Without '@', everything up to `k` could still have been a userinfo.
+        Err(e) if !has_ui && k > e.index => Err(err(k, ErrorKind::Port)),
+        Err(e) => Err(e),
+    }
+}
+
+fn host_port(u: &mut UriRef<'_>, h: usize, na: u8) -> Result<usize, Error> {
+    let text = u.text;
+    let mut i = if at(text, h) == b'[' {
+        host::ip_literal(text, h + 1)?
+    } else {
+        scan(text, h, REGNAME | na)?
+    };
+    u.host_end = i;
+    let mut kind = ErrorKind::Host;
+    if at(text, i) == b':' {
+        kind = ErrorKind::Port;
+        i += 1;
+        while at(text, i).is_ascii_digit() {
+            i += 1;
+        }
+    }
+    match text.get(i) {
+        None | Some(b'/' | b'?' | b'#') => Ok(i),
+        Some(_) => Err(err(i, kind)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(t: &str) -> (usize, ErrorKind) {
+        let e = parse(t.as_bytes(), false).unwrap_err();
+        (e.index, e.kind)
+    }
+
+    #[test]
+    fn error_offsets() {
+        assert_eq!(e("http://w3c.org:80path1/path2"), (22, ErrorKind::Port));
+        assert_eq!(e("http://www yahoo.com"), (10, ErrorKind::Host));
+        assert_eq!(e("%"), (1, ErrorKind::PercentEncoding));
+        assert_eq!(e("A%Z"), (2, ErrorKind::PercentEncoding));
+        assert_eq!(e("1http://x"), (5, ErrorKind::Scheme));
+        assert_eq!(e("http://[xyz]/"), (8, ErrorKind::Ipv6));
+        assert_eq!(e("//a@b@c/"), (5, ErrorKind::Host));
+        assert_eq!(e("/é"), (1, ErrorKind::NonAscii));
+        assert_eq!(e("a?b c"), (3, ErrorKind::Query));
+        assert_eq!(e("a#b#"), (3, ErrorKind::Fragment));
+    }
+
+    #[test]
+    fn same_offsets_as_split() {
+        for t in ["http://u@h:1/p?q#f", "//[v1.x]:/", "a:", "?#", "#?", "g;x?y#s", "mailto:a@b"] {
+            assert_eq!(parse(t.as_bytes(), false).unwrap(), super::super::parse::split(t.as_bytes()));
+        }
+    }
+}
