@@ -37,15 +37,16 @@ pub(crate) fn ends_url(c: char) -> bool {
         // « » and the soft hyphen (never visible in a URL)
         | 0xAB | 0xBB | 0xAD
         // Ogham space, the General Punctuation spaces, ZW space/joiners, LS, PS,
-        // narrow NBSP, medium math space, word joiner, BOM
-        | 0x1680 | 0x2000..=0x200F | 0x2028..=0x202F | 0x205F..=0x2064 | 0xFEFF
+        // (not ZWNJ/ZWJ, U+200C/U+200D: they occur inside words and emoji),
+        // directional marks, narrow NBSP, medium math space, word joiner, BOM
+        | 0x1680 | 0x2000..=0x200B | 0x200E | 0x200F | 0x2028..=0x202F | 0x205F..=0x2064 | 0xFEFF
         // typographic quotes and ellipsis: ‘ ’ ‚ ‛ “ ” „ ‟ … ‹ ›
         | 0x2018..=0x201F | 0x2026 | 0x2039 | 0x203A
         // CJK symbols and punctuation: ideographic space, 、 。 〃, brackets 〈 〉 《 》 「 」 『 』 【 】 〔 〕 ...
         | 0x3000..=0x3003 | 0x3008..=0x3011 | 0x3014..=0x301F
         // full-width forms: ！ ＂ （ ） ， ． ： ； ＜ ＞ ？ ［ ］ ｛ ｝ and half-width 。「」、
         | 0xFF01 | 0xFF02 | 0xFF08 | 0xFF09 | 0xFF0C | 0xFF0E | 0xFF1A | 0xFF1B
-        | 0xFF1C | 0xFF1E | 0xFF1F | 0xFF3B | 0xFF3D | 0xFF5B | 0xFF5D | 0xFF5F..=0xFF65
+        | 0xFF1C | 0xFF1E | 0xFF1F | 0xFF3B | 0xFF3D | 0xFF5B..=0xFF5D | 0xFF5F..=0xFF65
         // the replacement character: text that was already broken
         | 0xFFFD
     )
