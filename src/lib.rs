@@ -15,5 +15,6 @@
 
 pub mod classify;
 pub mod extract;
+pub mod output;
 pub mod parallel;
 pub mod uri;
