@@ -52,7 +52,7 @@ pub mod scheme;
 pub mod validate;
 
 pub use normalize::{NormalizeOptions, normalize};
-pub use resolve::{remove_dot_segments, resolve};
+pub use resolve::{relativize, remove_dot_segments, resolve, resolve_parsed};
 pub use scheme::{SchemeError, default_port};
 
 /// A URI reference: the original bytes and the offsets of its components.
@@ -224,6 +224,21 @@ impl<'a> UriRef<'a> {
     /// ```
     pub fn parse(text: &'a [u8]) -> Result<UriRef<'a>, Error> {
         validate::parse(text, false)
+    }
+
+    /// Like [`parse`](UriRef::parse), but accept bytes >= 0x80 wherever RFC 3987
+    /// allows non-ASCII characters in an IRI reference (userinfo, reg-name,
+    /// path, query, fragment). The bytes are not checked to be UTF-8 or
+    /// `ucschar`s; [`normalize`] percent-encodes them.
+    ///
+    /// ```
+    /// use urlsift::uri::UriRef;
+    /// let u = UriRef::parse_iri("http://ƒøø.example/Köln".as_bytes()).unwrap();
+    /// assert_eq!(u.path(), "/Köln".as_bytes());
+    /// assert!(UriRef::parse("http://ƒøø.example/".as_bytes()).is_err());
+    /// ```
+    pub fn parse_iri(text: &'a [u8]) -> Result<UriRef<'a>, Error> {
+        validate::parse(text, true)
     }
 
     /// Validate the text this reference was split from against RFC 3986 Appendix A.

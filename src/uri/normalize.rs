@@ -17,6 +17,9 @@
 //!   non-ASCII (userinfo, reg-name, path, query, fragment) and are
 //!   percent-encoded (the RFC 3987 3.1 mapping, byte by byte, so invalid
 //!   UTF-8 is encoded too). An IRI and its URI form normalize the same.
+//! - **Rootless paths** (`foo:a/../c`): dot-segments are removed segment by
+//!   segment and the path stays rootless (`foo:c`, as uriparser; RFC 3986
+//!   5.2.4 taken literally gives `foo:/c`).
 //! - **Relative references**: dot-segments are removed as uriparser does
 //!   (`a/b/../../c` is `c`), but only where that keeps the meaning: leading
 //!   `..` that climb above the base are kept, and `./` is put in front when
@@ -91,8 +94,16 @@ fn pct_normalize(src: &[u8], out: &mut Vec<u8>, lower: bool) {
     out.extend_from_slice(src.get(run..).unwrap_or_default());
 }
 
-/// Dot-segment removal for a rootless relative path, keeping its meaning.
-fn relative_dots(p: &[u8], out: &mut Vec<u8>) {
+/// Dot-segment removal for a rootless path, segment by segment.
+///
+/// With `relative` (a relative reference), `..` that would climb above the
+/// start is kept, a path where nothing was removed is left as it is, and an
+/// empty result is `./`. Without it (a rootless path of a URI with a scheme,
+/// as uriparser treats `foo:a/../c`), such `..` are dropped and the result
+/// stays rootless (RFC 3986 5.2.4 taken literally would give `/c`).
+/// Either way `./` goes in front when the first segment would be empty (or,
+/// in a relative reference, would contain `:`).
+pub(crate) fn rootless_dots(p: &[u8], out: &mut Vec<u8>, relative: bool) {
     let mut stack: Vec<&[u8]> = Vec::new();
     let mut last_dot = false;
     let mut removed = false;
@@ -107,8 +118,10 @@ fn relative_dots(p: &[u8], out: &mut Vec<u8>) {
                 if stack.last().is_some_and(|s| dot_kind(s) != 2) {
                     stack.pop();
                     removed = true;
-                } else {
+                } else if relative {
                     stack.push(b"..");
+                } else {
+                    removed = true;
                 }
             }
             _ => {
@@ -121,8 +134,11 @@ fn relative_dots(p: &[u8], out: &mut Vec<u8>) {
         out.extend_from_slice(p);
         return;
     }
-    let first = stack.first().copied();
-    if first.is_none_or(|f| f.is_empty() || memchr::memchr(b':', f).is_some()) {
+    let prefix = match stack.first() {
+        None => relative,
+        Some(f) => f.is_empty() || (relative && memchr::memchr(b':', f).is_some()),
+    };
+    if prefix {
         out.extend_from_slice(b"./");
     }
     for (k, seg) in stack.iter().enumerate() {
@@ -186,10 +202,10 @@ pub fn normalize(input: &[u8], opts: &NormalizeOptions) -> Result<String, Error>
     let path = out.get(path_start..).unwrap_or_default();
     if has_dot_segment(path) {
         let p = out.split_off(path_start);
-        if scheme.is_some() || has_auth || p.first() == Some(&b'/') {
+        if has_auth || p.first() == Some(&b'/') {
             remove_dot_segments(&p, &mut out);
         } else {
-            relative_dots(&p, &mut out);
+            rootless_dots(&p, &mut out, scheme.is_none());
         }
     }
     if !has_auth && out.get(path_start..path_start + 2) == Some(b"//") {
