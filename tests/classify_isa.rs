@@ -30,7 +30,12 @@ fn child_reports_selected_isa() {
 fn run_child(value: &str, expect: Isa) {
     let exe = std::env::current_exe().unwrap();
     let out = Command::new(exe)
-        .args(["--exact", "child_reports_selected_isa", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            "child_reports_selected_isa",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(ISA_ENV, value)
         .env(EXPECT_ENV, expect.name())
         .output()
@@ -64,9 +69,15 @@ fn env_var_bad_value_falls_back_to_best() {
 fn from_name_parses_and_reports_errors() {
     assert_eq!(Classifier::from_name("auto").unwrap().isa(), Isa::best());
     assert_eq!(Classifier::from_name("").unwrap().isa(), Isa::best());
-    assert_eq!(Classifier::from_name(" Scalar ").unwrap().isa(), Isa::Scalar);
+    assert_eq!(
+        Classifier::from_name(" Scalar ").unwrap().isa(),
+        Isa::Scalar
+    );
     let err = Classifier::from_name("mmx").unwrap_err();
-    assert!(err.contains("unknown ISA") && err.contains("avx512"), "{err}");
+    assert!(
+        err.contains("unknown ISA") && err.contains("avx512"),
+        "{err}"
+    );
     for isa in Isa::ALL {
         match Classifier::from_name(isa.name()) {
             Ok(c) => assert_eq!(c.isa(), isa),

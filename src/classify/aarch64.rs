@@ -61,12 +61,13 @@ impl Vector for Block {
         // SAFETY: the caller guarantees NEON.
         unsafe {
             let nib = vdupq_n_u8(0x0F);
-            Block(self.0.map(|v| {
-                // `tbl` gives 0 for an index >= 16, so the low nibble must be masked.
-                let lo = vqtbl1q_u8(t.lo, vandq_u8(v, nib));
-                let hi = vqtbl1q_u8(t.hi, vshrq_n_u8::<4>(v));
-                vandq_u8(lo, hi)
-            }))
+            let [a, b, c, d] = self.0;
+            Block([
+                classify1(a, nib, t),
+                classify1(b, nib, t),
+                classify1(c, nib, t),
+                classify1(d, nib, t),
+            ])
         }
     }
 
@@ -76,13 +77,32 @@ impl Vector for Block {
         unsafe {
             let bits = vdupq_n_u8(t.bits[k]);
             let w = vld1q_u8(WEIGHTS.as_ptr());
-            let [a, b, c, d] = self.0.map(|v| vandq_u8(vtstq_u8(v, bits), w));
+            let [a, b, c, d] = self.0;
+            let a = vandq_u8(vtstq_u8(a, bits), w);
+            let b = vandq_u8(vtstq_u8(b, bits), w);
+            let c = vandq_u8(vtstq_u8(c, bits), w);
+            let d = vandq_u8(vtstq_u8(d, bits), w);
             let ab = vpaddq_u8(a, b);
             let cd = vpaddq_u8(c, d);
             let abcd = vpaddq_u8(ab, cd);
             let folded = vpaddq_u8(abcd, abcd);
             vgetq_lane_u64::<0>(vreinterpretq_u64_u8(folded))
         }
+    }
+}
+
+/// The class bytes of one vector (see [`Vector::classify`]).
+///
+/// # Safety
+/// The CPU supports NEON.
+#[inline(always)]
+unsafe fn classify1(v: uint8x16_t, nib: uint8x16_t, t: &Tables) -> uint8x16_t {
+    // SAFETY: the caller guarantees NEON.
+    unsafe {
+        // `tbl` gives 0 for an index >= 16, so the low nibble must be masked.
+        let lo = vqtbl1q_u8(t.lo, vandq_u8(v, nib));
+        let hi = vqtbl1q_u8(t.hi, vshrq_n_u8::<4>(v));
+        vandq_u8(lo, hi)
     }
 }
 

@@ -61,6 +61,8 @@ struct Carry {
     scheme: u64,
     /// The `w` mask of the previous block (0 before the first).
     w: u64,
+    /// The `www` mask (bit i: bytes i-2..=i are `w`) of the previous block.
+    www: u64,
 }
 
 /// The candidate masks of one block.
@@ -75,24 +77,36 @@ struct CandidateBits {
 }
 
 /// Classify one loaded block for candidates and advance the carry.
+///
+/// The `.` mask is only computed where `www` precedes it (rare in text).
 #[inline(always)]
 unsafe fn candidate_bits<V: Vector>(v: V, t: &V::Tables, carry: &mut Carry) -> CandidateBits {
     // SAFETY: the caller runs with the ISA's features (this function's contract).
-    let (colon, scheme, w, dot) = unsafe {
+    let (c, colon, scheme, w) = unsafe {
         let c = v.classify(t);
         (
+            c,
             c.mask(t, tables::COLON),
             c.mask(t, tables::SCHEME),
             c.mask(t, tables::W),
-            c.mask(t, tables::DOT),
         )
     };
     let colon_anchor = colon & ((scheme << 1) | carry.scheme);
     let pw = carry.w;
-    let www_end = dot & ((w << 1) | (pw >> 63)) & ((w << 2) | (pw >> 62)) & ((w << 3) | (pw >> 61));
+    // Bit i: bytes i-2, i-1 and i are all `w`.
+    let www = w & ((w << 1) | (pw >> 63)) & ((w << 2) | (pw >> 62));
+    // Bit i: bytes i-3..i are `www`, so `.` at i ends `www.`.
+    let www_dot = (www << 1) | (carry.www >> 63);
+    let www_end = if www_dot != 0 {
+        // SAFETY: as above.
+        www_dot & unsafe { c.mask(t, tables::DOT) }
+    } else {
+        0
+    };
     *carry = Carry {
         scheme: scheme >> 63,
         w,
+        www,
     };
     CandidateBits {
         colon,
@@ -108,6 +122,9 @@ fn low_bits(n: usize) -> u64 {
     if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
 }
 
+/// The most anchors one block can emit: 3 `www.` from the block before, 64 own.
+const MAX_PER_BLOCK: usize = 67;
+
 /// Push the anchors of the block at `pos`: first `www.` that started in the
 /// previous block (`www_end` bits 0..3), then the block's own.
 #[inline(always)]
@@ -117,18 +134,28 @@ fn emit(out: &mut Vec<usize>, pos: usize, b: CandidateBits, colon_limit: u64) {
     if early | own == 0 {
         return;
     }
-    out.reserve((early.count_ones() + own.count_ones()) as usize);
+    // Room for a whole block's anchors, then plain stores into the spare
+    // capacity: no capacity check per anchor.
+    out.reserve(MAX_PER_BLOCK);
+    let len = out.len();
+    let spare = &mut out.spare_capacity_mut()[..MAX_PER_BLOCK];
+    let mut n = 0;
     let mut m = early;
     while m != 0 {
         // `early` is non-zero only after a previous block, so `pos >= 64`.
-        out.push(pos - 3 + m.trailing_zeros() as usize);
+        spare[n].write(pos - 3 + m.trailing_zeros() as usize);
+        n += 1;
         m &= m - 1;
     }
     let mut m = own;
     while m != 0 {
-        out.push(pos + m.trailing_zeros() as usize);
+        spare[n].write(pos + m.trailing_zeros() as usize);
+        n += 1;
         m &= m - 1;
     }
+    // SAFETY: the `n` slots after `len` were initialised above, and
+    // `len + n <= capacity` (`n <= MAX_PER_BLOCK`, reserved).
+    unsafe { out.set_len(len + n) }
 }
 
 /// Load `hay[pos..end]` padded with `pad` into a stack block.
@@ -163,6 +190,7 @@ pub(crate) unsafe fn candidates<V: Vector>(
     let mut carry = Carry {
         scheme: scheme_before as u64,
         w: 0,
+        www: 0,
     };
     // SAFETY: ISA support is this function's contract.
     let t = unsafe { V::tables(&CANDIDATE) };
@@ -254,6 +282,7 @@ pub(crate) unsafe fn masks<V: Vector>(block: &[u8; 64], prev: u8, next: [u8; 3])
     let mut carry = Carry {
         scheme: scheme_before as u64,
         w: 0,
+        www: 0,
     };
     // SAFETY: both buffers are 64 readable bytes; ISA support is our contract.
     unsafe {

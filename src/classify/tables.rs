@@ -177,7 +177,9 @@ impl ClassTable {
                         cols[bit] = col;
                         nbits += 1;
                     }
-                    t.bits[k] |= 1 << bit;
+                    // Bits are handed out from the top: the first class gets bit 7,
+                    // which SSE2/AVX2 `movemask` reads without a shift.
+                    t.bits[k] |= 1 << (7 - bit);
                 }
                 h += 1;
             }
@@ -188,10 +190,10 @@ impl ClassTable {
             let mut n = 0;
             while n < 16 {
                 if cols[bit] & (1 << n) != 0 {
-                    t.lo[n] |= 1 << bit;
+                    t.lo[n] |= 1 << (7 - bit);
                 }
                 if rows[bit] & (1 << n) != 0 {
-                    t.hi[n] |= 1 << bit;
+                    t.hi[n] |= 1 << (7 - bit);
                 }
                 n += 1;
             }

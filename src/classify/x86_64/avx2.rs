@@ -53,16 +53,25 @@ impl Vector for Block {
         // SAFETY: the caller guarantees AVX2.
         unsafe {
             let nib = _mm256_set1_epi8(0x0F);
-            Block(self.0.map(|v| {
-                // `vpshufb` gives 0 for an index with bit 7 set: right for ASCII-only classes.
-                let lo = if t.ascii_only {
-                    v
-                } else {
-                    _mm256_and_si256(v, nib)
-                };
-                let hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), nib);
-                _mm256_and_si256(_mm256_shuffle_epi8(t.lo, lo), _mm256_shuffle_epi8(t.hi, hi))
-            }))
+            // `vpshufb` gives 0 for an index with bit 7 set: right for ASCII-only classes.
+            let [a, b] = self.0;
+            let (lo_a, lo_b) = if t.ascii_only {
+                (a, b)
+            } else {
+                (_mm256_and_si256(a, nib), _mm256_and_si256(b, nib))
+            };
+            let hi_a = _mm256_and_si256(_mm256_srli_epi16(a, 4), nib);
+            let hi_b = _mm256_and_si256(_mm256_srli_epi16(b, 4), nib);
+            Block([
+                _mm256_and_si256(
+                    _mm256_shuffle_epi8(t.lo, lo_a),
+                    _mm256_shuffle_epi8(t.hi, hi_a),
+                ),
+                _mm256_and_si256(
+                    _mm256_shuffle_epi8(t.lo, lo_b),
+                    _mm256_shuffle_epi8(t.hi, hi_b),
+                ),
+            ])
         }
     }
 
@@ -70,13 +79,24 @@ impl Vector for Block {
     unsafe fn mask(self, t: &Tables, k: usize) -> u64 {
         // SAFETY: the caller guarantees AVX2.
         unsafe {
-            let bits = _mm256_set1_epi8(t.bits[k] as i8);
-            let zero = _mm256_setzero_si256();
-            let none0 = _mm256_cmpeq_epi8(_mm256_and_si256(self.0[0], bits), zero);
-            let none1 = _mm256_cmpeq_epi8(_mm256_and_si256(self.0[1], bits), zero);
-            let m0 = _mm256_movemask_epi8(none0) as u32;
-            let m1 = _mm256_movemask_epi8(none1) as u32;
-            !(u64::from(m0) | (u64::from(m1) << 32))
+            let bits = t.bits[k];
+            let [a, b] = self.0;
+            let (ma, mb) = if bits.is_power_of_two() {
+                // One bit: shift it to the top of each byte, `vpmovmskb` reads it.
+                let count = _mm_cvtsi32_si128(bits.leading_zeros() as i32);
+                (
+                    _mm256_movemask_epi8(_mm256_sll_epi16(a, count)),
+                    _mm256_movemask_epi8(_mm256_sll_epi16(b, count)),
+                )
+            } else {
+                let bits = _mm256_set1_epi8(bits as i8);
+                let zero = _mm256_setzero_si256();
+                (
+                    !_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_and_si256(a, bits), zero)),
+                    !_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_and_si256(b, bits), zero)),
+                )
+            };
+            u64::from(ma as u32) | (u64::from(mb as u32) << 32)
         }
     }
 }

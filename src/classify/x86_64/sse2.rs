@@ -58,16 +58,13 @@ impl Vector for Block {
         // SAFETY: the caller guarantees SSE2 and SSSE3.
         unsafe {
             let nib = _mm_set1_epi8(0x0F);
-            Block(self.0.map(|v| {
-                // `pshufb` gives 0 for an index with bit 7 set: right for ASCII-only classes.
-                let lo = if t.ascii_only {
-                    v
-                } else {
-                    _mm_and_si128(v, nib)
-                };
-                let hi = _mm_and_si128(_mm_srli_epi16(v, 4), nib);
-                _mm_and_si128(_mm_shuffle_epi8(t.lo, lo), _mm_shuffle_epi8(t.hi, hi))
-            }))
+            let [a, b, c, d] = self.0;
+            Block([
+                classify1(a, nib, t),
+                classify1(b, nib, t),
+                classify1(c, nib, t),
+                classify1(d, nib, t),
+            ])
         }
     }
 
@@ -75,14 +72,53 @@ impl Vector for Block {
     unsafe fn mask(self, t: &Tables, k: usize) -> u64 {
         // SAFETY: the caller guarantees SSE2.
         unsafe {
-            let bits = _mm_set1_epi8(t.bits[k] as i8);
-            let zero = _mm_setzero_si128();
-            let mut m = 0u64;
-            for (i, v) in self.0.into_iter().enumerate() {
-                let none = _mm_cmpeq_epi8(_mm_and_si128(v, bits), zero);
-                m |= u64::from(!(_mm_movemask_epi8(none) as u32) & 0xFFFF) << (16 * i);
-            }
-            m
+            let [a, b, c, d] = self.0;
+            let bits = t.bits[k];
+            u64::from(mask16(a, bits))
+                | (u64::from(mask16(b, bits)) << 16)
+                | (u64::from(mask16(c, bits)) << 32)
+                | (u64::from(mask16(d, bits)) << 48)
+        }
+    }
+}
+
+/// The class bytes of one vector (see [`Vector::classify`]).
+///
+/// # Safety
+/// The CPU supports SSE2 and SSSE3.
+#[inline(always)]
+unsafe fn classify1(v: __m128i, nib: __m128i, t: &Tables) -> __m128i {
+    // SAFETY: the caller guarantees SSE2 and SSSE3.
+    unsafe {
+        // `pshufb` gives 0 for an index with bit 7 set: right for ASCII-only classes.
+        let lo = if t.ascii_only {
+            v
+        } else {
+            _mm_and_si128(v, nib)
+        };
+        let hi = _mm_and_si128(_mm_srli_epi16(v, 4), nib);
+        _mm_and_si128(_mm_shuffle_epi8(t.lo, lo), _mm_shuffle_epi8(t.hi, hi))
+    }
+}
+
+/// Bit `i` set if byte `i` of `v` shares a bit with `bits`.
+///
+/// # Safety
+/// The CPU supports SSE2.
+#[inline(always)]
+unsafe fn mask16(v: __m128i, bits: u8) -> u16 {
+    // SAFETY: the caller guarantees SSE2.
+    unsafe {
+        if bits.is_power_of_two() {
+            // One bit: shift it to the top of each byte, `pmovmskb` reads it.
+            let count = _mm_cvtsi32_si128(bits.leading_zeros() as i32);
+            _mm_movemask_epi8(_mm_sll_epi16(v, count)) as u16
+        } else {
+            let none = _mm_cmpeq_epi8(
+                _mm_and_si128(v, _mm_set1_epi8(bits as i8)),
+                _mm_setzero_si128(),
+            );
+            !(_mm_movemask_epi8(none) as u16)
         }
     }
 }
