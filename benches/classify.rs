@@ -144,7 +144,11 @@ fn generate(len: usize) -> Vec<u8> {
             rng.pick(WORDS)
         };
         out.extend_from_slice(piece.as_bytes());
-        out.push(if rng.next() % 12 == 0 { b'\n' } else { b' ' });
+        out.push(if rng.next().is_multiple_of(12) {
+            b'\n'
+        } else {
+            b' '
+        });
     }
     out.truncate(len);
     out

@@ -385,6 +385,7 @@ impl Classifier {
 }
 
 /// The naive reference loops: the oracle every other implementation is tested against.
+#[allow(clippy::if_same_then_else, reason = "the oracle spells out both rules")]
 pub mod naive {
     /// True if `b` may appear in an RFC 3986 scheme after its first letter.
     #[inline]
