@@ -29,7 +29,7 @@
 //!
 //! Normalization is idempotent: `normalize(normalize(x)) == normalize(x)`.
 
-use super::resolve::{dot_kind, remove_dot_segments};
+use super::resolve::{dot_kind, remove_dot_segments_in_place};
 use super::validate::{self, TABLE, UNRESERVED};
 use super::{Error, scheme};
 
@@ -60,17 +60,37 @@ fn hexval(b: u8) -> u8 {
     }
 }
 
+/// Bytes [`pct_normalize`] must rewrite: 1 = `%` or non-ASCII, 2 = upper-case letter.
+static REWRITE: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        if b == b'%' as usize || b >= 0x80 {
+            t[b] = 1;
+        } else if (b as u8).is_ascii_uppercase() {
+            t[b] = 2;
+        }
+        b += 1;
+    }
+    t
+};
+
 /// Copy `src` to `out` with percent-encodings normalized, non-ASCII bytes
 /// percent-encoded and, with `lower`, ASCII letters lower-cased.
 fn pct_normalize(src: &[u8], out: &mut Vec<u8>, lower: bool) {
+    let mask = if lower { 3 } else { 1 };
     let mut run = 0;
     let mut i = 0;
-    while let Some(&b) = src.get(i) {
-        let special = b == b'%' || b >= 0x80 || (lower && b.is_ascii_uppercase());
-        if !special {
-            i += 1;
-            continue;
+    loop {
+        while let Some(chunk) = src.get(i..i + 8).and_then(|c| <&[u8; 8]>::try_from(c).ok()) {
+            if chunk.iter().fold(0, |acc, &b| acc | REWRITE[b as usize]) & mask != 0 {
+                break;
+            }
+            i += 8;
         }
+        let rest = src.get(i..).unwrap_or_default();
+        i += rest.iter().position(|&b| REWRITE[b as usize] & mask != 0).unwrap_or(rest.len());
+        let Some(&b) = src.get(i) else { break };
         out.extend_from_slice(src.get(run..i).unwrap_or_default());
         if b == b'%' {
             let h1 = src.get(i + 1).copied().unwrap_or(b'0');
@@ -152,9 +172,18 @@ pub(crate) fn rootless_dots(p: &[u8], out: &mut Vec<u8>, relative: bool) {
     }
 }
 
-/// True if `path` has a `.` or `..` segment (after percent normalization).
+/// True if `path` has a `.` or `..` segment (after percent normalization,
+/// so `%2E` is already `.`).
 fn has_dot_segment(path: &[u8]) -> bool {
-    memchr::memchr(b'.', path).is_some() && path.split(|&b| b == b'/').any(|s| dot_kind(s) != 0)
+    memchr::memchr_iter(b'.', path).any(|i| {
+        let starts = i.checked_sub(1).is_none_or(|j| path.get(j) == Some(&b'/'));
+        starts
+            && match path.get(i + 1) {
+                None | Some(b'/') => true,
+                Some(b'.') => matches!(path.get(i + 2), None | Some(b'/')),
+                Some(_) => false,
+            }
+    })
 }
 
 /// Normalize a URI reference (RFC 3986 6.2.2, plus 6.2.3 if asked); see the
@@ -201,10 +230,10 @@ pub fn normalize(input: &[u8], opts: &NormalizeOptions) -> Result<String, Error>
     pct_normalize(u.path(), &mut out, false);
     let path = out.get(path_start..).unwrap_or_default();
     if has_dot_segment(path) {
-        let p = out.split_off(path_start);
-        if has_auth || p.first() == Some(&b'/') {
-            remove_dot_segments(&p, &mut out);
+        if has_auth || path.first() == Some(&b'/') {
+            remove_dot_segments_in_place(&mut out, path_start);
         } else {
+            let p = out.split_off(path_start);
             rootless_dots(&p, &mut out, scheme.is_none());
         }
     }

@@ -47,41 +47,48 @@ pub(crate) fn dot_kind(seg: &[u8]) -> u8 {
 /// assert_eq!(out, b"mid/6");
 /// ```
 pub fn remove_dot_segments(input: &[u8], out: &mut Vec<u8>) {
-    let base = out.len();
-    let n = input.len();
-    let mut i = 0;
-    while i < n {
-        let slash = input.get(i) == Some(&b'/');
-        let s = if slash { i + 1 } else { i };
-        let rest = input.get(s..).unwrap_or_default();
-        let e = memchr::memchr(b'/', rest).map_or(n, |p| s + p);
-        let seg = input.get(s..e).unwrap_or_default();
-        let dot = dot_kind(seg);
+    let start = out.len();
+    out.extend_from_slice(input);
+    remove_dot_segments_in_place(out, start);
+}
+
+/// [`remove_dot_segments`] on `buf[start..]`, in place: the output is never
+/// longer than the input, so the write cursor never passes the read cursor.
+/// Linear: each `..` cuts back to the previous `/`, over bytes it removes.
+pub(crate) fn remove_dot_segments_in_place(buf: &mut Vec<u8>, start: usize) {
+    let n = buf.len();
+    let (mut r, mut w) = (start, start);
+    while r < n {
+        let slash = buf.get(r) == Some(&b'/');
+        let s = if slash { r + 1 } else { r };
+        let e = memchr::memchr(b'/', buf.get(s..n).unwrap_or_default()).map_or(n, |p| s + p);
+        let dot = dot_kind(buf.get(s..e).unwrap_or_default());
         if !slash {
             // Only at the start of the input (rules A, D and the first E).
             if dot != 0 {
-                i = if e < n { e + 1 } else { n };
+                r = if e < n { e + 1 } else { n };
             } else {
-                out.extend_from_slice(seg);
-                i = e;
+                buf.copy_within(s..e, w);
+                w += e - s;
+                r = e;
             }
             continue;
         }
         if dot == 2 {
-            let tail = out.get(base..).unwrap_or_default();
-            let cut = memchr::memrchr(b'/', tail).map_or(base, |p| base + p);
-            out.truncate(cut);
+            w = memchr::memrchr(b'/', buf.get(start..w).unwrap_or_default()).map_or(start, |p| start + p);
         }
-        if dot != 0 {
-            if e == n {
-                out.push(b'/');
+        if dot == 0 {
+            buf.copy_within(r..e, w);
+            w += e - r;
+        } else if e == n {
+            if let Some(x) = buf.get_mut(w) {
+                *x = b'/';
             }
-        } else {
-            out.push(b'/');
-            out.extend_from_slice(seg);
+            w += 1;
         }
-        i = e;
+        r = e;
     }
+    buf.truncate(w);
 }
 
 /// Resolve `reference` against `base` (RFC 3986 5.2.2, 5.2.3, 5.2.4, 5.3).
@@ -139,16 +146,15 @@ pub fn resolve_parsed(b: &UriRef<'_>, r: &UriRef<'_>) -> Result<String, Error> {
                 if rp.first() == Some(&b'/') {
                     remove_dot_segments(rp, &mut out);
                 } else {
-                    // 5.2.3 merge
+                    // 5.2.3 merge, written straight into `out`, then dot-segments.
                     let bp = b.path();
-                    let mut merged = Vec::with_capacity(bp.len() + rp.len() + 1);
                     if authority.is_some() && bp.is_empty() {
-                        merged.push(b'/');
+                        out.push(b'/');
                     } else if let Some(p) = memchr::memrchr(b'/', bp) {
-                        merged.extend_from_slice(bp.get(..=p).unwrap_or_default());
+                        out.extend_from_slice(bp.get(..=p).unwrap_or_default());
                     }
-                    merged.extend_from_slice(rp);
-                    dots(&merged, authority.is_some(), &mut out);
+                    out.extend_from_slice(rp);
+                    dots_in_place(&mut out, path_start, authority.is_some());
                 }
             }
         }
@@ -233,6 +239,16 @@ fn dots(path: &[u8], has_authority: bool, out: &mut Vec<u8>) {
         remove_dot_segments(path, out);
     } else {
         super::normalize::rootless_dots(path, out, false);
+    }
+}
+
+/// [`dots`] on `buf[start..]`.
+fn dots_in_place(buf: &mut Vec<u8>, start: usize, has_authority: bool) {
+    if has_authority || buf.get(start) == Some(&b'/') {
+        remove_dot_segments_in_place(buf, start);
+    } else {
+        let p = buf.split_off(start);
+        super::normalize::rootless_dots(&p, buf, false);
     }
 }
 

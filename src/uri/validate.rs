@@ -102,12 +102,17 @@ fn err(index: usize, kind: ErrorKind) -> Error {
 #[inline(always)]
 fn scan(text: &[u8], mut i: usize, class: u8) -> Result<usize, Error> {
     loop {
-        while let Some(&b) = text.get(i) {
-            if TABLE[b as usize] & class == 0 {
+        // 8 bytes at a time while all share a bit of `class` (conservative:
+        // a mixed run falls through to the byte loop, which decides).
+        while let Some(chunk) = text.get(i..i + 8).and_then(|c| <&[u8; 8]>::try_from(c).ok()) {
+            let all = chunk.iter().fold(0xFF, |acc, &b| acc & TABLE[b as usize]);
+            if all & class == 0 {
                 break;
             }
-            i += 1;
+            i += 8;
         }
+        let rest = text.get(i..).unwrap_or_default();
+        i += rest.iter().position(|&b| TABLE[b as usize] & class == 0).unwrap_or(rest.len());
         if text.get(i) != Some(&b'%') {
             return Ok(i);
         }
@@ -195,27 +200,38 @@ fn parse_inner(text: &[u8], iri: bool) -> Result<UriRef<'_>, Error> {
 }
 
 /// The authority starting at `a` (after `//`); returns its end.
+///
+/// One scan of reg-name characters usually settles it; only a `:` (port or
+/// userinfo?) needs a second look ahead for an `@`.
 fn authority(u: &mut UriRef<'_>, a: usize, na: u8) -> Result<usize, Error> {
     u.auth_start = a;
     let text = u.text;
-    let k = scan(text, a, USERINFO | na)?;
-    let has_ui = at(text, k) == b'@';
-    let h = if has_ui { k + 1 } else { a };
+    let k1 = scan(text, a, REGNAME | na)?;
+    // `reach`: how far the text could still have been a userinfo (no '@' found).
+    let (h, reach, known) = match at(text, k1) {
+        b'@' => (k1 + 1, None, None),
+        b':' => {
+            let k2 = scan(text, k1, USERINFO | na)?;
+            if at(text, k2) == b'@' { (k2 + 1, None, None) } else { (a, Some(k2), Some(k1)) }
+        }
+        _ => (a, Some(k1), (k1 > a || at(text, a) != b'[').then_some(k1)),
+    };
     u.host_start = h;
-    match host_port(u, h, na) {
+    match host_port(u, h, na, known) {
         Ok(end) => Ok(end),
-        // Without '@', everything up to `k` could still have been a userinfo.
-        Err(e) if !has_ui && k > e.index => Err(err(k, ErrorKind::Port)),
+        // Without '@', everything up to `reach` could still have been a userinfo.
+        Err(e) if reach.is_some_and(|k| k > e.index) => Err(err(reach.unwrap_or(0), ErrorKind::Port)),
         Err(e) => Err(e),
     }
 }
 
-fn host_port(u: &mut UriRef<'_>, h: usize, na: u8) -> Result<usize, Error> {
+/// Host and port from `h`; `known` is the end of a reg-name already scanned.
+fn host_port(u: &mut UriRef<'_>, h: usize, na: u8, known: Option<usize>) -> Result<usize, Error> {
     let text = u.text;
-    let mut i = if at(text, h) == b'[' {
-        host::ip_literal(text, h + 1)?
-    } else {
-        scan(text, h, REGNAME | na)?
+    let mut i = match known {
+        Some(k) => k,
+        None if at(text, h) == b'[' => host::ip_literal(text, h + 1)?,
+        None => scan(text, h, REGNAME | na)?,
     };
     u.host_end = i;
     let mut kind = ErrorKind::Host;
