@@ -35,7 +35,9 @@ fn references(urls: &[&str]) -> Vec<String> {
     urls.iter()
         .filter_map(|u| UriRef::parse(u.as_bytes()).ok())
         .map(|u| {
-            let mut tail = String::from_utf8_lossy(u.path()).trim_start_matches('/').to_string();
+            let mut tail = String::from_utf8_lossy(u.path())
+                .trim_start_matches('/')
+                .to_string();
             if let Some(q) = u.query() {
                 tail.push('?');
                 tail.push_str(&String::from_utf8_lossy(q));
@@ -50,24 +52,50 @@ fn bench(c: &mut Criterion) {
     let urls: Vec<&str> = LIST.lines().collect();
     let n = urls.len();
     assert_eq!(n, EXPECTED_URLS, "datasets/urls.txt changed");
-    let ours_ok = urls.iter().filter(|u| UriRef::parse(u.as_bytes()).is_ok()).count();
-    let fluent_ok = urls.iter().filter(|u| fluent_uri::UriRef::parse(**u).is_ok()).count();
+    let ours_ok = urls
+        .iter()
+        .filter(|u| UriRef::parse(u.as_bytes()).is_ok())
+        .count();
+    let fluent_ok = urls
+        .iter()
+        .filter(|u| fluent_uri::UriRef::parse(**u).is_ok())
+        .count();
     let url_ok = urls.iter().filter(|u| url::Url::parse(u).is_ok()).count();
-    assert_eq!((ours_ok, fluent_ok, url_ok), (EXPECTED_OURS_OK, EXPECTED_FLUENT_OK, EXPECTED_URL_OK));
+    assert_eq!(
+        (ours_ok, fluent_ok, url_ok),
+        (EXPECTED_OURS_OK, EXPECTED_FLUENT_OK, EXPECTED_URL_OK)
+    );
     let opts = NormalizeOptions::default();
-    let normalized = urls.iter().filter(|u| uri::normalize(u.as_bytes(), &opts).is_ok()).count();
+    let normalized = urls
+        .iter()
+        .filter(|u| uri::normalize(u.as_bytes(), &opts).is_ok())
+        .count();
     // IRIs (non-ASCII) normalize too: they are mapped to URIs first.
     assert_eq!(normalized, EXPECTED_NORMALIZED);
 
     let mut g = c.benchmark_group("parse");
     g.throughput(Throughput::Elements(n as u64));
     g.bench_function("urlsift", |b| {
-        b.iter(|| urls.iter().filter(|u| UriRef::parse(black_box(u.as_bytes())).is_ok()).count())
+        b.iter(|| {
+            urls.iter()
+                .filter(|u| UriRef::parse(black_box(u.as_bytes())).is_ok())
+                .count()
+        })
     });
     g.bench_function("fluent-uri", |b| {
-        b.iter(|| urls.iter().filter(|u| fluent_uri::UriRef::parse(black_box(**u)).is_ok()).count())
+        b.iter(|| {
+            urls.iter()
+                .filter(|u| fluent_uri::UriRef::parse(black_box(**u)).is_ok())
+                .count()
+        })
     });
-    g.bench_function("url", |b| b.iter(|| urls.iter().filter(|u| url::Url::parse(black_box(u)).is_ok()).count()));
+    g.bench_function("url", |b| {
+        b.iter(|| {
+            urls.iter()
+                .filter(|u| url::Url::parse(black_box(u)).is_ok())
+                .count()
+        })
+    });
     g.finish();
 
     let mut g = c.benchmark_group("normalize");
@@ -104,10 +132,18 @@ fn bench(c: &mut Criterion) {
     assert_eq!(m, EXPECTED_OURS_OK, "one reference per valid URL");
     let fluent_base = fluent_uri::Uri::parse(BASE).unwrap();
     let url_base = url::Url::parse(BASE).unwrap();
-    let ours = refs.iter().filter(|r| uri::resolve(BASE.as_bytes(), r.as_bytes()).is_ok()).count();
+    let ours = refs
+        .iter()
+        .filter(|r| uri::resolve(BASE.as_bytes(), r.as_bytes()).is_ok())
+        .count();
     let fluent = refs
         .iter()
-        .filter(|r| fluent_uri::UriRef::parse(r.as_str()).ok().and_then(|r| r.resolve_against(&fluent_base).ok()).is_some())
+        .filter(|r| {
+            fluent_uri::UriRef::parse(r.as_str())
+                .ok()
+                .and_then(|r| r.resolve_against(&fluent_base).ok())
+                .is_some()
+        })
         .count();
     let peer_url = refs.iter().filter(|r| url_base.join(r).is_ok()).count();
     assert_eq!((ours, fluent, peer_url), (m, m, m));
@@ -129,7 +165,9 @@ fn bench(c: &mut Criterion) {
     g.bench_function("urlsift-reparse-base", |b| {
         b.iter(|| {
             refs.iter()
-                .filter_map(|r| uri::resolve(black_box(BASE.as_bytes()), black_box(r.as_bytes())).ok())
+                .filter_map(|r| {
+                    uri::resolve(black_box(BASE.as_bytes()), black_box(r.as_bytes())).ok()
+                })
                 .map(|s| s.len())
                 .sum::<usize>()
         })

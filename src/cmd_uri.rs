@@ -63,8 +63,14 @@ pub fn parse_cmd(urls: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i
             path: text(u.path()),
             query: u.query().map(text),
             fragment: u.fragment().map(text),
-            error: error.map(|e| Problem { offset: e.index, message: e.kind.message().to_string() }),
-            scheme_error: scheme_error.map(|e| Problem { offset: e.index, message: e.message.to_string() }),
+            error: error.map(|e| Problem {
+                offset: e.index,
+                message: e.kind.message().to_string(),
+            }),
+            scheme_error: scheme_error.map(|e| Problem {
+                offset: e.index,
+                message: e.message.to_string(),
+            }),
         };
         serde_json::to_writer(&mut *out, &rec).map_err(io::Error::other)?;
         out.write_all(b"\n")?;
@@ -82,7 +88,10 @@ pub fn normalize_cmd(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> io::Result<i32> {
-    let opts = NormalizeOptions { scheme_based, drop_fragment };
+    let opts = NormalizeOptions {
+        scheme_based,
+        drop_fragment,
+    };
     let mut code = 0;
     for input in urls {
         match uri::normalize(input.as_bytes(), &opts) {
@@ -99,11 +108,19 @@ pub fn normalize_cmd(
 /// `urlsift resolve BASE REF...`: one resolved target per line on `out`
 /// (RFC 3986 5.2). A bad base is reported once and every reference fails;
 /// a bad reference gets a message on `err`. Returns 0 if all resolved, 2 otherwise.
-pub fn resolve_cmd(base: &str, refs: &[String], out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
+pub fn resolve_cmd(
+    base: &str,
+    refs: &[String],
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> io::Result<i32> {
     let b = match UriRef::parse(base.as_bytes()) {
         Ok(b) if b.is_absolute() => b,
         Ok(_) => {
-            writeln!(err, "urlsift: resolve: base {base:?}: base URI has no scheme")?;
+            writeln!(
+                err,
+                "urlsift: resolve: base {base:?}: base URI has no scheme"
+            )?;
             return Ok(2);
         }
         Err(e) => {
@@ -113,7 +130,8 @@ pub fn resolve_cmd(base: &str, refs: &[String], out: &mut dyn Write, err: &mut d
     };
     let mut code = 0;
     for r in refs {
-        let resolved = UriRef::parse(r.as_bytes()).and_then(|u| uri::resolve::resolve_parsed(&b, &u));
+        let resolved =
+            UriRef::parse(r.as_bytes()).and_then(|u| uri::resolve::resolve_parsed(&b, &u));
         match resolved {
             Ok(t) => writeln!(out, "{t}")?,
             Err(e) => {

@@ -11,19 +11,33 @@ fn args(a: &[&str]) -> Vec<String> {
     a.iter().map(|s| s.to_string()).collect()
 }
 
-fn run(f: impl FnOnce(&mut Vec<u8>, &mut Vec<u8>) -> std::io::Result<i32>) -> (i32, String, String) {
+fn run(
+    f: impl FnOnce(&mut Vec<u8>, &mut Vec<u8>) -> std::io::Result<i32>,
+) -> (i32, String, String) {
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let code = f(&mut out, &mut err).unwrap();
-    (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
+    (
+        code,
+        String::from_utf8(out).unwrap(),
+        String::from_utf8(err).unwrap(),
+    )
 }
 
 #[test]
 fn parse_prints_one_object_per_url() {
-    let urls = args(&["HTTP://user@[::1]:8080/a?q#f", "http://a b/", "telnet://h/x", "urn:isbn:1"]);
+    let urls = args(&[
+        "HTTP://user@[::1]:8080/a?q#f",
+        "http://a b/",
+        "telnet://h/x",
+        "urn:isbn:1",
+    ]);
     let (code, out, err) = run(|o, e| cmd_uri::parse_cmd(&urls, o, e));
     assert_eq!(code, 2);
     assert!(err.is_empty());
-    let lines: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(lines.len(), 4);
     let v = &lines[0];
     assert_eq!(v["input"], "HTTP://user@[::1]:8080/a?q#f");
@@ -46,7 +60,20 @@ fn parse_prints_one_object_per_url() {
     assert_eq!(lines[3]["host"], Value::Null);
     assert_eq!(lines[3]["host_kind"], Value::Null);
     let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
-    for k in ["input", "valid", "scheme", "userinfo", "host", "host_kind", "port", "path", "query", "fragment", "error", "scheme_error"] {
+    for k in [
+        "input",
+        "valid",
+        "scheme",
+        "userinfo",
+        "host",
+        "host_kind",
+        "port",
+        "path",
+        "query",
+        "fragment",
+        "error",
+        "scheme_error",
+    ] {
         assert!(keys.iter().any(|x| *x == k), "missing {k}");
     }
 }
@@ -59,11 +86,18 @@ fn parse_exit_zero_when_all_valid() {
 
 #[test]
 fn normalize_lines_and_errors() {
-    let urls = args(&["HTTP://Example.COM:80/%7ea/./b#x", "http://a/%zz", "foo://A:80"]);
+    let urls = args(&[
+        "HTTP://Example.COM:80/%7ea/./b#x",
+        "http://a/%zz",
+        "foo://A:80",
+    ]);
     let (code, out, err) = run(|o, e| cmd_uri::normalize_cmd(&urls, true, false, o, e));
     assert_eq!(code, 2);
     assert_eq!(out, "http://example.com/~a/b#x\nfoo://a:80\n");
-    assert!(err.contains("\"http://a/%zz\"") && err.contains("at byte 10"), "{err}");
+    assert!(
+        err.contains("\"http://a/%zz\"") && err.contains("at byte 10"),
+        "{err}"
+    );
     let (code, out, _) = run(|o, e| cmd_uri::normalize_cmd(&urls[..1], false, true, o, e));
     assert_eq!((code, out.as_str()), (0, "http://example.com:80/~a/b\n"));
 }
@@ -74,7 +108,10 @@ fn resolve_lines_and_errors() {
     let (code, out, err) = run(|o, e| cmd_uri::resolve_cmd("http://a/b/c/d;p?q", &refs, o, e));
     assert_eq!(code, 2);
     assert_eq!(out, "http://a/g\nhttp://a/b/c/g;x?y#s\n");
-    assert!(err.contains("\"a b\"") && err.contains("at byte 1"), "{err}");
+    assert!(
+        err.contains("\"a b\"") && err.contains("at byte 1"),
+        "{err}"
+    );
     let (code, out, err) = run(|o, e| cmd_uri::resolve_cmd("/relative", &refs, o, e));
     assert_eq!((code, out.as_str()), (2, ""));
     assert!(err.contains("no scheme"), "{err}");

@@ -27,9 +27,18 @@ fn uriish() -> impl Strategy<Value = String> {
 }
 
 const OPTS: [NormalizeOptions; 3] = [
-    NormalizeOptions { scheme_based: true, drop_fragment: false },
-    NormalizeOptions { scheme_based: false, drop_fragment: false },
-    NormalizeOptions { scheme_based: true, drop_fragment: true },
+    NormalizeOptions {
+        scheme_based: true,
+        drop_fragment: false,
+    },
+    NormalizeOptions {
+        scheme_based: false,
+        drop_fragment: false,
+    },
+    NormalizeOptions {
+        scheme_based: true,
+        drop_fragment: true,
+    },
 ];
 
 fn recompose(u: &UriRef<'_>) -> Vec<u8> {
@@ -73,25 +82,50 @@ type Parts<'a> = (
 );
 
 fn parts<'a>(u: &UriRef<'a>) -> Parts<'a> {
-    (u.scheme(), u.userinfo(), u.host(), u.port(), u.path(), u.query(), u.fragment())
+    (
+        u.scheme(),
+        u.userinfo(),
+        u.host(),
+        u.port(),
+        u.path(),
+        u.query(),
+        u.fragment(),
+    )
 }
 
 /// Run every entry point on `t`; none may panic.
 fn exercise(t: &[u8]) {
     let s = UriRef::split(t);
-    let _ = (parts(&s), s.host_kind(), s.authority(), s.check_scheme(), s.validate());
+    let _ = (
+        parts(&s),
+        s.host_kind(),
+        s.authority(),
+        s.check_scheme(),
+        s.validate(),
+    );
     assert_eq!(recompose(&s), t, "split must cover every byte");
     if let Ok(p) = UriRef::parse(t) {
         assert_eq!(parts(&p), parts(&s), "parse and split disagree on {t:?}");
         let _ = p.check_scheme();
     }
     if let Ok(p) = UriRef::parse_iri(t) {
-        assert_eq!(parts(&p), parts(&s), "parse_iri and split disagree on {t:?}");
+        assert_eq!(
+            parts(&p),
+            parts(&s),
+            "parse_iri and split disagree on {t:?}"
+        );
     }
     for o in &OPTS {
         if let Ok(n) = uri::normalize(t, o) {
-            assert!(UriRef::parse(n.as_bytes()).is_ok(), "normalized form invalid: {n:?}");
-            assert_eq!(uri::normalize(n.as_bytes(), o).as_deref(), Ok(n.as_str()), "not idempotent: {t:?}");
+            assert!(
+                UriRef::parse(n.as_bytes()).is_ok(),
+                "normalized form invalid: {n:?}"
+            );
+            assert_eq!(
+                uri::normalize(n.as_bytes(), o).as_deref(),
+                Ok(n.as_str()),
+                "not idempotent: {t:?}"
+            );
         }
     }
     let _ = uri::resolve(b"http://a/b/c/d;p?q", t);
@@ -128,10 +162,10 @@ proptest! {
         if let Ok(r) = uri::resolve(b"http://a/b/c/d;p?q", s.as_bytes()) {
             prop_assert!(UriRef::parse(r.as_bytes()).is_ok(), "{:?} -> {:?}", s, r);
             // Resolving a normalized reference gives an equivalent target.
-            if let Ok(n) = uri::normalize(s.as_bytes(), &OPTS[1]) {
-                if let Ok(rn) = uri::resolve(b"http://a/b/c/d;p?q", n.as_bytes()) {
-                    prop_assert_eq!(uri::normalize(rn.as_bytes(), &OPTS[1]), uri::normalize(r.as_bytes(), &OPTS[1]), "{:?}", s);
-                }
+            if let Ok(n) = uri::normalize(s.as_bytes(), &OPTS[1])
+                && let Ok(rn) = uri::resolve(b"http://a/b/c/d;p?q", n.as_bytes())
+            {
+                prop_assert_eq!(uri::normalize(rn.as_bytes(), &OPTS[1]), uri::normalize(r.as_bytes(), &OPTS[1]), "{:?}", s);
             }
         }
     }
@@ -169,8 +203,12 @@ proptest! {
 /// not RFC 3986 oracles.
 #[test]
 fn whatwg_corpus_never_panics() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/conformance/wpt/urltestdata.json");
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/conformance/wpt/urltestdata.json"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let mut n = 0;
     for case in v.as_array().unwrap() {
         for key in ["input", "base", "href"] {
@@ -179,7 +217,10 @@ fn whatwg_corpus_never_panics() {
                 n += 1;
             }
         }
-        if let (Some(i), Some(b)) = (case.get("input").and_then(|x| x.as_str()), case.get("base").and_then(|x| x.as_str())) {
+        if let (Some(i), Some(b)) = (
+            case.get("input").and_then(|x| x.as_str()),
+            case.get("base").and_then(|x| x.as_str()),
+        ) {
             let _ = uri::resolve(b.as_bytes(), i.as_bytes());
         }
     }
@@ -198,9 +239,18 @@ fn one_mib_inputs_are_linear() {
         ("scheme run", format!("{}:", rep("a")).into_bytes()),
         ("http://", rep("http://").into_bytes()),
         ("dotdot", format!("http://h{}", rep("/..")).into_bytes()),
-        ("deep then up", format!("http://h/{}{}", "a/".repeat(N / 4), "../".repeat(N / 6)).into_bytes()),
-        ("relative up", format!("{}{}", "a/".repeat(N / 4), "../".repeat(N / 6)).into_bytes()),
-        ("rootless up", format!("x:{}{}", "a/".repeat(N / 4), "../".repeat(N / 6)).into_bytes()),
+        (
+            "deep then up",
+            format!("http://h/{}{}", "a/".repeat(N / 4), "../".repeat(N / 6)).into_bytes(),
+        ),
+        (
+            "relative up",
+            format!("{}{}", "a/".repeat(N / 4), "../".repeat(N / 6)).into_bytes(),
+        ),
+        (
+            "rootless up",
+            format!("x:{}{}", "a/".repeat(N / 4), "../".repeat(N / 6)).into_bytes(),
+        ),
         ("pct", format!("http://h/{}", rep("%41")).into_bytes()),
         ("pct2e", format!("http://h/{}", rep("%2E%2e/")).into_bytes()),
         ("userinfo", format!("//{}", rep("a:")).into_bytes()),
@@ -221,6 +271,10 @@ fn one_mib_inputs_are_linear() {
         let _ = uri::resolve(b"http://a/b/c/d;p?q", t);
         let _ = uri::relativize(b"http://a/b/c/d;p?q", t, false);
         let took = start.elapsed();
-        assert!(took < Duration::from_secs(3), "{name}: {took:?} for {} bytes", t.len());
+        assert!(
+            took < Duration::from_secs(3),
+            "{name}: {took:?} for {} bytes",
+            t.len()
+        );
     }
 }

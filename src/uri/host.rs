@@ -166,7 +166,10 @@ pub(crate) fn ip_literal(t: &[u8], i: usize) -> Result<usize, Error> {
     let end = end.map_err(|index| Error { index, kind })?;
     match t.get(end) {
         Some(b']') => Ok(end + 1),
-        None | Some(b'/' | b'?' | b'#') => Err(Error { index: end, kind: ErrorKind::UnclosedBracket }),
+        None | Some(b'/' | b'?' | b'#') => Err(Error {
+            index: end,
+            kind: ErrorKind::UnclosedBracket,
+        }),
         Some(_) => Err(Error { index: end, kind }),
     }
 }
@@ -228,7 +231,15 @@ mod tests {
         assert!(is_ipv4(b"0.0.0.0"));
         assert!(is_ipv4(b"255.255.255.255"));
         assert!(is_ipv4(b"249.199.99.9"));
-        for s in ["256.0.0.0", "1.2.3", "1.2.3.4.", "01.2.3.4", "1.2.3.4.5", "a.b.c.d", ""] {
+        for s in [
+            "256.0.0.0",
+            "1.2.3",
+            "1.2.3.4.",
+            "01.2.3.4",
+            "1.2.3.4.5",
+            "a.b.c.d",
+            "",
+        ] {
             assert!(!is_ipv4(s.as_bytes()), "{s}");
         }
     }

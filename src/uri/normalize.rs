@@ -44,7 +44,10 @@ pub struct NormalizeOptions {
 
 impl Default for NormalizeOptions {
     fn default() -> Self {
-        NormalizeOptions { scheme_based: true, drop_fragment: false }
+        NormalizeOptions {
+            scheme_based: true,
+            drop_fragment: false,
+        }
     }
 }
 
@@ -89,7 +92,10 @@ fn pct_normalize(src: &[u8], out: &mut Vec<u8>, lower: bool) {
             i += 8;
         }
         let rest = src.get(i..).unwrap_or_default();
-        i += rest.iter().position(|&b| REWRITE[b as usize] & mask != 0).unwrap_or(rest.len());
+        i += rest
+            .iter()
+            .position(|&b| REWRITE[b as usize] & mask != 0)
+            .unwrap_or(rest.len());
         let Some(&b) = src.get(i) else { break };
         out.extend_from_slice(src.get(run..i).unwrap_or_default());
         if b == b'%' {
@@ -209,7 +215,9 @@ pub fn normalize(input: &[u8], opts: &NormalizeOptions) -> Result<String, Error>
         out.extend(s.iter().map(u8::to_ascii_lowercase));
         out.push(b':');
     }
-    let known = scheme.and_then(scheme::lookup).filter(|_| opts.scheme_based);
+    let known = scheme
+        .and_then(scheme::lookup)
+        .filter(|_| opts.scheme_based);
     let has_auth = u.auth_start > 0;
     if has_auth {
         out.extend_from_slice(b"//");
@@ -251,7 +259,8 @@ pub fn normalize(input: &[u8], opts: &NormalizeOptions) -> Result<String, Error>
         out.push(b'#');
         pct_normalize(f, &mut out, false);
     }
-    Ok(String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+    Ok(String::from_utf8(out)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
 }
 
 #[cfg(test)]
@@ -276,7 +285,12 @@ mod tests {
 
     #[test]
     fn scheme_based() {
-        for s in ["http://example.com", "http://example.com/", "http://example.com:/", "http://example.com:80/"] {
+        for s in [
+            "http://example.com",
+            "http://example.com/",
+            "http://example.com:/",
+            "http://example.com:80/",
+        ] {
             assert_eq!(n(s), "http://example.com/");
         }
         assert_eq!(n("HTTP://A:0080?q"), "http://a/?q");

@@ -54,10 +54,10 @@ pub fn split(text: &[u8]) -> UriRef<'_> {
         u.host_end = end;
         let hp = text.get(hs..end).unwrap_or_default();
         if hp.first() == Some(&b'[') {
-            if let Some(p) = memchr::memchr(b']', hp) {
-                if hp.get(p + 1) == Some(&b':') {
-                    u.host_end = hs + p + 1;
-                }
+            if let Some(p) = memchr::memchr(b']', hp)
+                && hp.get(p + 1) == Some(&b':')
+            {
+                u.host_end = hs + p + 1;
             }
         } else if let Some(p) = memchr::memchr(b':', hp) {
             u.host_end = hs + p;
@@ -95,9 +95,26 @@ mod tests {
 
     #[test]
     fn odd_inputs() {
-        for t in [&b""[..], b":", b"//", b"?#", b"#?", b"//[", b"//@", b"//a@b@c:d", b"a:b:c"] {
+        for t in [
+            &b""[..],
+            b":",
+            b"//",
+            b"?#",
+            b"#?",
+            b"//[",
+            b"//@",
+            b"//a@b@c:d",
+            b"a:b:c",
+        ] {
             let u = split(t);
-            let _ = (u.scheme(), u.userinfo(), u.host(), u.port(), u.path(), u.query());
+            let _ = (
+                u.scheme(),
+                u.userinfo(),
+                u.host(),
+                u.port(),
+                u.path(),
+                u.query(),
+            );
             let _ = (u.fragment(), u.host_kind(), u.authority());
         }
         let u = split(b"//u@h@[::1]:80/p?q#f");

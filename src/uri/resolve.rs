@@ -75,7 +75,8 @@ pub(crate) fn remove_dot_segments_in_place(buf: &mut Vec<u8>, start: usize) {
             continue;
         }
         if dot == 2 {
-            w = memchr::memrchr(b'/', buf.get(start..w).unwrap_or_default()).map_or(start, |p| start + p);
+            w = memchr::memrchr(b'/', buf.get(start..w).unwrap_or_default())
+                .map_or(start, |p| start + p);
         }
         if dot == 0 {
             buf.copy_within(r..e, w);
@@ -113,7 +114,10 @@ pub fn resolve(base: &[u8], reference: &[u8]) -> Result<String, Error> {
 /// [`resolve`] for references already parsed.
 pub fn resolve_parsed(b: &UriRef<'_>, r: &UriRef<'_>) -> Result<String, Error> {
     let Some(bscheme) = b.scheme() else {
-        return Err(Error { index: 0, kind: ErrorKind::BaseNotAbsolute });
+        return Err(Error {
+            index: 0,
+            kind: ErrorKind::BaseNotAbsolute,
+        });
     };
     let mut out: Vec<u8> = Vec::with_capacity(b.as_bytes().len() + r.as_bytes().len());
     let (scheme, authority, query);
@@ -170,7 +174,8 @@ pub fn resolve_parsed(b: &UriRef<'_>, r: &UriRef<'_>) -> Result<String, Error> {
         out.push(b'#');
         out.extend_from_slice(f);
     }
-    Ok(String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+    Ok(String::from_utf8(out)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
 }
 
 /// The reference that [`resolve`]s against `base` to `target`, the inverse of
@@ -189,7 +194,10 @@ pub fn relativize(base: &[u8], target: &[u8], domain_root: bool) -> Result<Strin
     let b = UriRef::parse(base)?;
     let t = UriRef::parse(target)?;
     let (Some(bs), Some(ts)) = (b.scheme(), t.scheme()) else {
-        return Err(Error { index: 0, kind: ErrorKind::BaseNotAbsolute });
+        return Err(Error {
+            index: 0,
+            kind: ErrorKind::BaseNotAbsolute,
+        });
     };
     let lossy = |v: &[u8]| String::from_utf8_lossy(v).into_owned();
     if !bs.eq_ignore_ascii_case(ts) {
@@ -210,19 +218,35 @@ pub fn relativize(base: &[u8], target: &[u8], domain_root: bool) -> Result<Strin
         }
         return Ok(lossy(&out));
     }
-    let bsegs: Vec<&[u8]> = bp.strip_prefix(b"/").unwrap_or(bp).split(|&c| c == b'/').collect();
-    let tsegs: Vec<&[u8]> = tp.strip_prefix(b"/").unwrap_or(tp).split(|&c| c == b'/').collect();
+    let bsegs: Vec<&[u8]> = bp
+        .strip_prefix(b"/")
+        .unwrap_or(bp)
+        .split(|&c| c == b'/')
+        .collect();
+    let tsegs: Vec<&[u8]> = tp
+        .strip_prefix(b"/")
+        .unwrap_or(tp)
+        .split(|&c| c == b'/')
+        .collect();
     if domain_root && bsegs.first() != tsegs.first() {
         return Ok(lossy(tail));
     }
-    let bdir = bsegs.get(..bsegs.len().saturating_sub(1)).unwrap_or_default();
-    let tdir = tsegs.get(..tsegs.len().saturating_sub(1)).unwrap_or_default();
+    let bdir = bsegs
+        .get(..bsegs.len().saturating_sub(1))
+        .unwrap_or_default();
+    let tdir = tsegs
+        .get(..tsegs.len().saturating_sub(1))
+        .unwrap_or_default();
     let common = bdir.iter().zip(tdir).take_while(|(x, y)| x == y).count();
     for _ in common..bdir.len() {
         out.extend_from_slice(b"../");
     }
     let rest = tsegs.get(common..).unwrap_or_default();
-    if common == bdir.len() && rest.first().is_some_and(|f| f.is_empty() || f.contains(&b':')) {
+    if common == bdir.len()
+        && rest
+            .first()
+            .is_some_and(|f| f.is_empty() || f.contains(&b':'))
+    {
         out.extend_from_slice(b"./");
     }
     out.extend_from_slice(&rest.join(&b'/'));

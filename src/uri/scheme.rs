@@ -125,7 +125,8 @@ fn group_error(g: &[u8]) -> Option<usize> {
         Some(b) if b.is_ascii_alphabetic() => {}
         _ => return Some(0),
     }
-    g.iter().position(|&b| !(b.is_ascii_alphanumeric() || b"-.+_".contains(&b)))
+    g.iter()
+        .position(|&b| !(b.is_ascii_alphanumeric() || b"-.+_".contains(&b)))
 }
 
 /// Check one `addr-spec` (local@domain); returns the offset of the problem.
@@ -133,28 +134,29 @@ fn addr_error(a: &[u8]) -> Option<(usize, &'static str)> {
     let Some(at) = memchr::memrchr(b'@', a) else {
         return Some((a.len(), "mailto address without '@'"));
     };
-    let (local, domain) = (a.get(..at).unwrap_or_default(), a.get(at + 1..).unwrap_or_default());
+    let (local, domain) = (
+        a.get(..at).unwrap_or_default(),
+        a.get(at + 1..).unwrap_or_default(),
+    );
     if local.is_empty() {
         return Some((at, "empty local part"));
     }
-    if local.first() != Some(&b'"') {
-        if let Some(p) = local
+    if local.first() != Some(&b'"')
+        && let Some(p) = local
             .iter()
             .position(|&b| !(b.is_ascii_alphanumeric() || b"!#$%&'*+-/=?^_`{|}~.".contains(&b)))
-        {
-            return Some((p, "invalid character in mailto local part"));
-        }
+    {
+        return Some((p, "invalid character in mailto local part"));
     }
     if domain.is_empty() {
         return Some((at + 1, "empty mail domain"));
     }
-    if domain.first() != Some(&b'[') {
-        if let Some(p) = domain
+    if domain.first() != Some(&b'[')
+        && let Some(p) = domain
             .iter()
             .position(|&b| !(b.is_ascii_alphanumeric() || b"-.%".contains(&b)))
-        {
-            return Some((at + 1 + p, "invalid character in mail domain"));
-        }
+    {
+        return Some((at + 1 + p, "invalid character in mail domain"));
     }
     None
 }
@@ -180,7 +182,9 @@ pub(crate) fn check(u: &UriRef<'_>) -> Result<(), SchemeError> {
             if let Some(semi) = memchr::memchr(b';', path) {
                 let rest = path.get(semi..).unwrap_or_default();
                 let ok = rest.len() == 7
-                    && rest.get(..6).is_some_and(|t| t.eq_ignore_ascii_case(b";type="))
+                    && rest
+                        .get(..6)
+                        .is_some_and(|t| t.eq_ignore_ascii_case(b";type="))
                     && rest.get(6).is_some_and(|c| b"aidAID".contains(c));
                 if !ok {
                     return fail(p0 + semi, "ftp path: ';' only in a final ;type=a|i|d");
@@ -239,10 +243,10 @@ pub(crate) fn check(u: &UriRef<'_>) -> Result<(), SchemeError> {
             if let Some(i) = group_error(group) {
                 return fail(p0 + 1 + i, "nntp needs /newsgroup-name");
             }
-            if let Some(art) = parts.next() {
-                if art.is_empty() || !art.iter().all(u8::is_ascii_digit) {
-                    return fail(p0 + 2 + group.len(), "nntp article number must be digits");
-                }
+            if let Some(art) = parts.next()
+                && (art.is_empty() || !art.iter().all(u8::is_ascii_digit))
+            {
+                return fail(p0 + 2 + group.len(), "nntp article number must be digits");
             }
             no_query(u, "nntp URL has no query")
         }
@@ -294,12 +298,18 @@ pub(crate) fn check(u: &UriRef<'_>) -> Result<(), SchemeError> {
                 return Ok(());
             };
             let mut off = semi + 1;
-            for field in path.get(semi + 1..).unwrap_or_default().split(|&b| b == b';') {
+            for field in path
+                .get(semi + 1..)
+                .unwrap_or_default()
+                .split(|&b| b == b';')
+            {
                 let eqs: Vec<usize> = memchr::memchr_iter(b'=', field).collect();
                 match eqs.as_slice() {
                     [_] => {}
                     [] => return fail(p0 + off + field.len(), "prospero field needs '='"),
-                    [_, second, ..] => return fail(p0 + off + second, "prospero field has two '='"),
+                    [_, second, ..] => {
+                        return fail(p0 + off + second, "prospero field has two '='");
+                    }
                 }
                 off += field.len() + 1;
             }
@@ -314,7 +324,10 @@ mod tests {
     use super::*;
 
     fn c(s: &str) -> Result<(), usize> {
-        UriRef::parse(s.as_bytes()).unwrap().check_scheme().map_err(|e| e.index)
+        UriRef::parse(s.as_bytes())
+            .unwrap()
+            .check_scheme()
+            .map_err(|e| e.index)
     }
 
     #[test]

@@ -104,7 +104,10 @@ fn scan(text: &[u8], mut i: usize, class: u8) -> Result<usize, Error> {
     loop {
         // 8 bytes at a time while all share a bit of `class` (conservative:
         // a mixed run falls through to the byte loop, which decides).
-        while let Some(chunk) = text.get(i..i + 8).and_then(|c| <&[u8; 8]>::try_from(c).ok()) {
+        while let Some(chunk) = text
+            .get(i..i + 8)
+            .and_then(|c| <&[u8; 8]>::try_from(c).ok())
+        {
             let all = chunk.iter().fold(0xFF, |acc, &b| acc & TABLE[b as usize]);
             if all & class == 0 {
                 break;
@@ -112,7 +115,10 @@ fn scan(text: &[u8], mut i: usize, class: u8) -> Result<usize, Error> {
             i += 8;
         }
         let rest = text.get(i..).unwrap_or_default();
-        i += rest.iter().position(|&b| TABLE[b as usize] & class == 0).unwrap_or(rest.len());
+        i += rest
+            .iter()
+            .position(|&b| TABLE[b as usize] & class == 0)
+            .unwrap_or(rest.len());
         if text.get(i) != Some(&b'%') {
             return Ok(i);
         }
@@ -187,7 +193,11 @@ fn parse_inner(text: &[u8], iri: bool) -> Result<UriRef<'_>, Error> {
         None => return Ok(u),
         Some(b'#') => {}
         Some(_) => {
-            let kind = if u.query_start < i { ErrorKind::Query } else { ErrorKind::Path };
+            let kind = if u.query_start < i {
+                ErrorKind::Query
+            } else {
+                ErrorKind::Path
+            };
             return Err(err(i, kind));
         }
     }
@@ -212,7 +222,11 @@ fn authority(u: &mut UriRef<'_>, a: usize, na: u8) -> Result<usize, Error> {
         b'@' => (k1 + 1, None, None),
         b':' => {
             let k2 = scan(text, k1, USERINFO | na)?;
-            if at(text, k2) == b'@' { (k2 + 1, None, None) } else { (a, Some(k2), Some(k1)) }
+            if at(text, k2) == b'@' {
+                (k2 + 1, None, None)
+            } else {
+                (a, Some(k2), Some(k1))
+            }
         }
         _ => (a, Some(k1), (k1 > a || at(text, a) != b'[').then_some(k1)),
     };
@@ -220,7 +234,9 @@ fn authority(u: &mut UriRef<'_>, a: usize, na: u8) -> Result<usize, Error> {
     match host_port(u, h, na, known) {
         Ok(end) => Ok(end),
         // Without '@', everything up to `reach` could still have been a userinfo.
-        Err(e) if reach.is_some_and(|k| k > e.index) => Err(err(reach.unwrap_or(0), ErrorKind::Port)),
+        Err(e) if reach.is_some_and(|k| k > e.index) => {
+            Err(err(reach.unwrap_or(0), ErrorKind::Port))
+        }
         Err(e) => Err(e),
     }
 }
@@ -273,8 +289,19 @@ mod tests {
 
     #[test]
     fn same_offsets_as_split() {
-        for t in ["http://u@h:1/p?q#f", "//[v1.x]:/", "a:", "?#", "#?", "g;x?y#s", "mailto:a@b"] {
-            assert_eq!(parse(t.as_bytes(), false).unwrap(), super::super::parse::split(t.as_bytes()));
+        for t in [
+            "http://u@h:1/p?q#f",
+            "//[v1.x]:/",
+            "a:",
+            "?#",
+            "#?",
+            "g;x?y#s",
+            "mailto:a@b",
+        ] {
+            assert_eq!(
+                parse(t.as_bytes(), false).unwrap(),
+                super::super::parse::split(t.as_bytes())
+            );
         }
     }
 }
