@@ -15,6 +15,7 @@
 
 pub mod classify;
 pub mod extract;
+pub mod input;
 pub mod output;
 pub mod parallel;
 pub mod uri;

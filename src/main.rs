@@ -1,13 +1,17 @@
 //! The `urlsift` command line: thin wiring over the library.
 
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+mod cmd_uri;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use urlsift::classify::{Classifier, isa_report};
 use urlsift::extract::Extractor;
+use urlsift::input::Opened;
 use urlsift::output::{self, CountBy, Format, Options, Record};
+use urlsift::parallel::{self, LineCounter};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -129,9 +133,26 @@ fn main() -> ExitCode {
 }
 
 fn run_uri_cmd(cmd: Cmd) -> u8 {
-    let _ = cmd;
-    eprintln!("urlsift: not implemented yet");
-    2
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let mut err = io::stderr();
+    let r = match cmd {
+        Cmd::Parse { urls } => cmd_uri::parse_cmd(&urls, &mut out, &mut err),
+        Cmd::Normalize {
+            syntax_only,
+            drop_fragment,
+            urls,
+        } => cmd_uri::normalize_cmd(&urls, !syntax_only, drop_fragment, &mut out, &mut err),
+        Cmd::Resolve { base, refs } => cmd_uri::resolve_cmd(&base, &refs, &mut out, &mut err),
+    };
+    match r.and_then(|code| out.flush().map(|_| code)) {
+        Ok(code) => u8::try_from(code).unwrap_or(2),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => 0,
+        Err(e) => {
+            eprintln!("urlsift: writing output: {e}");
+            2
+        }
+    }
 }
 
 /// One input: a path, or standard input.
@@ -177,17 +198,6 @@ fn inputs(paths: &[PathBuf], errors: &mut u64) -> Vec<Input> {
         }
     }
     v
-}
-
-fn read_input(input: &Input) -> io::Result<Vec<u8>> {
-    match &input.path {
-        Some(p) => std::fs::read(p),
-        None => {
-            let mut v = Vec::new();
-            io::stdin().lock().read_to_end(&mut v)?;
-            Ok(v)
-        }
-    }
 }
 
 fn scan(args: &ScanArgs) -> u8 {
@@ -241,8 +251,8 @@ fn scan(args: &ScanArgs) -> u8 {
     let mut found = 0u64;
     let mut write_err: Option<io::Error> = None;
     for input in &inputs {
-        let data = match read_input(input) {
-            Ok(d) => d,
+        let opened = match urlsift::input::open(input.path.as_deref()) {
+            Ok(o) => o,
             Err(e) => {
                 errors += 1;
                 eprintln!("urlsift: {}: {e}", input.name);
@@ -250,25 +260,38 @@ fn scan(args: &ScanArgs) -> u8 {
             }
         };
         let mut count = 0u64;
-        let (mut line, mut last) = (1u64, 0usize);
-        urlsift::parallel::scan(&extractor, &data, args.chunk_size, |m| {
-            if write_err.is_some() {
+        let mut on_match = |m: &urlsift::extract::Match<'_>, line: u64| {
+            if write_err.is_some() || (args.strict && !output::Parts::new(m).valid()) {
                 return;
             }
-            if args.strict && !output::Parts::new(&m).valid() {
-                return;
-            }
-            line += memchr::memchr_iter(b'\n', &data[last..m.start]).count() as u64;
-            last = m.start;
             count += 1;
             if let Err(e) = sink.record(&Record {
                 file: &input.name,
                 line,
-                m: &m,
+                m,
             }) {
                 write_err = Some(e);
             }
-        });
+        };
+        match opened {
+            Opened::Whole(data) => {
+                let mut lines = LineCounter::default();
+                parallel::scan(&extractor, &data, args.chunk_size, |m| {
+                    let line = lines.line_at(&data, m.start);
+                    on_match(&m, line);
+                });
+            }
+            Opened::Stream(r) => {
+                let block = parallel::DEFAULT_BLOCK_SIZE;
+                if let Err(e) =
+                    parallel::scan_reader(&extractor, r, block, args.chunk_size, on_match)
+                {
+                    // What was found before the error has been printed.
+                    errors += 1;
+                    eprintln!("urlsift: {}: {e}", input.name);
+                }
+            }
+        }
         found += count;
         if write_err.is_none()
             && let Err(e) = sink.file_done(&input.name, count)
@@ -284,12 +307,12 @@ fn scan(args: &ScanArgs) -> u8 {
     {
         write_err = Some(e);
     }
-    if let Some(e) = write_err {
-        if e.kind() != io::ErrorKind::BrokenPipe {
-            eprintln!("urlsift: writing output: {e}");
-            return 2;
-        }
-        // A closed pipe (`urlsift big | head`) ends the run quietly.
+    // A closed pipe (`urlsift big | head`) ends the run quietly.
+    if let Some(e) = write_err
+        && e.kind() != io::ErrorKind::BrokenPipe
+    {
+        eprintln!("urlsift: writing output: {e}");
+        return 2;
     }
     if errors > 0 && !(args.quiet && found > 0) {
         2

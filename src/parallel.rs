@@ -31,10 +31,12 @@
 //! assert_eq!(seq, par);
 //! ```
 
+use std::io::{self, Read};
+
 use rayon::prelude::*;
 
 use crate::classify::naive;
-use crate::extract::rules::MAX_LOOK_BEHIND;
+use crate::extract::rules::{MAX_LOOK_BEHIND, MAX_WRAPPED};
 use crate::extract::{Extractor, Match, RawMatch};
 
 /// The default chunk size: large enough to amortize the stitching, small
@@ -44,9 +46,14 @@ pub const DEFAULT_CHUNK_SIZE: usize = 2 << 20;
 /// The cuts between chunks: `0 = b0 < b1 < ... < bn = hay.len()`, each inner
 /// cut at an ASCII stop byte at or after a multiple of `chunk_size`.
 pub fn cuts(hay: &[u8], chunk_size: usize) -> Vec<usize> {
+    cuts_from(hay, 0, chunk_size)
+}
+
+/// [`cuts`] of `hay[start..]`: `start = b0 < b1 < ... < bn = hay.len()`.
+fn cuts_from(hay: &[u8], start: usize, chunk_size: usize) -> Vec<usize> {
     let step = chunk_size.max(1);
-    let mut v = vec![0];
-    let mut next = step;
+    let mut v = vec![start];
+    let mut next = start + step;
     while next < hay.len() {
         let mut i = next;
         while i < hay.len() && !(hay[i] < 0x80 && naive::is_stop(hay[i])) {
@@ -55,7 +62,7 @@ pub fn cuts(hay: &[u8], chunk_size: usize) -> Vec<usize> {
         if i >= hay.len() {
             break;
         }
-        if i > *v.last().unwrap_or(&0) {
+        if i > *v.last().unwrap_or(&start) {
             v.push(i);
         }
         next = i + step;
@@ -74,31 +81,190 @@ struct ChunkOut<'h> {
 /// and hand every match to `sink` in input order. The result is identical to
 /// [`Extractor::scan`] over the whole buffer. Memory held at once is bounded
 /// by a batch of chunks (four per thread), not by the input size.
-pub fn scan<'h>(ex: &Extractor, hay: &'h [u8], chunk_size: usize, mut sink: impl FnMut(Match<'h>)) {
-    let cuts = cuts(hay, chunk_size);
-    let chunks: Vec<(usize, usize)> = cuts.windows(2).map(|w| (w[0], w[1])).collect();
+pub fn scan<'h>(ex: &Extractor, hay: &'h [u8], chunk_size: usize, sink: impl FnMut(Match<'h>)) {
+    scan_range(ex, hay, 0, hay.len(), 0, chunk_size, sink);
+}
+
+/// [`scan`] restricted to the candidates in `hay[start..end]`, starting from
+/// `floor` (see [`Extractor::scan`]); returns the floor after the range.
+pub fn scan_range<'h>(
+    ex: &Extractor,
+    hay: &'h [u8],
+    start: usize,
+    end: usize,
+    floor: usize,
+    chunk_size: usize,
+    mut sink: impl FnMut(Match<'h>),
+) -> usize {
+    let end = end.min(hay.len());
+    if start >= end {
+        return floor;
+    }
+    let bounds = cuts_from(&hay[..end], start, chunk_size);
+    let chunks: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
     let batch = 4 * rayon::current_num_threads().max(1);
-    let mut floor = 0usize;
+    let mut floor = floor;
     for group in chunks.chunks(batch) {
-        let outs: Vec<ChunkOut<'h>> = group
-            .par_iter()
-            .map(|&(b, e)| {
-                let mut raws = Vec::new();
-                let (floor, _) = ex.scan_raw(
-                    hay,
-                    b,
-                    e,
-                    b.saturating_sub(MAX_LOOK_BEHIND),
-                    |_, _| true,
-                    |r| raws.push(r),
-                );
-                ChunkOut { raws, floor }
-            })
-            .collect();
+        let outs: Vec<ChunkOut<'h>> = if group.len() == 1 {
+            group
+                .iter()
+                .map(|&(b, e)| scan_chunk(ex, hay, b, e))
+                .collect()
+        } else {
+            group
+                .par_iter()
+                .map(|&(b, e)| scan_chunk(ex, hay, b, e))
+                .collect()
+        };
         for (&(b, e), out) in group.iter().zip(outs) {
             floor = stitch(ex, hay, b, e, floor, out, &mut sink);
         }
     }
+    floor
+}
+
+fn scan_chunk<'h>(ex: &Extractor, hay: &'h [u8], b: usize, e: usize) -> ChunkOut<'h> {
+    let mut raws = Vec::new();
+    let spec_floor = b.saturating_sub(MAX_LOOK_BEHIND);
+    let (floor, _) = ex.scan_raw(hay, b, e, spec_floor, |_, _| true, |r| raws.push(r));
+    ChunkOut { raws, floor }
+}
+
+/// Counts lines up to each match, incrementally (matches come in order).
+#[derive(Debug)]
+pub struct LineCounter {
+    pos: usize,
+    line: u64,
+}
+
+impl Default for LineCounter {
+    fn default() -> Self {
+        LineCounter { pos: 0, line: 1 }
+    }
+}
+
+impl LineCounter {
+    /// The 1-based line of `hay[at]`; `at` must not decrease between calls.
+    pub fn line_at(&mut self, hay: &[u8], at: usize) -> u64 {
+        if at > self.pos {
+            self.line += memchr::memchr_iter(b'\n', &hay[self.pos..at]).count() as u64;
+            self.pos = at;
+        }
+        self.line
+    }
+
+    /// The buffer lost its first `n` bytes: shift the position.
+    fn drop_front(&mut self, hay: &[u8], n: usize) {
+        self.line_at(hay, n);
+        self.pos -= n;
+    }
+}
+
+/// How much a stream is read at a time.
+pub const DEFAULT_BLOCK_SIZE: usize = 16 << 20;
+
+/// The longest run without any ASCII stop byte that a stream keeps whole;
+/// longer runs (never text) are cut there, which can split a URL in them.
+pub const MAX_RUN: usize = 64 << 20;
+
+/// Scan a stream in blocks of about `block_size` bytes, carrying the tail a
+/// URL needs from one block to the next, so memory stays bounded (about
+/// `block_size` plus [`MAX_WRAPPED`], or [`MAX_RUN`] for text with no
+/// whitespace at all) whatever the input size. Each match comes with its
+/// 1-based line; its offsets are absolute in the stream. The result is
+/// identical to scanning the whole stream at once. Returns the stream's size.
+pub fn scan_reader<R: Read>(
+    ex: &Extractor,
+    mut r: R,
+    block_size: usize,
+    chunk_size: usize,
+    mut sink: impl FnMut(&Match<'_>, u64),
+) -> io::Result<u64> {
+    let block_size = block_size.max(1);
+    let mut buf: Vec<u8> = Vec::new();
+    let mut base = 0u64; // absolute offset of buf[0]
+    let (mut start, mut floor) = (0usize, 0usize);
+    let mut lines = LineCounter::default();
+    let mut eof = false;
+    let mut need = block_size;
+    while !eof {
+        // Fill to a block plus the look-ahead a wrapped URL may need.
+        let want = start + need + MAX_WRAPPED + 1;
+        while buf.len() < want {
+            let old = buf.len();
+            buf.resize(want.max(old + 4096), 0);
+            let n = loop {
+                match r.read(&mut buf[old..]) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => {
+                        // Report where the stream broke; what came before is scanned.
+                        buf.truncate(old);
+                        let at = base + buf.len() as u64;
+                        let hay: &[u8] = &buf;
+                        scan_range(ex, hay, start, hay.len(), floor, chunk_size, |m| {
+                            let line = lines.line_at(hay, m.start);
+                            let abs = Match {
+                                start: m.start + base as usize,
+                                end: m.end + base as usize,
+                                ..m
+                            };
+                            sink(&abs, line);
+                        });
+                        return Err(io::Error::new(e.kind(), format!("at byte {at}: {e}")));
+                    }
+                }
+            };
+            buf.truncate(old + n);
+            if n == 0 {
+                eof = true;
+                break;
+            }
+        }
+        let end = if eof {
+            buf.len()
+        } else {
+            // The last ASCII stop byte that leaves MAX_WRAPPED bytes after it.
+            let limit = buf.len() - (MAX_WRAPPED + 1);
+            debug_assert!(limit > start);
+            // (A cut after `start`: the byte at `start` may be the last cut.)
+            match buf[start + 1..limit]
+                .iter()
+                .rposition(|&b| b < 0x80 && naive::is_stop(b))
+            {
+                Some(i) => start + 1 + i,
+                None if limit - start < MAX_RUN => {
+                    // No cut yet: read more before scanning.
+                    need = need.saturating_mul(2).min(MAX_RUN);
+                    continue;
+                }
+                None => limit,
+            }
+        };
+        need = block_size;
+        let hay: &[u8] = &buf;
+        floor = scan_range(ex, hay, start, end, floor, chunk_size, |m| {
+            let line = lines.line_at(hay, m.start);
+            let abs = Match {
+                start: m.start + base as usize,
+                end: m.end + base as usize,
+                ..m
+            };
+            sink(&abs, line);
+        });
+        if eof {
+            break;
+        }
+        // Keep the look-behind the next block needs, and anything after `end`.
+        // A floor further back than MAX_LOOK_BEHIND changes no decision.
+        let keep_from = end.saturating_sub(MAX_LOOK_BEHIND);
+        lines.drop_front(&buf, keep_from);
+        buf.drain(..keep_from);
+        base += keep_from as u64;
+        start = end - keep_from;
+        floor = floor.saturating_sub(keep_from);
+    }
+    Ok(base + buf.len() as u64)
 }
 
 /// Emit one chunk's matches given the true `floor` before it; returns the floor after it.

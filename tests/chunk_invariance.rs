@@ -145,3 +145,74 @@ fn datasets_any_chunking() {
         }
     }
 }
+
+/// A reader that hands out its bytes in pieces of the given sizes, cycling.
+struct Pieces<'a> {
+    data: &'a [u8],
+    sizes: Vec<usize>,
+    k: usize,
+}
+
+impl std::io::Read for Pieces<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.sizes[self.k % self.sizes.len()]
+            .max(1)
+            .min(buf.len())
+            .min(self.data.len());
+        self.k += 1;
+        buf[..n].copy_from_slice(&self.data[..n]);
+        self.data = &self.data[n..];
+        Ok(n)
+    }
+}
+
+fn streamed(
+    hay: &[u8],
+    block: usize,
+    chunk: usize,
+    sizes: Vec<usize>,
+) -> Vec<(usize, usize, Vec<u8>, u64)> {
+    let mut v = Vec::new();
+    let r = Pieces {
+        data: hay,
+        sizes,
+        k: 0,
+    };
+    let n = urlsift::parallel::scan_reader(&Extractor::new(), r, block, chunk, |m, line| {
+        v.push((m.start, m.end, m.url.to_vec(), line))
+    })
+    .unwrap();
+    assert_eq!(n, hay.len() as u64);
+    v
+}
+
+fn with_lines(hay: &[u8]) -> Vec<(usize, usize, Vec<u8>, u64)> {
+    sequential(hay)
+        .into_iter()
+        .map(|m| {
+            let line = 1 + hay[..m.start].iter().filter(|&&b| b == b'\n').count() as u64;
+            (m.start, m.end, m.url.to_vec(), line)
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(if std::env::var("CI").is_ok() { 300 } else { 60 }))]
+
+    /// Streams of 5-60 KB in blocks from 1 byte up, read in odd pieces: the
+    /// carried tail gives exactly the whole-buffer result, with line numbers.
+    #[test]
+    fn stream_any_block_size(ix in prop::collection::vec(0usize..1000, 500..4000), block in 1usize..20000, chunk in 1usize..5000, sizes in prop::collection::vec(1usize..9000, 1..5)) {
+        let hay = build(&ix);
+        prop_assert_eq!(streamed(&hay, block, chunk, sizes), with_lines(&hay));
+    }
+}
+
+/// A stream with no stop byte for longer than a block still gives the same result.
+#[test]
+fn stream_long_run_without_stops() {
+    let mut hay = b"x http://a.example/".to_vec();
+    hay.extend(std::iter::repeat_n(b'a', 50_000));
+    hay.extend_from_slice(b" <http://b.example/\n c> end");
+    assert_eq!(streamed(&hay, 100, 64, vec![777]), with_lines(&hay));
+}
