@@ -125,12 +125,64 @@ fn low_bits(n: usize) -> u64 {
 /// The most anchors one block can emit: 3 `www.` from the block before, 64 own.
 const MAX_PER_BLOCK: usize = 67;
 
+/// For each byte value, bit 0: it may follow the colon of a scheme used
+/// without `//` ([`super::naive::may_follow_colon`]); bit 1: it is `/`.
+static FOLLOW: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        let stop = c <= 0x20
+            || c == 0x7F
+            || matches!(
+                c,
+                b'"' | b'<' | b'>' | b'\\' | b'^' | b'`' | b'{' | b'|' | b'}'
+            );
+        if c >= 0x80 || (!stop && c != b':') {
+            t[b] |= 1;
+        }
+        if c == b'/' {
+            t[b] |= 2;
+        }
+        b += 1;
+    }
+    t
+};
+
+/// The colons of `colon_anchor` (block at `pos`) that are candidates: the
+/// byte after is `/`, or the byte before is a letter and the byte after may
+/// begin a scheme's body. One table lookup per colon; in text most colons
+/// are followed by a space.
+#[inline(always)]
+fn filter_colons(hay: &[u8], pos: usize, mut colon_anchor: u64) -> u64 {
+    let mut keep = 0u64;
+    while colon_anchor != 0 {
+        let bit = colon_anchor.trailing_zeros() as usize;
+        colon_anchor &= colon_anchor - 1;
+        let i = pos + bit;
+        // `colon_anchor` implies `i > 0` (a scheme character before it).
+        let next = FOLLOW[*hay.get(i + 1).unwrap_or(&0) as usize];
+        let prev_alpha = hay
+            .get(i.wrapping_sub(1))
+            .is_some_and(u8::is_ascii_alphabetic);
+        let ok = (next & 2 != 0) | ((next & 1 != 0) & prev_alpha);
+        keep |= (ok as u64) << bit;
+    }
+    keep
+}
+
 /// Push the anchors of the block at `pos`: first `www.` that started in the
 /// previous block (`www_end` bits 0..3), then the block's own.
 #[inline(always)]
-fn emit(out: &mut Vec<usize>, pos: usize, b: CandidateBits, colon_limit: u64) {
+fn emit(out: &mut Vec<usize>, hay: &[u8], pos: usize, b: CandidateBits, colon_limit: u64) {
     let early = b.www_end & 0b111;
-    let own = (b.colon_anchor & colon_limit) | (b.www_end >> 3);
+    let colons = b.colon_anchor & colon_limit;
+    let colons = if colons != 0 {
+        filter_colons(hay, pos, colons)
+    } else {
+        0
+    };
+    let own = colons | (b.www_end >> 3);
     if early | own == 0 {
         return;
     }
@@ -202,7 +254,7 @@ pub(crate) unsafe fn candidates<V: Vector>(
         let v = unsafe { V::load(p.add(pos)) };
         // SAFETY: ISA support is this function's contract.
         let b = unsafe { candidate_bits(v, &t, &mut carry) };
-        emit(out, pos, b, u64::MAX);
+        emit(out, hay, pos, b, u64::MAX);
         pos += 64;
     }
     // The rest, up to 66 bytes: at most one whole block and one padded block.
@@ -217,7 +269,7 @@ pub(crate) unsafe fn candidates<V: Vector>(
         };
         // SAFETY: ISA support is this function's contract.
         let b = unsafe { candidate_bits(v, &t, &mut carry) };
-        emit(out, pos, b, low_bits(end.saturating_sub(pos)));
+        emit(out, hay, pos, b, low_bits(end.saturating_sub(pos)));
         pos += 64;
     }
 }

@@ -325,10 +325,11 @@ fn finish<S: Stops>(
         Some(v) => v,
         None => &hay[found.start..found.end],
     };
-    let body = url.get(body - s..).unwrap_or(b"");
+    let body_at = body;
+    let body = url.get(body_at - s..).unwrap_or(b"");
     let ok = match kind {
         // `news:*` is a URL; `http://` or `http://...` alone is not.
-        Kind::Uri if !slashes => !body.is_empty(),
+        Kind::Uri if !slashes => schemes::plausible_body(&url[..body_at - s - 1], body),
         Kind::Uri => body
             .iter()
             .any(|&b| b.is_ascii_alphanumeric() || b >= 0x80 || b == b'['),
