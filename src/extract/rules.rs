@@ -88,7 +88,13 @@ fn run_end<S: Stops>(stops: &S, hay: &[u8], from: usize) -> usize {
 fn bare_end(hay: &[u8], start: usize, run: usize) -> (usize, usize) {
     let (mut paren, mut bracket) = (0usize, 0usize);
     let mut cut = run;
-    for (i, &b) in hay[start..run].iter().enumerate() {
+    // Most URLs have no closing bracket at all: nothing to balance.
+    let scan_to = if memchr::memchr2(b')', b']', &hay[start..run]).is_some() {
+        run
+    } else {
+        start
+    };
+    for (i, &b) in hay[start..scan_to].iter().enumerate() {
         match b {
             b'(' => paren += 1,
             b'[' => bracket += 1,
