@@ -368,7 +368,7 @@ fn csv_header_and_quoting() {
     // The URL ends at the quote; the comma inside it is quoted.
     assert_eq!(
         out[1],
-        "-,2,22,1,\"http://h.example/a,b?x=\",bare,uri,true,false,http,,h.example,reg-name,,\"/a,b\",x=,"
+        "-,2,25,1,\"http://h.example/a,b?x=\",bare,uri,true,false,http,,h.example,reg-name,,\"/a,b\",x=,"
     );
     assert_eq!(out.len(), 2);
     // The header is written once for several inputs, and not at all without rows.
