@@ -174,7 +174,10 @@ fn nonexistent_path_is_an_error_and_others_are_scanned() {
     assert_eq!(code(&o), 2);
     assert_eq!(lines(&o), ["http://ok.example/"]);
     let e = stderr(&o);
-    assert!(e.contains("missing.txt") && e.contains("No such file"), "{e}");
+    assert!(
+        e.contains("missing.txt") && e.contains("No such file"),
+        "{e}"
+    );
 }
 
 fn is_root() -> bool {
@@ -223,12 +226,22 @@ fn unreadable_file_is_an_error_and_others_are_scanned() {
 #[test]
 #[cfg(unix)]
 fn dangling_symlink_in_a_walk_is_an_error() {
-    let d = tree(&[("a.txt", b"http://a.example/"), ("c.txt", b"http://c.example/")]);
+    let d = tree(&[
+        ("a.txt", b"http://a.example/"),
+        ("c.txt", b"http://c.example/"),
+    ]);
     std::os::unix::fs::symlink(d.path().join("nowhere"), d.path().join("b.txt")).unwrap();
     let o = run_in(&["-H", "."], b"", Some(d.path()));
     assert_eq!(code(&o), 2);
-    assert_eq!(lines(&o), ["./a.txt:http://a.example/", "./c.txt:http://c.example/"]);
-    assert!(stderr(&o).contains("urlsift: ./b.txt: No such file"), "{}", stderr(&o));
+    assert_eq!(
+        lines(&o),
+        ["./a.txt:http://a.example/", "./c.txt:http://c.example/"]
+    );
+    assert!(
+        stderr(&o).contains("urlsift: ./b.txt: No such file"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -252,7 +265,15 @@ fn truncated_gzip_names_file_and_offset_and_others_complete() {
     assert_eq!(out.last().unwrap(), "./c.txt:http://c.example/");
     let e = stderr(&o);
     assert!(e.contains("urlsift: ./b.gz: at byte "), "{e}");
-    let at: u64 = e.split("at byte ").nth(1).unwrap().split(':').next().unwrap().parse().unwrap();
+    let at: u64 = e
+        .split("at byte ")
+        .nth(1)
+        .unwrap()
+        .split(':')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
     assert!(at > 0 && at < body.len() as u64, "{e}");
 }
 
@@ -312,8 +333,23 @@ fn json_lines_have_every_contract_field() {
         .collect();
     assert_eq!(rows.len(), 4);
     let fields = [
-        "file", "start", "end", "line", "url", "style", "kind", "valid", "ambiguous", "scheme",
-        "userinfo", "host", "host_kind", "port", "path", "query", "fragment",
+        "file",
+        "start",
+        "end",
+        "line",
+        "url",
+        "style",
+        "kind",
+        "valid",
+        "ambiguous",
+        "scheme",
+        "userinfo",
+        "host",
+        "host_kind",
+        "port",
+        "path",
+        "query",
+        "fragment",
     ];
     for r in &rows {
         for f in fields {
@@ -350,7 +386,10 @@ fn json_lines_have_every_contract_field() {
     assert_eq!(rows[3]["kind"], "www");
     assert_eq!(rows[3]["scheme"], Value::Null);
     // --normalize adds the normal form.
-    let o = run(&["--format", "json", "--normalize"], b"HTTP://A.example:80/%7ex\n");
+    let o = run(
+        &["--format", "json", "--normalize"],
+        b"HTTP://A.example:80/%7ex\n",
+    );
     let r: Value = serde_json::from_str(&lines(&o)[0]).unwrap();
     assert_eq!(r["normalized"], "http://a.example/~x");
     assert_eq!(r["url"], "HTTP://A.example:80/%7ex");
@@ -373,7 +412,11 @@ fn csv_header_and_quoting() {
     assert_eq!(out.len(), 2);
     // The header is written once for several inputs, and not at all without rows.
     let d = tree(&[("a", b"http://a.example/"), ("b", b"http://b.example/")]);
-    let o = run_in(&["--format", "csv", "--normalize", "a", "b"], b"", Some(d.path()));
+    let o = run_in(
+        &["--format", "csv", "--normalize", "a", "b"],
+        b"",
+        Some(d.path()),
+    );
     let out = lines(&o);
     assert_eq!(out.len(), 3);
     assert!(out[0].starts_with("file,start,end,line,url,normalized,style"));
@@ -393,14 +436,27 @@ fn tsv_header_and_no_quoting() {
 
 #[test]
 fn normalize_prints_the_normal_form() {
-    let o = run(&["--normalize"], b"HTTP://Example.COM:80/%7euser/a/./b/../c www.X.example\n");
-    assert_eq!(lines(&o), ["http://example.com/~user/a/c", "http://www.x.example/"]);
+    let o = run(
+        &["--normalize"],
+        b"HTTP://Example.COM:80/%7euser/a/./b/../c www.X.example\n",
+    );
+    assert_eq!(
+        lines(&o),
+        ["http://example.com/~user/a/c", "http://www.x.example/"]
+    );
 }
 
 #[test]
 fn strict_keeps_only_valid_uris() {
     let text = b"http://exa%zzmple.com/ http://ok.example/ http://[::1/x\n";
-    assert_eq!(run(&[], text).stdout.iter().filter(|&&b| b == b'\n').count(), 3);
+    assert_eq!(
+        run(&[], text)
+            .stdout
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count(),
+        3
+    );
     let o = run(&["--strict"], text);
     assert_eq!(lines(&o), ["http://ok.example/"]);
     let o = run(&["--strict"], b"http://[::1/x");
@@ -412,7 +468,11 @@ fn unique_in_order_of_first_appearance() {
     let text = b"http://b.example/ HTTP://B.example:80/ http://a.example/ http://b.example/\n";
     assert_eq!(
         lines(&run(&["--unique"], text)),
-        ["http://b.example/", "HTTP://B.example:80/", "http://a.example/"]
+        [
+            "http://b.example/",
+            "HTTP://B.example:80/",
+            "http://a.example/"
+        ]
     );
     assert_eq!(
         lines(&run(&["--unique", "--normalize"], text)),
@@ -426,7 +486,11 @@ fn count_by_sorted_like_sort_uniq_c_sort_rn() {
                  http://y.example/ www.z.example mailto:u@h http://x.example/1\n";
     assert_eq!(
         lines(&run(&["--count-by", "host"], text)),
-        ["      3 x.example", "      2 y.example", "      1 www.z.example"]
+        [
+            "      3 x.example",
+            "      2 y.example",
+            "      1 www.z.example"
+        ]
     );
     assert_eq!(
         lines(&run(&["--count-by", "scheme"], text)),
@@ -436,7 +500,10 @@ fn count_by_sorted_like_sort_uniq_c_sort_rn() {
         lines(&run(&["--count-by", "url"], text))[0],
         "      2 http://x.example/1"
     );
-    let o = run(&["--count-by", "url", "--normalize"], b"http://A.example HTTP://a.example/\n");
+    let o = run(
+        &["--count-by", "url", "--normalize"],
+        b"http://A.example HTTP://a.example/\n",
+    );
     assert_eq!(lines(&o), ["      2 http://a.example/"]);
     let o = run(&["--count-by", "bogus"], text);
     assert_eq!(code(&o), 2);
@@ -444,7 +511,10 @@ fn count_by_sorted_like_sort_uniq_c_sort_rn() {
 
 #[test]
 fn color_only_when_asked_or_on_a_terminal() {
-    let o = run(&["--color", "always", "-H", "-n", "-b"], b"http://a.example/");
+    let o = run(
+        &["--color", "always", "-H", "-n", "-b"],
+        b"http://a.example/",
+    );
     assert_eq!(
         stdout(&o),
         "\x1b[35m-\x1b[0m:\x1b[32m1\x1b[0m:\x1b[32m0\x1b[0m:http://a.example/\n"
@@ -468,7 +538,10 @@ fn output_identical_for_threads_and_chunk_sizes() {
         files.push((format!("small/{i:03}.txt"), generated(i * 7 + 1)));
     }
     files.push(("small/z.gz".into(), gzip(&generated(3000))));
-    let refs: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
+    let refs: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(n, b)| (n.as_str(), b.as_slice()))
+        .collect();
     let d = tree(&refs);
     for format in ["text", "json"] {
         let base = ["--format", format, "-H", "-n", "-b", "."];
@@ -487,10 +560,18 @@ fn output_identical_for_threads_and_chunk_sizes() {
     }
     // Aggregates too.
     let a = run_in(&["-j1", "--count-by", "host", "."], b"", Some(d.path()));
-    let b = run_in(&["-j4", "--chunk-size", "100", "--count-by", "host", "."], b"", Some(d.path()));
+    let b = run_in(
+        &["-j4", "--chunk-size", "100", "--count-by", "host", "."],
+        b"",
+        Some(d.path()),
+    );
     assert_eq!(a.stdout, b.stdout);
     // Standard input gives the same URLs as the file.
-    let f = run_in(&["-j2", "--chunk-size", "1000", "big.txt"], b"", Some(d.path()));
+    let f = run_in(
+        &["-j2", "--chunk-size", "1000", "big.txt"],
+        b"",
+        Some(d.path()),
+    );
     let s = run(&["-j2", "--chunk-size", "1000"], &big);
     assert_eq!(f.stdout, s.stdout);
 }
@@ -526,7 +607,10 @@ fn version_lists_isas() {
     assert_eq!(code(&o), 0);
     let v = stdout(&o);
     assert!(v.starts_with("urlsift "));
-    assert!(v.contains("compiled:") && v.contains("available:") && v.contains("scalar"), "{v}");
+    assert!(
+        v.contains("compiled:") && v.contains("available:") && v.contains("scalar"),
+        "{v}"
+    );
 }
 
 #[test]
@@ -549,7 +633,10 @@ fn completions_and_man_page() {
     let o = run(&["man"], b"");
     assert_eq!(code(&o), 0);
     let man = stdout(&o);
-    assert!(man.contains(".TH urlsift 1") && man.contains("count\\-by"), "{man}");
+    assert!(
+        man.contains(".TH urlsift 1") && man.contains("count\\-by"),
+        "{man}"
+    );
     assert_eq!(code(&run(&["completions", "nosh"], b"")), 2);
 }
 
@@ -570,7 +657,10 @@ fn uri_subcommands_exit_codes() {
 #[test]
 fn closed_pipe_ends_quietly() {
     let d = tree(&[("big.txt", &generated(200_000))]);
-    for args in [&["-j2", "big.txt"][..], &["--format", "json", "-j1", "big.txt", "-"][..]] {
+    for args in [
+        &["-j2", "big.txt"][..],
+        &["--format", "json", "-j1", "big.txt", "-"][..],
+    ] {
         let mut child = Command::new(BIN)
             .args(args)
             .current_dir(d.path())

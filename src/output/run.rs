@@ -71,16 +71,16 @@ pub struct Summary {
 
 impl Summary {
     /// grep's exit status: 0 found, 1 none found, 2 an error. A closed pipe
-    /// is not an error (the reader had what it wanted); with `quiet`, a URL
-    /// found anywhere wins over errors elsewhere.
+    /// is not an error (the reader had what it wanted: 0 unless an input
+    /// failed before); with `quiet`, a URL found anywhere wins over errors
+    /// elsewhere.
     pub fn exit_code(&self, quiet: bool) -> u8 {
         let broken_pipe = self
             .write_error
             .as_ref()
             .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe);
-        if self.write_error.is_some() && !broken_pipe {
-            2
-        } else if (self.errors > 0 && !(quiet && self.found > 0)) && !broken_pipe {
+        let failed = self.write_error.is_some() && !broken_pipe;
+        if failed || (self.errors > 0 && !(quiet && self.found > 0)) {
             2
         } else if self.found > 0 || broken_pipe {
             0
