@@ -4,6 +4,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+mod cmd_bench;
 mod cmd_uri;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
@@ -55,6 +56,8 @@ enum Cmd {
         #[arg(required = true)]
         refs: Vec<String>,
     },
+    /// Per-ISA throughput report for this machine (1 and all threads, vs memory bandwidth).
+    Bench(cmd_bench::BenchOpts),
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug)]
@@ -144,6 +147,7 @@ fn run_uri_cmd(cmd: Cmd) -> u8 {
             urls,
         } => cmd_uri::normalize_cmd(&urls, !syntax_only, drop_fragment, &mut out, &mut err),
         Cmd::Resolve { base, refs } => cmd_uri::resolve_cmd(&base, &refs, &mut out, &mut err),
+        Cmd::Bench(opts) => return cmd_bench::bench_cmd(&opts),
     };
     match r.and_then(|code| out.flush().map(|_| code)) {
         Ok(code) => u8::try_from(code).unwrap_or(2),
