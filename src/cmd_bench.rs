@@ -266,7 +266,7 @@ fn measure(opts: &BenchOpts, mut f: impl FnMut() -> u64) -> (f64, u64) {
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     let n = v.len();
-    if n % 2 == 1 {
+    if !n.is_multiple_of(2) {
         v[n / 2]
     } else {
         (v[n / 2 - 1] + v[n / 2]) / 2.0
@@ -285,8 +285,8 @@ fn memory_bandwidth(size: usize, threads: usize, opts: &BenchOpts) -> (f64, f64)
         let mut acc = [0u64; 8];
         let mut it = s.chunks_exact(8);
         for c in &mut it {
-            for k in 0..8 {
-                acc[k] = acc[k].wrapping_add(c[k]);
+            for (a, &x) in acc.iter_mut().zip(c) {
+                *a = a.wrapping_add(x);
             }
         }
         it.remainder()
