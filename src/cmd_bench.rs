@@ -411,7 +411,7 @@ pub fn corpus(size: usize) -> Vec<u8> {
         "说明",
     ];
     const PUNCT: &[&str] = &["。", "，", "、", "）", "」", "："];
-    let mut r = Rng(0x5EED_0F_u64 | 1);
+    let mut r = Rng(0x005E_ED0F_u64 | 1);
     let seg = |r: &mut Rng, s: &mut String| {
         for _ in 0..2 + r.below(10) {
             s.push(b"abcdefghijklmnopqrstuvwxyz0123456789-_."[r.below(39)] as char);
