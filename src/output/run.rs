@@ -405,7 +405,7 @@ fn scan_whole(cfg: &Config<'_>, data: &[u8], emit: &mut Emit<'_, '_>, stop: &Ato
         }
         let mut end = start.saturating_add(seg).min(data.len());
         while end < data.len() && !(data[end] < 0x80 && naive::is_stop(data[end])) {
-            end = naive::find_stop(data, end + 1);
+            end = ex.classifier().find_stop(data, end + 1);
         }
         floor = parallel::scan_range(ex, data, start, end, floor, cfg.chunk_size, |m| {
             let line = lines.line_at(data, m.start);
