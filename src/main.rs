@@ -4,6 +4,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+mod cmd_mail;
 mod cmd_uri;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
@@ -112,6 +113,12 @@ struct ScanArgs {
     /// Force an instruction set: auto, scalar, sse2, avx2, avx512, neon (also URLSIFT_ISA).
     #[arg(long, value_name = "ISA")]
     isa: Option<String>,
+    /// Read mail: mbox, maildir, .eml, news; scan decoded headers and text parts.
+    #[arg(long)]
+    mail: bool,
+    /// With --mail: print a summary (messages, parts skipped, problems) on stderr.
+    #[arg(long)]
+    stats: bool,
     /// Bytes per parallel chunk (for tests; the output never depends on it).
     #[arg(long, value_name = "BYTES", default_value_t = urlsift::parallel::DEFAULT_CHUNK_SIZE)]
     chunk_size: usize,
@@ -249,6 +256,11 @@ fn scan(args: &ScanArgs) -> u8 {
     };
     let mut sink = output::new_sink(&opts, out);
     let mut found = 0u64;
+    let mut mail = cmd_mail::MailRun {
+        ex: &extractor,
+        strict: args.strict,
+        stats: Default::default(),
+    };
     let mut write_err: Option<io::Error> = None;
     for input in &inputs {
         let opened = match urlsift::input::open(input.path.as_deref()) {
@@ -269,12 +281,17 @@ fn scan(args: &ScanArgs) -> u8 {
                 file: &input.name,
                 line,
                 m,
+                mail: None,
             }) {
                 write_err = Some(e);
             }
         };
         match opened {
+            o if args.mail => {
+                errors += mail.scan(&input.name, o, &mut *sink, &mut count, &mut write_err)
+            }
             Opened::Whole(data) => {
+                cmd_mail::hint(&input.name, &data);
                 let mut lines = LineCounter::default();
                 parallel::scan(&extractor, &data, args.chunk_size, |m| {
                     let line = lines.line_at(&data, m.start);
@@ -301,6 +318,9 @@ fn scan(args: &ScanArgs) -> u8 {
         if write_err.is_some() || (args.quiet && found > 0) {
             break;
         }
+    }
+    if args.mail && args.stats {
+        eprintln!("urlsift: mail: {}", mail.stats);
     }
     if write_err.is_none()
         && let Err(e) = sink.finish()

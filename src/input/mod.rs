@@ -5,6 +5,8 @@
 //! stream of large blocks, so memory stays bounded whatever the input size
 //! (see [`crate::parallel::scan_reader`]).
 
+pub mod mail;
+
 use std::fs::File;
 use std::io::{self, Read};
 use std::ops::Deref;
