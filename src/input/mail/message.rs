@@ -140,19 +140,38 @@ impl Walk<'_> {
             self.next_part += 1;
             let body_at = self.file_pos(base, part.offset_body as usize);
             let ty = content_type(part);
+            if part.encoding == Encoding::Base64 {
+                self.check_base64(raw, part, n, &ty, body_at);
+            }
+            if ty.starts_with("multipart/") {
+                self.check_boundary(raw, part, n, body_at);
+            }
             if part.is_encoding_problem {
+                let b64 = part
+                    .content_transfer_encoding()
+                    .is_some_and(|c| c.trim().eq_ignore_ascii_case("base64"));
+                if b64 && let Some(text) = salvage_base64(raw, part) {
+                    self.problem(
+                        body_at,
+                        format!(
+                            "part {n} ({ty}): truncated base64; scanned the {} bytes that decode",
+                            text.len()
+                        ),
+                    );
+                    self.out.stats.parts_scanned += 1;
+                    self.out.stats.decoded_bytes += text.len() as u64;
+                    self.scan(&text, n, ty, body_at);
+                    continue;
+                }
                 self.problem(
                     body_at,
                     format!("part {n} ({ty}): could not be decoded; scanned as it is"),
                 );
             }
-            if part.encoding == Encoding::Base64 {
-                self.check_base64(raw, part, n, &ty, body_at);
-            }
             match &part.body {
                 PartType::Text(t) => self.text(raw, part, t, false, n, ty, body_at),
                 PartType::Html(t) => self.text(raw, part, t, true, n, ty, body_at),
-                PartType::Multipart(_) => self.check_boundary(raw, part, n, body_at),
+                PartType::Multipart(_) => {}
                 PartType::Message(inner) => {
                     let nested = Base {
                         at: match (base.at, part.encoding) {
@@ -284,6 +303,20 @@ impl Walk<'_> {
             });
         });
     }
+}
+
+/// The base64 body of `part` cut to whole 4-character groups and decoded:
+/// what a truncated or damaged base64 part still says.
+fn salvage_base64(raw: &[u8], part: &MessagePart<'_>) -> Option<Vec<u8>> {
+    let body = raw.get(part.offset_body as usize..part.offset_end as usize)?;
+    let mut clean: Vec<u8> = body
+        .iter()
+        .copied()
+        .take_while(|&b| b != b'-')
+        .filter(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='))
+        .collect();
+    clean.truncate(clean.len() / 4 * 4);
+    base64_decode(&clean)
 }
 
 fn owned(m: Match<'_>) -> Match<'static> {

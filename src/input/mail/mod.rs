@@ -156,6 +156,10 @@ pub fn scan_archive(
     mut on_problem: impl FnMut(&Problem),
 ) -> MailStats {
     let mboxrd = data.starts_with(b"From ");
+    if data.iter().all(u8::is_ascii_whitespace) {
+        // An empty file (a maildir's tmp/ placeholder) holds no message.
+        return MailStats::default();
+    }
     let msgs = mbox::split(data);
     let batches = batches(&msgs, BATCH_BYTES);
     let parser = message::parser();
