@@ -50,30 +50,30 @@ pub const NAMED: &[(&str, &str)] = &[
 /// The longest reference looked at, `&` and `;` included.
 const MAX_REF: usize = 12;
 
-/// Decode the character references of `s`; borrows when there are none.
-pub fn decode_refs(s: &str) -> Cow<'_, str> {
-    let b = s.as_bytes();
+/// Decode the character references of `b` (references give UTF-8; other
+/// bytes are kept as they are); borrows when there are none.
+pub fn decode_refs(b: &[u8]) -> Cow<'_, [u8]> {
     let Some(first) = memchr::memchr(b'&', b) else {
-        return Cow::Borrowed(s);
+        return Cow::Borrowed(b);
     };
-    let mut out = String::with_capacity(s.len());
-    out.push_str(&s[..first]);
+    let mut out = Vec::with_capacity(b.len());
+    out.extend_from_slice(&b[..first]);
     let mut i = first;
     while i < b.len() {
         // `i` is at an `&`.
         let (text, used) = reference(&b[i..]);
         match text {
             Some(t) => {
-                out.push_str(t.as_ref());
+                out.extend_from_slice(t.as_bytes());
                 i += used;
             }
             None => {
-                out.push('&');
+                out.push(b'&');
                 i += 1;
             }
         }
         let next = memchr::memchr(b'&', &b[i..]).map_or(b.len(), |n| i + n);
-        out.push_str(&s[i..next]);
+        out.extend_from_slice(&b[i..next]);
         i = next;
     }
     Cow::Owned(out)
@@ -124,15 +124,19 @@ fn parse_num(digits: &[u8], radix: u32) -> Option<u32> {
 mod tests {
     use super::*;
 
+    fn decode(s: &str) -> String {
+        String::from_utf8(decode_refs(s.as_bytes()).into_owned()).unwrap()
+    }
+
     #[test]
     fn decodes_references() {
-        assert_eq!(decode_refs("a=1&amp;b=2"), "a=1&b=2");
-        assert_eq!(decode_refs("&#38;&#x26;&#X3d;"), "&&=");
-        assert_eq!(decode_refs("&unknown; & &amp &#;&#xzz;"), "&unknown; & &amp &#;&#xzz;");
-        assert_eq!(decode_refs("&#0;&#xD800;&#99999999;"), "\u{fffd}\u{fffd}\u{fffd}");
-        assert_eq!(decode_refs("K&ouml;ln &lt;x&gt;"), "K&ouml;ln <x>");
-        assert!(matches!(decode_refs("no refs"), Cow::Borrowed(_)));
-        assert_eq!(decode_refs("&&&amp;"), "&&&");
-        assert_eq!(decode_refs("é&amp;é"), "é&é");
+        assert_eq!(decode("a=1&amp;b=2"), "a=1&b=2");
+        assert_eq!(decode("&#38;&#x26;&#X3d;"), "&&=");
+        assert_eq!(decode("&unknown; & &amp &#;&#xzz;"), "&unknown; & &amp &#;&#xzz;");
+        assert_eq!(decode("&#0;&#xD800;&#99999999;"), "\u{fffd}\u{fffd}\u{fffd}");
+        assert_eq!(decode("K&ouml;ln &lt;x&gt;"), "K&ouml;ln <x>");
+        assert!(matches!(decode_refs(b"no refs"), Cow::Borrowed(_)));
+        assert_eq!(decode("&&&amp;"), "&&&");
+        assert_eq!(decode("é&amp;é"), "é&é");
     }
 }
