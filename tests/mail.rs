@@ -146,10 +146,21 @@ fn issue5_truncated_base64_scans_what_decodes() {
         ]
     );
     assert_eq!(o.stats.problem_messages, 1);
-    assert!(o.problems.iter().any(|p| p.what.contains("truncated base64")));
+    assert!(
+        o.problems
+            .iter()
+            .any(|p| p.what.contains("truncated base64"))
+    );
     let data = std::fs::read(format!("{OWN}/truncated-base64.eml")).unwrap();
-    let p = o.problems.iter().find(|p| p.what.contains("base64")).unwrap();
-    assert!(data[p.offset as usize..].starts_with(b"U3Rhcn"), "offset points at the body");
+    let p = o
+        .problems
+        .iter()
+        .find(|p| p.what.contains("base64"))
+        .unwrap();
+    assert!(
+        data[p.offset as usize..].starts_with(b"U3Rhcn"),
+        "offset points at the body"
+    );
 }
 
 #[test]
@@ -195,7 +206,12 @@ fn issue5_upstream_messages() {
         let o = scan(&format!("{UPSTREAM}/{f}"));
         assert_eq!(o.stats.messages, 1, "{f}");
     }
-    assert!(scan(&format!("{UPSTREAM}/malformed-001.eml")).stats.problem_messages > 0);
+    assert!(
+        scan(&format!("{UPSTREAM}/malformed-001.eml"))
+            .stats
+            .problem_messages
+            > 0
+    );
 }
 
 #[test]
@@ -237,11 +253,7 @@ fn issue5_cli_json_fields_and_stats() {
 
 #[test]
 fn issue5_cli_walks_maildir_and_news_spool() {
-    let (out, _, code) = bin(&[
-        "--mail",
-        &format!("{OWN}/maildir"),
-        &format!("{OWN}/news"),
-    ]);
+    let (out, _, code) = bin(&["--mail", &format!("{OWN}/maildir"), &format!("{OWN}/news")]);
     assert_eq!(code, 0);
     assert_eq!(
         out,

@@ -89,9 +89,7 @@ pub fn base64(src: &[u8], out: &mut Vec<u8>) -> Base64End {
     while i + 8 <= src.len() {
         let c: [u8; 8] = std::array::from_fn(|k| B64[src[i + k] as usize]);
         if n == 0 && c.iter().all(|&v| v < 64) {
-            let w = c
-                .iter()
-                .fold(0u64, |w, &v| w << 6 | u64::from(v));
+            let w = c.iter().fold(0u64, |w, &v| w << 6 | u64::from(v));
             out.extend_from_slice(&w.to_be_bytes()[2..]);
             i += 8;
             continue;
@@ -198,8 +196,14 @@ mod tests {
             assert_eq!(b64(&wrapped), (data.clone(), Base64End::Complete), "{len}");
             assert_eq!(b64(&enc).0, data, "{len}");
         }
-        assert_eq!(b64(b"aGVsbG8gd29y"), (b"hello wor".to_vec(), Base64End::Complete));
-        assert_eq!(b64(b"aGVsbG8gd29yb"), (b"hello wor".to_vec(), Base64End::Truncated));
+        assert_eq!(
+            b64(b"aGVsbG8gd29y"),
+            (b"hello wor".to_vec(), Base64End::Complete)
+        );
+        assert_eq!(
+            b64(b"aGVsbG8gd29yb"),
+            (b"hello wor".to_vec(), Base64End::Truncated)
+        );
         assert_eq!(b64(b"aGVs*G8"), (b"hel".to_vec(), Base64End::Invalid(4)));
     }
 }

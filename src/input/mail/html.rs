@@ -132,8 +132,14 @@ mod tests {
     fn decodes_references() {
         assert_eq!(decode("a=1&amp;b=2"), "a=1&b=2");
         assert_eq!(decode("&#38;&#x26;&#X3d;"), "&&=");
-        assert_eq!(decode("&unknown; & &amp &#;&#xzz;"), "&unknown; & &amp &#;&#xzz;");
-        assert_eq!(decode("&#0;&#xD800;&#99999999;"), "\u{fffd}\u{fffd}\u{fffd}");
+        assert_eq!(
+            decode("&unknown; & &amp &#;&#xzz;"),
+            "&unknown; & &amp &#;&#xzz;"
+        );
+        assert_eq!(
+            decode("&#0;&#xD800;&#99999999;"),
+            "\u{fffd}\u{fffd}\u{fffd}"
+        );
         assert_eq!(decode("K&ouml;ln &lt;x&gt;"), "K&ouml;ln <x>");
         assert!(matches!(decode_refs(b"no refs"), Cow::Borrowed(_)));
         assert_eq!(decode("&&&amp;"), "&&&");

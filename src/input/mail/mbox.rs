@@ -64,6 +64,7 @@ fn header_like(line: &[u8]) -> bool {
 /// Split `data` into messages. A file that is not an mbox is one message.
 pub fn split(data: &[u8]) -> Vec<Range<usize>> {
     if !data.starts_with(b"From ") {
+        #[allow(clippy::single_range_in_vec_init)] // one message: the whole file
         return vec![0..data.len()];
     }
     let mut starts = vec![0usize];
@@ -151,7 +152,10 @@ mod tests {
         let d = b"From a@b Mon\nSubject: x\n\nbody\nFrom here on\n\nFrom c@d Tue\nTo: y\n\nz\n";
         let parts = split(d);
         assert_eq!(parts.len(), 2);
-        assert_eq!(&d[parts[0].clone()], b"Subject: x\n\nbody\nFrom here on\n\n");
+        assert_eq!(
+            &d[parts[0].clone()],
+            b"Subject: x\n\nbody\nFrom here on\n\n"
+        );
         assert_eq!(&d[parts[1].clone()], b"To: y\n\nz\n");
         assert_eq!(split(b"Subject: x\n\nb"), vec![0..13]);
         assert!(is_mbox(d));

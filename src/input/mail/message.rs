@@ -103,10 +103,7 @@ pub fn scan_message(
         uq: &uq,
         file_offset,
         index,
-        message_id: msg
-            .as_ref()
-            .and_then(|m| m.message_id())
-            .map(str::to_owned),
+        message_id: msg.as_ref().and_then(|m| m.message_id()).map(str::to_owned),
         next_part: 1,
         out,
         problems: 0,
@@ -192,7 +189,15 @@ impl Walk<'_> {
 
     /// Decode (transfer encoding, charset, HTML references) and scan one
     /// text part.
-    fn text(&mut self, raw: &[u8], part: &MessagePart<'_>, html: bool, n: u32, ty: String, at: u64) {
+    fn text(
+        &mut self,
+        raw: &[u8],
+        part: &MessagePart<'_>,
+        html: bool,
+        n: u32,
+        ty: String,
+        at: u64,
+    ) {
         let body = raw
             .get(part.offset_body as usize..(part.offset_end as usize).min(raw.len()))
             .unwrap_or_default();
@@ -352,7 +357,11 @@ pub fn unfold(block: &[u8]) -> Cow<'_, [u8]> {
     let mut out = Vec::with_capacity(block.len());
     let mut prev = 0;
     for i in std::iter::once(first).chain(it) {
-        let cut = if i > 0 && block[i - 1] == b'\r' { i - 1 } else { i };
+        let cut = if i > 0 && block[i - 1] == b'\r' {
+            i - 1
+        } else {
+            i
+        };
         out.extend_from_slice(&block[prev..cut]);
         prev = i + 1;
     }
