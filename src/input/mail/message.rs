@@ -8,6 +8,7 @@ use mail_parser::{HeaderName, Message, MessageParser, MessagePart, MimeHeaders, 
 use memchr::memmem;
 
 use super::decode::{self, Base64End};
+use super::simple::{self, Cte};
 
 use super::html::decode_refs;
 use super::mbox::{Unquoted, unquote};
@@ -31,14 +32,6 @@ pub fn parser() -> MessageParser {
         .default_header_ignore()
 }
 
-/// A part's Content-Transfer-Encoding.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Cte {
-    Identity,
-    QuotedPrintable,
-    Base64,
-}
-
 /// Read Content-Transfer-Encoding from the raw header block of `part`.
 fn transfer_encoding(raw: &[u8], part: &MessagePart<'_>) -> Cte {
     const NAME: &[u8] = b"content-transfer-encoding:";
@@ -52,14 +45,7 @@ fn transfer_encoding(raw: &[u8], part: &MessagePart<'_>) -> Cte {
         let line_end = memchr::memchr(b'\n', &block[at..]).map_or(block.len(), |n| at + n);
         let line = &block[at..line_end];
         if line.len() >= NAME.len() && line[..NAME.len()].eq_ignore_ascii_case(NAME) {
-            let v = line[NAME.len()..].trim_ascii();
-            return if v.eq_ignore_ascii_case(b"base64") {
-                Cte::Base64
-            } else if v.eq_ignore_ascii_case(b"quoted-printable") {
-                Cte::QuotedPrintable
-            } else {
-                Cte::Identity
-            };
+            return Cte::from_value(&line[NAME.len()..]);
         }
         at = line_end + 1;
     }
@@ -97,6 +83,24 @@ pub fn scan_message(
     } else {
         Unquoted::borrowed(raw)
     };
+    if let Some(sm) = simple::parse(&uq.text) {
+        let mut w = Walk {
+            ex,
+            uq: &uq,
+            file_offset,
+            index,
+            message_id: sm.message_id.clone(),
+            next_part: 2,
+            out,
+            problems: 0,
+            buf: Vec::new(),
+        };
+        w.simple(&uq.text, &sm);
+        if w.problems > 0 {
+            w.out.stats.problem_messages += 1;
+        }
+        return;
+    }
     let msg = parser.parse(&uq.text[..]);
     let mut w = Walk {
         ex,
@@ -129,6 +133,22 @@ pub fn scan_message(
 }
 
 impl Walk<'_> {
+    /// A single-part message read by [`simple::parse`].
+    fn simple(&mut self, raw: &[u8], sm: &simple::Simple) {
+        let text = unfold(&raw[..sm.header_end]);
+        let at = self.file_pos(0);
+        self.scan(&text, 0, HEADER_TYPE.to_owned(), at);
+        let body = &raw[sm.body..];
+        let at = self.file_pos(sm.body);
+        if sm.content_type.starts_with("text/") {
+            let html = sm.content_type == "text/html";
+            let cs = sm.charset.as_deref().unwrap_or("us-ascii");
+            self.text(body, sm.cte, cs, html, 1, sm.content_type.clone(), at);
+        } else {
+            self.out.stats.parts_skipped += 1;
+        }
+    }
+
     fn file_pos(&self, off: usize) -> u64 {
         self.file_offset + self.uq.original(off) as u64
     }
@@ -173,8 +193,18 @@ impl Walk<'_> {
                 );
             }
             match &part.body {
-                PartType::Text(_) => self.text(raw, part, false, n, ty, body_at),
-                PartType::Html(_) => self.text(raw, part, true, n, ty, body_at),
+                PartType::Text(_) | PartType::Html(_) => {
+                    let html = matches!(part.body, PartType::Html(_));
+                    let body = raw
+                        .get(part.offset_body as usize..(part.offset_end as usize).min(raw.len()))
+                        .unwrap_or_default();
+                    let cte = transfer_encoding(raw, part);
+                    let cs = part
+                        .content_type()
+                        .and_then(|ct| ct.attribute("charset"))
+                        .unwrap_or("us-ascii");
+                    self.text(body, cte, cs, html, n, ty, body_at)
+                }
                 PartType::Multipart(_) => {}
                 PartType::Message(inner) => {
                     self.headers(raw, inner, n);
@@ -189,21 +219,20 @@ impl Walk<'_> {
 
     /// Decode (transfer encoding, charset, HTML references) and scan one
     /// text part.
+    #[allow(clippy::too_many_arguments)]
     fn text(
         &mut self,
-        raw: &[u8],
-        part: &MessagePart<'_>,
+        body: &[u8],
+        cte: Cte,
+        charset: &str,
         html: bool,
         n: u32,
         ty: String,
         at: u64,
     ) {
-        let body = raw
-            .get(part.offset_body as usize..(part.offset_end as usize).min(raw.len()))
-            .unwrap_or_default();
         let mut buf = std::mem::take(&mut self.buf);
         buf.clear();
-        let transfer: &[u8] = match transfer_encoding(raw, part) {
+        let transfer: &[u8] = match cte {
             Cte::Identity => body,
             Cte::QuotedPrintable => {
                 decode::quoted_printable(body, &mut buf);
@@ -230,12 +259,7 @@ impl Walk<'_> {
                 &buf
             }
         };
-        let charset = part
-            .content_type()
-            .and_then(|ct| ct.attribute("charset"))
-            .unwrap_or("us-ascii")
-            .trim()
-            .trim_matches('"');
+        let charset = charset.trim().trim_matches('"');
         let text: Cow<'_, [u8]> = if is_utf8_compatible(charset) {
             Cow::Borrowed(transfer)
         } else if let Some(dec) = charset_decoder(charset.as_bytes()) {

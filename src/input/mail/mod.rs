@@ -43,6 +43,7 @@ pub mod decode;
 pub mod html;
 pub mod mbox;
 pub mod message;
+pub mod simple;
 
 /// Where a URL found in a mail archive came from.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
