@@ -260,10 +260,18 @@ impl Walk<'_> {
             }
         };
         let charset = charset.trim().trim_matches('"');
+        let ascii_compatible = !["utf-16", "utf-32", "utf-7", "ucs-2", "unicode"]
+            .iter()
+            .any(|p| starts_with_ignore_case(charset, p));
         let text: Cow<'_, [u8]> = if is_utf8_compatible(charset) {
             Cow::Borrowed(transfer)
         } else if let Some(dec) = charset_decoder(charset.as_bytes()) {
-            Cow::Owned(dec(transfer).into_bytes())
+            if ascii_compatible && transfer.is_ascii() {
+                // ASCII reads the same in every ASCII-compatible charset.
+                Cow::Borrowed(transfer)
+            } else {
+                Cow::Owned(dec(transfer).into_bytes())
+            }
         } else {
             // Unknown charset: the transfer-decoded bytes, as they are.
             self.out.stats.unknown_charset += 1;
@@ -361,6 +369,10 @@ fn content_type(part: &MessagePart<'_>) -> String {
         }
         None => "text/plain".to_owned(),
     }
+}
+
+fn starts_with_ignore_case(s: &str, prefix: &str) -> bool {
+    s.len() >= prefix.len() && s.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
 }
 
 /// Charsets whose bytes are scanned as they are: UTF-8 and its subset ASCII.
