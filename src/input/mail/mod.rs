@@ -28,7 +28,7 @@
 //! let stats = urlsift::input::mail::scan_archive(&Extractor::new(), msg, |w, _line, m| {
 //!     urls.push((w.part, m.url_str().into_owned()));
 //! }, |_| {});
-//! assert_eq!(urls, [(1, "http://example.com/a?b=1&c==2".to_string())]);
+//! assert_eq!(urls, [(1, "http://example.com/a?b=1&c=2".to_string())]);
 //! assert_eq!(stats.messages, 1);
 //! ```
 
