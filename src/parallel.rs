@@ -35,7 +35,7 @@ use std::io::{self, Read};
 
 use rayon::prelude::*;
 
-use crate::classify::naive;
+use crate::classify::{Classifier, naive};
 use crate::extract::rules::{MAX_LOOK_BEHIND, MAX_WRAPPED};
 use crate::extract::{Extractor, Match, RawMatch};
 
@@ -46,18 +46,18 @@ pub const DEFAULT_CHUNK_SIZE: usize = 2 << 20;
 /// The cuts between chunks: `0 = b0 < b1 < ... < bn = hay.len()`, each inner
 /// cut at an ASCII stop byte at or after a multiple of `chunk_size`.
 pub fn cuts(hay: &[u8], chunk_size: usize) -> Vec<usize> {
-    cuts_from(hay, 0, chunk_size)
+    cuts_from(&Classifier::auto(), hay, 0, chunk_size)
 }
 
 /// [`cuts`] of `hay[start..]`: `start = b0 < b1 < ... < bn = hay.len()`.
-fn cuts_from(hay: &[u8], start: usize, chunk_size: usize) -> Vec<usize> {
+fn cuts_from(c: &Classifier, hay: &[u8], start: usize, chunk_size: usize) -> Vec<usize> {
     let step = chunk_size.max(1);
     let mut v = vec![start];
     let mut next = start + step;
     while next < hay.len() {
         let mut i = next;
         while i < hay.len() && !(hay[i] < 0x80 && naive::is_stop(hay[i])) {
-            i = naive::find_stop(hay, i + 1);
+            i = c.find_stop(hay, i + 1);
         }
         if i >= hay.len() {
             break;
@@ -100,7 +100,7 @@ pub fn scan_range<'h>(
     if start >= end {
         return floor;
     }
-    let bounds = cuts_from(&hay[..end], start, chunk_size);
+    let bounds = cuts_from(&ex.classifier(), &hay[..end], start, chunk_size);
     let chunks: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
     let batch = 4 * rayon::current_num_threads().max(1);
     let mut floor = floor;

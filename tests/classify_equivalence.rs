@@ -62,12 +62,19 @@ fn naive_masks(block: &[u8; 64], prev: u8, next: [u8; 3]) -> Masks {
             .enumerate()
             .fold(0u64, |m, (i, &b)| m | (u64::from(f(b)) << i))
     };
+    // `anchor` is the SIMD pre-filter: every `:` after a scheme character
+    // (before the check of the byte after it), and every `www.`.
     let mut anchor = 0;
     let mut www = 0;
     for i in naive_candidates(&hay, 1, 65) {
-        anchor |= 1 << (i - 1);
         if hay[i] != b':' {
+            anchor |= 1 << (i - 1);
             www |= 1 << (i - 1);
+        }
+    }
+    for i in 1..65 {
+        if hay[i] == b':' && naive::is_scheme_char(hay[i - 1]) {
+            anchor |= 1 << (i - 1);
         }
     }
     Masks {

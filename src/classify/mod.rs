@@ -7,9 +7,18 @@
 //! # Contract (every ISA gives exactly the same answers as [`naive`])
 //!
 //! A **candidate anchor** is an offset `i` into the whole haystack where either
-//! - `hay[i] == b':'` and `i > 0` and `hay[i-1]` is a scheme character
-//!   (`ALPHA / DIGIT / "+" / "-" / "."`), or
+//! - `hay[i] == b':'`, `i > 0`, `i + 1 < hay.len()`, and either
+//!   - `hay[i+1] == b'/'` and `hay[i-1]` is a scheme character
+//!     (`ALPHA / DIGIT / "+" / "-" / "."`): the end of `scheme:/`, or
+//!   - `hay[i-1]` is a letter and `hay[i+1]` may begin the body of a scheme
+//!     used without `//` (`mailto:x`): not an ASCII stop byte and not `:`
+//!     (see [`naive::may_follow_colon`]), or
 //! - `hay[i..i+4]` equals `www.` ASCII case-insensitively.
+//!
+//! The SIMD pass finds `:` after a scheme character and `www.`; the byte
+//! after each such colon is then checked with one table lookup. In prose most
+//! colons are followed by a space (`Note: ...`) and in code by another colon
+//! (`std::vec`), so this keeps stage 2 away from nearly all of them.
 //!
 //! A **stop byte** is an ASCII control (`0x00..=0x20`, `0x7F`, so space too),
 //! one of `" < > \ ^ ` { | }`, or any byte `>= 0x80` (non-ASCII, which stage 2
@@ -173,8 +182,10 @@ pub struct Masks {
     pub colon: u64,
     /// Scheme characters: `ALPHA / DIGIT / "+" / "-" / "."`.
     pub scheme: u64,
-    /// Candidate anchors (see the module docs): `colon` after a scheme
+    /// The SIMD pre-filter of candidate anchors: `colon` after a scheme
     /// character (the byte before the block counts), or the start of `www.`.
+    /// [`Classifier::candidates`] keeps those colons that also pass the
+    /// check of the bytes around them (see the module docs).
     pub anchor: u64,
     /// Starts of `www.` (ASCII case-insensitive; the bytes after the block count).
     pub www: u64,
@@ -404,14 +415,26 @@ pub mod naive {
             )
     }
 
+    /// True if `b` may follow the colon of a scheme used without `//`: not
+    /// an ASCII stop byte, and not `:`. Non-ASCII bytes may (IRIs).
+    #[inline]
+    pub fn may_follow_colon(b: u8) -> bool {
+        b >= 0x80 || (!is_stop(b) && b != b':')
+    }
+
     /// Append every candidate anchor `i` with `start <= i < end` to `out`.
     /// Look-behind and look-ahead may read `hay` outside `start..end`.
     pub fn candidates(hay: &[u8], start: usize, end: usize, out: &mut Vec<usize>) {
         let end = end.min(hay.len());
         for i in start..end {
             let b = hay[i];
-            if b == b':' && i > 0 && is_scheme_char(hay[i - 1]) {
-                out.push(i);
+            if b == b':' && i > 0 && i + 1 < hay.len() {
+                let (prev, next) = (hay[i - 1], hay[i + 1]);
+                if (next == b'/' && is_scheme_char(prev))
+                    || (prev.is_ascii_alphabetic() && may_follow_colon(next))
+                {
+                    out.push(i);
+                }
             } else if (b | 0x20) == b'w'
                 && i + 4 <= hay.len()
                 && hay[i..i + 4].eq_ignore_ascii_case(b"www.")

@@ -184,6 +184,11 @@ impl Extractor {
         Classifier::new(isa).map(Extractor::with_classifier)
     }
 
+    /// The stage-1 classifier.
+    pub fn classifier(&self) -> Classifier {
+        self.classifier
+    }
+
     /// The classifier's ISA.
     pub fn isa(&self) -> Isa {
         self.classifier.isa()

@@ -9,7 +9,8 @@
 use super::schemes;
 use super::unicode;
 use super::{Kind, Style};
-use crate::classify::naive::is_scheme_char;
+#[cfg(test)]
+use crate::classify::naive::{is_scheme_char, is_stop};
 
 /// The longest scheme looked for, in bytes (the registered ones are shorter).
 pub const MAX_SCHEME: usize = 32;
@@ -47,6 +48,35 @@ fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0b' | b'\x0c')
 }
 
+/// `naive::is_stop` as a table.
+static STOP: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c <= 0x20
+            || c >= 0x7F
+            || matches!(
+                c,
+                b'"' | b'<' | b'>' | b'\\' | b'^' | b'`' | b'{' | b'|' | b'}'
+            );
+        b += 1;
+    }
+    t
+};
+
+/// `naive::is_scheme_char` as a table.
+static SCHEME_CHAR: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.');
+        b += 1;
+    }
+    t
+};
+
 /// The whitespace character at `hay[j]`, ASCII or Unicode (U+00A0 indents
 /// are common in converted text): its length, and whether it breaks a line.
 #[inline]
@@ -68,7 +98,18 @@ fn ws_at(hay: &[u8], j: usize) -> Option<(usize, bool)> {
 fn run_end<S: Stops>(stops: &S, hay: &[u8], from: usize) -> usize {
     let mut i = from;
     loop {
-        i = stops.find_stop(hay, i);
+        // Most URLs are short: look at the next bytes one by one before
+        // paying for a vector search.
+        let probe = hay.len().min(i + 32);
+        let mut k = i;
+        while k < probe && !STOP[hay[k] as usize] {
+            k += 1;
+        }
+        i = if k < probe {
+            k
+        } else {
+            stops.find_stop(hay, k)
+        };
         match hay.get(i) {
             Some(&b) if b >= 0x80 => match unicode::decode(hay, i) {
                 Some((c, len)) if !unicode::ends_url(c) => i += len,
@@ -88,7 +129,15 @@ fn run_end<S: Stops>(stops: &S, hay: &[u8], from: usize) -> usize {
 fn bare_end(hay: &[u8], start: usize, run: usize) -> (usize, usize) {
     let (mut paren, mut bracket) = (0usize, 0usize);
     let mut cut = run;
-    for (i, &b) in hay[start..run].iter().enumerate() {
+    // Most URLs have no closing bracket at all: nothing to balance.
+    let url = &hay[start..run];
+    let has_closer = if url.len() < 64 {
+        url.iter().any(|&b| b == b')' || b == b']')
+    } else {
+        memchr::memchr2(b')', b']', url).is_some()
+    };
+    let scan_to = if has_closer { run } else { start };
+    for (i, &b) in hay[start..scan_to].iter().enumerate() {
         match b {
             b'(' => paren += 1,
             b'[' => bracket += 1,
@@ -164,25 +213,48 @@ fn context(hay: &[u8], s: usize, floor: usize) -> Context {
 /// or `"..."` (`close == b'"'`), and the offset of the closing delimiter.
 /// `None` when the text does not close properly within [`MAX_WRAPPED`] bytes:
 /// the caller then treats the URL as bare.
-/// The pieces of a wrapped URL, the offset of its closing delimiter, and
-/// whether a hyphen at a line break made it ambiguous.
-type Wrapped = (Vec<(usize, usize)>, usize, bool);
+/// A URL found inside `<...>` or `"..."`.
+struct Wrapped {
+    /// One past its last byte in the input.
+    end: usize,
+    /// The text with whitespace removed, when it spanned several pieces.
+    joined: Option<Vec<u8>>,
+    /// The offset of the closing delimiter.
+    close_at: usize,
+    /// A hyphen ended a line inside it.
+    ambiguous: bool,
+}
 
 fn wrapped<S: Stops>(stops: &S, hay: &[u8], s: usize, close: u8) -> Option<Wrapped> {
     let limit = hay.len().min(s + MAX_WRAPPED);
-    let mut segs = Vec::new();
+    let mut joined: Option<Vec<u8>> = None;
+    let mut last_end = s;
     let mut ambiguous = false;
     let mut i = s;
     loop {
         let e = run_end(stops, hay, i);
         if e > i {
-            segs.push((i, e));
+            if i > s {
+                // A second piece: only now is the text copied.
+                joined
+                    .get_or_insert_with(|| hay[s..last_end].to_vec())
+                    .extend_from_slice(&hay[i..e]);
+            }
+            last_end = e;
         }
         if e >= limit {
             return None;
         }
+        let done = |close_at| {
+            Some(Wrapped {
+                end: last_end,
+                joined: None,
+                close_at,
+                ambiguous,
+            })
+        };
         if hay[e] == close {
-            return Some((segs, e, ambiguous));
+            return done(e).map(|w| Wrapped { joined, ..w });
         }
         let mut j = e;
         let mut newlines = 0;
@@ -192,14 +264,11 @@ fn wrapped<S: Stops>(stops: &S, hay: &[u8], s: usize, close: u8) -> Option<Wrapp
             newlines += usize::from(newline);
             j += len;
         }
-        if j == e {
-            return None;
-        }
-        if j >= limit || newlines >= 2 {
+        if j == e || j >= limit || newlines >= 2 {
             return None;
         }
         if hay[j] == close {
-            return Some((segs, j, ambiguous));
+            return done(j).map(|w| Wrapped { joined, ..w });
         }
         // In quotes only a line break may split the URL; inside <...> any whitespace may.
         if close == b'"' && newlines == 0 {
@@ -216,10 +285,10 @@ fn wrapped<S: Stops>(stops: &S, hay: &[u8], s: usize, close: u8) -> Option<Wrapp
 fn scheme_start(hay: &[u8], c: usize, floor: usize) -> Option<usize> {
     let lo = c.saturating_sub(MAX_SCHEME + 1).max(floor);
     let mut j = c;
-    while j > lo && is_scheme_char(hay[j - 1]) {
+    while j > lo && SCHEME_CHAR[hay[j - 1] as usize] {
         j -= 1;
     }
-    if j == lo && j > floor && is_scheme_char(hay[j - 1]) {
+    if j == lo && j > floor && SCHEME_CHAR[hay[j - 1] as usize] {
         return None; // longer than any scheme: a token, not a scheme
     }
     while j < c && !hay[j].is_ascii_alphabetic() {
@@ -281,23 +350,17 @@ fn finish<S: Stops>(
     let mut found = None;
     if let Some(open) = ctx.open {
         let close = if open == b'<' { b'>' } else { b'"' };
-        if let Some((segs, close_at, ambiguous)) = wrapped(stops, hay, s, close) {
-            let (first, last) = (*segs.first()?, *segs.last()?);
-            let joined = (segs.len() > 1).then(|| {
-                let mut v = Vec::with_capacity(last.1 - first.0);
-                for (a, b) in &segs {
-                    v.extend_from_slice(&hay[*a..*b]);
-                }
-                v
-            });
+        if let Some(w) = wrapped(stops, hay, s, close)
+            && w.end > s
+        {
             found = Some(Found {
                 start: s,
-                end: last.1,
-                joined,
+                end: w.end,
+                joined: w.joined,
                 style: ctx.style,
                 kind,
-                ambiguous,
-                resume: close_at + 1,
+                ambiguous: w.ambiguous,
+                resume: w.close_at + 1,
             });
         }
     }
@@ -325,10 +388,11 @@ fn finish<S: Stops>(
         Some(v) => v,
         None => &hay[found.start..found.end],
     };
-    let body = url.get(body - s..).unwrap_or(b"");
+    let body_at = body;
+    let body = url.get(body_at - s..).unwrap_or(b"");
     let ok = match kind {
         // `news:*` is a URL; `http://` or `http://...` alone is not.
-        Kind::Uri if !slashes => !body.is_empty(),
+        Kind::Uri if !slashes => schemes::plausible_body(&url[..body_at - s - 1], body),
         Kind::Uri => body
             .iter()
             .any(|&b| b.is_ascii_alphanumeric() || b >= 0x80 || b == b'['),
@@ -360,4 +424,17 @@ fn www_host_ok(url: &[u8]) -> bool {
         && ((tld.len() >= 2 && tld.iter().all(|b| b.is_ascii_alphabetic()))
             || tld.iter().any(|&b| b >= 0x80)
             || (tld.len() > 4 && tld[..4].eq_ignore_ascii_case(b"xn--")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_match_the_oracle() {
+        for b in 0..=255u8 {
+            assert_eq!(STOP[b as usize], is_stop(b), "{b:#x}");
+            assert_eq!(SCHEME_CHAR[b as usize], is_scheme_char(b), "{b:#x}");
+        }
+    }
 }

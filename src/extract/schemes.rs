@@ -32,6 +32,50 @@ pub fn is_known_without_slashes(scheme: &[u8]) -> bool {
             .any(|s| s.as_bytes().eq_ignore_ascii_case(scheme))
 }
 
+/// Whether `body` (the text after `scheme:`) looks like that scheme's syntax,
+/// so that code such as `data::Matrix` or `data:expr` is not taken for a URI.
+/// The checks are the first rule of each scheme's grammar, nothing more:
+///
+/// | scheme | body must |
+/// |---|---|
+/// | `mailto` | contain `@` or start with `?` (RFC 6068) |
+/// | `data` | contain `,` (RFC 2397) |
+/// | `urn` | be `NID:NSS` (RFC 8141) |
+/// | `tel`, `fax`, `sms` | start with `+`, a digit or `*`/`#` |
+/// | `geo` | start with a digit or `-` |
+/// | `magnet` | start with `?` |
+/// | `doi` | start with `10.` |
+/// | `sip`, `sips`, `xmpp`, `im`, `pres` | start with a letter, digit or `%` and contain no `=` |
+/// | `news` | be `*`, a group name (letter first) or a message-id (`@`) |
+/// | `cid`, `mid` | contain `@` |
+pub fn plausible_body(scheme: &[u8], body: &[u8]) -> bool {
+    let first = body.first().copied().unwrap_or(0);
+    let lower = scheme.to_ascii_lowercase();
+    match lower.as_slice() {
+        b"mailto" => body.contains(&b'@') || first == b'?',
+        b"data" => body.contains(&b','),
+        b"urn" => {
+            let nid = body
+                .iter()
+                .take_while(|b| b.is_ascii_alphanumeric() || **b == b'-')
+                .count();
+            nid >= 1 && body.get(nid) == Some(&b':') && body.len() > nid + 1
+        }
+        b"tel" | b"fax" | b"sms" => {
+            first == b'+' || first.is_ascii_digit() || first == b'*' || first == b'#'
+        }
+        b"geo" => first.is_ascii_digit() || first == b'-',
+        b"magnet" => first == b'?',
+        b"doi" => body.starts_with(b"10."),
+        b"sip" | b"sips" | b"xmpp" | b"im" | b"pres" => {
+            (first.is_ascii_alphanumeric() || first == b'%') && !body.contains(&b'=')
+        }
+        b"news" => first == b'*' || first.is_ascii_alphabetic() || body.contains(&b'@'),
+        b"cid" | b"mid" => body.contains(&b'@'),
+        _ => !body.is_empty(),
+    }
+}
+
 /// The common schemes used with `//`, for choosing a scheme inside a run like
 /// `go.http://` (the text's `go.` is not part of the scheme).
 pub(crate) fn is_common_with_slashes(scheme: &[u8]) -> bool {
