@@ -1,6 +1,6 @@
 //! `--mail` and `--stats`: the CLI glue over [`urlsift::input::mail`].
 
-use std::io::{self, Read};
+use std::io;
 
 use urlsift::extract::Extractor;
 use urlsift::input::Opened;
@@ -29,53 +29,45 @@ impl MailRun<'_> {
         count: &mut u64,
         write_err: &mut Option<io::Error>,
     ) -> u64 {
-        // A stream (stdin, .gz) is read whole: messages are split in memory.
-        let owned;
-        let data: &[u8] = match &opened {
-            Opened::Whole(d) => d,
-            Opened::Stream(_) => {
-                let Opened::Stream(mut r) = opened else {
-                    unreachable!()
-                };
-                let mut v = Vec::new();
-                if let Err(e) = r.read_to_end(&mut v) {
-                    eprintln!("urlsift: {name}: {e}");
-                    return 1;
-                }
-                owned = v;
-                &owned
-            }
-        };
         let mut shown = 0u64;
         let strict = self.strict;
-        let stats = mail::scan_archive(
-            self.ex,
-            data,
-            |w, line, m| {
-                if write_err.is_some() || (strict && !Parts::new(m).valid()) {
-                    return;
+        let on_match = |w: &mail::MailWhere, line: u64, m: &urlsift::extract::Match<'static>| {
+            if write_err.is_some() || (strict && !Parts::new(m).valid()) {
+                return;
+            }
+            *count += 1;
+            let rec = Record {
+                file: name,
+                line,
+                m,
+                mail: Some(w),
+            };
+            if let Err(e) = sink.record(&rec) {
+                *write_err = Some(e);
+            }
+        };
+        let on_problem = |p: &mail::Problem| {
+            shown += 1;
+            if shown <= MAX_PROBLEMS_SHOWN {
+                eprintln!(
+                    "urlsift: {name}: byte {}: message {}: {}",
+                    p.offset, p.message, p.what
+                );
+            }
+        };
+        // A stream (stdin, .gz) is read block by block, a message at a time.
+        let (stats, errors) = match opened {
+            Opened::Whole(data) => (mail::scan_archive(self.ex, &data, on_match, on_problem), 0),
+            Opened::Stream(r) => {
+                match mail::scan_reader(self.ex, r, mail::STREAM_BLOCK, on_match, on_problem) {
+                    Ok(s) => (s, 0),
+                    Err(e) => {
+                        eprintln!("urlsift: {name}: {e}");
+                        (MailStats::default(), 1)
+                    }
                 }
-                *count += 1;
-                let rec = Record {
-                    file: name,
-                    line,
-                    m,
-                    mail: Some(w),
-                };
-                if let Err(e) = sink.record(&rec) {
-                    *write_err = Some(e);
-                }
-            },
-            |p| {
-                shown += 1;
-                if shown <= MAX_PROBLEMS_SHOWN {
-                    eprintln!(
-                        "urlsift: {name}: byte {}: message {}: {}",
-                        p.offset, p.message, p.what
-                    );
-                }
-            },
-        );
+            }
+        };
         if shown > MAX_PROBLEMS_SHOWN {
             eprintln!(
                 "urlsift: {name}: {} more problems not shown",
@@ -83,7 +75,7 @@ impl MailRun<'_> {
             );
         }
         self.stats += &stats;
-        0
+        errors
     }
 }
 

@@ -287,3 +287,50 @@ fn issue5_plain_mode_hints_but_output_is_unchanged() {
     assert!(!err.contains("--mail"));
     assert!(Path::new(&f).exists());
 }
+
+#[test]
+fn issue5_stream_equals_whole_for_any_block_size() {
+    let mut data = std::fs::read(format!("{OWN}/archive.mbox")).unwrap();
+    data.extend_from_slice(&std::fs::read(format!("{OWN}/archive.mbox")).unwrap());
+    let ex = Extractor::new();
+    let collect = |f: &mut dyn FnMut(&mut Vec<(MailWhere, u64, String)>) -> MailStats| {
+        let mut v = Vec::new();
+        let s = f(&mut v);
+        (v, s)
+    };
+    let whole = collect(&mut |v| {
+        scan_archive(
+            &ex,
+            &data,
+            |w, l, m| v.push((w.clone(), l, m.url_str().into_owned())),
+            |_| {},
+        )
+    });
+    assert_eq!(whole.1.messages, 6);
+    for block in [1, 7, 64, 200, 333, 1000, 1 << 20] {
+        let streamed = collect(&mut |v| {
+            urlsift::input::mail::scan_reader(
+                &ex,
+                &data[..],
+                block,
+                |w, l, m| v.push((w.clone(), l, m.url_str().into_owned())),
+                |_| {},
+            )
+            .unwrap()
+        });
+        assert_eq!(streamed, whole, "block {block}");
+    }
+}
+
+#[test]
+fn issue5_cli_stdin() {
+    let f = format!("{OWN}/archive.mbox");
+    let (file_out, _, _) = bin(&["--mail", "--format", "json", &f]);
+    let o = Command::new(env!("CARGO_BIN_EXE_urlsift"))
+        .args(["--mail", "--format", "json"])
+        .stdin(std::fs::File::open(&f).unwrap())
+        .output()
+        .unwrap();
+    let stdin_out = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(stdin_out, file_out.replace(&format!("\"{f}\""), "\"-\""));
+}

@@ -32,6 +32,7 @@
 //! assert_eq!(stats.messages, 1);
 //! ```
 
+use std::io::{self, Read};
 use std::ops::{AddAssign, Range};
 
 use rayon::prelude::*;
@@ -158,15 +159,135 @@ pub fn scan_archive(
     mut on_match: impl FnMut(&MailWhere, u64, &Match<'static>),
     mut on_problem: impl FnMut(&Problem),
 ) -> MailStats {
-    let mboxrd = data.starts_with(b"From ");
+    let mut stats = MailStats::default();
     if data.iter().all(u8::is_ascii_whitespace) {
         // An empty file (a maildir's tmp/ placeholder) holds no message.
-        return MailStats::default();
+        return stats;
     }
+    let at = At {
+        offset: 0,
+        index: 0,
+        mboxrd: data.starts_with(b"From "),
+    };
     let msgs = mbox::split(data);
-    let batches = batches(&msgs, BATCH_BYTES);
-    let parser = message::parser();
+    scan_messages(
+        ex,
+        data,
+        &msgs,
+        at,
+        &mut on_match,
+        &mut on_problem,
+        &mut stats,
+    );
+    stats
+}
+
+/// How much a stream is read at a time in [`scan_reader`].
+pub const STREAM_BLOCK: usize = 16 << 20;
+
+/// Scan an archive read from a stream (standard input, gzip), `block` bytes
+/// at a time: complete messages are scanned as they arrive, so memory is
+/// bounded by `block` plus the largest message. The output is the same as
+/// [`scan_archive`] on the whole input.
+pub fn scan_reader<R: Read>(
+    ex: &Extractor,
+    mut r: R,
+    block: usize,
+    mut on_match: impl FnMut(&MailWhere, u64, &Match<'static>),
+    mut on_problem: impl FnMut(&Problem),
+) -> io::Result<MailStats> {
+    let block = block.max(1);
     let mut stats = MailStats::default();
+    let mut buf: Vec<u8> = Vec::new();
+    let mut at = At {
+        offset: 0,
+        index: 0,
+        mboxrd: false,
+    };
+    let mut first = true;
+    loop {
+        let old = buf.len();
+        buf.resize(old + block, 0);
+        let mut filled = old;
+        while filled < buf.len() {
+            match r.read(&mut buf[filled..]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    buf.truncate(filled);
+                    return Err(e);
+                }
+            }
+        }
+        let eof = filled < buf.len();
+        buf.truncate(filled);
+        if first && (buf.len() >= 5 || eof) {
+            first = false;
+            at.mboxrd = buf.starts_with(b"From ");
+        }
+        if eof {
+            if !buf.iter().all(u8::is_ascii_whitespace) {
+                let msgs = mbox::split(&buf);
+                scan_messages(
+                    ex,
+                    &buf,
+                    &msgs,
+                    at,
+                    &mut on_match,
+                    &mut on_problem,
+                    &mut stats,
+                );
+            }
+            return Ok(stats);
+        }
+        if !at.mboxrd || first {
+            continue; // one message, or not sure yet: read on
+        }
+        // Scan every message but the last, which may be incomplete.
+        let msgs = mbox::split(&buf);
+        if msgs.len() < 2 {
+            continue;
+        }
+        let keep = msgs.len() - 1;
+        let cut = msgs[keep - 1].end;
+        scan_messages(
+            ex,
+            &buf,
+            &msgs[..keep],
+            at,
+            &mut on_match,
+            &mut on_problem,
+            &mut stats,
+        );
+        buf.drain(..cut);
+        at.offset += cut as u64;
+        at.index += keep as u64;
+    }
+}
+
+/// Where a slice of an archive lies in its file.
+#[derive(Clone, Copy)]
+struct At {
+    /// File offset of the slice.
+    offset: u64,
+    /// Messages before it.
+    index: u64,
+    /// The file is an mbox (undo `>From ` quoting).
+    mboxrd: bool,
+}
+
+fn scan_messages(
+    ex: &Extractor,
+    data: &[u8],
+    msgs: &[Range<usize>],
+    at: At,
+    on_match: &mut impl FnMut(&MailWhere, u64, &Match<'static>),
+    on_problem: &mut impl FnMut(&Problem),
+    stats: &mut MailStats,
+) {
+    let batches = batches(msgs, BATCH_BYTES);
+    let parser = message::parser();
     let window = rayon::current_num_threads().max(1) * 4;
     for group in batches.chunks(window) {
         let results: Vec<Scanned> = group
@@ -179,9 +300,9 @@ pub fn scan_archive(
                         ex,
                         &parser,
                         &data[m.clone()],
-                        m.start as u64,
-                        i as u64 + 1,
-                        mboxrd,
+                        at.offset + m.start as u64,
+                        at.index + i as u64 + 1,
+                        at.mboxrd,
                         &mut s,
                     );
                 }
@@ -195,10 +316,9 @@ pub fn scan_archive(
             for p in &s.problems {
                 on_problem(p);
             }
-            stats += &s.stats;
+            *stats += &s.stats;
         }
     }
-    stats
 }
 
 /// Group consecutive messages into batches of at least `bytes` bytes.
