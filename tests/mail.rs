@@ -288,12 +288,14 @@ fn issue5_plain_mode_hints_but_output_is_unchanged() {
     assert!(Path::new(&f).exists());
 }
 
+type Seen = Vec<(MailWhere, u64, String)>;
+
 #[test]
 fn issue5_stream_equals_whole_for_any_block_size() {
     let mut data = std::fs::read(format!("{OWN}/archive.mbox")).unwrap();
     data.extend_from_slice(&std::fs::read(format!("{OWN}/archive.mbox")).unwrap());
     let ex = Extractor::new();
-    let collect = |f: &mut dyn FnMut(&mut Vec<(MailWhere, u64, String)>) -> MailStats| {
+    let collect = |f: &mut dyn FnMut(&mut Seen) -> MailStats| {
         let mut v = Vec::new();
         let s = f(&mut v);
         (v, s)
