@@ -53,7 +53,9 @@ pub struct Simple {
 /// header the fast path does not handle (encoded words in those fields).
 pub fn parse(msg: &[u8]) -> Option<Simple> {
     let lf = memmem::find(msg, b"\n\n").map(|i| (i + 1, i + 2));
-    let crlf = memmem::find(msg, b"\r\n\r\n").map(|i| (i + 2, i + 4));
+    // A CRLF blank line can only come first if it starts before the LF one.
+    let lim = lf.map_or(msg.len(), |(e, _)| (e + 3).min(msg.len()));
+    let crlf = memmem::find(&msg[..lim], b"\r\n\r\n").map(|i| (i + 2, i + 4));
     let (header_end, body) = match (lf, crlf) {
         (Some(a), Some(b)) => a.min(b),
         (a, b) => a.or(b)?,
