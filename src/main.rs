@@ -1,18 +1,29 @@
 //! The `urlsift` command line: thin wiring over the library.
 
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-mod cmd_mail;
 mod cmd_uri;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use urlsift::classify::{Classifier, isa_report};
 use urlsift::extract::Extractor;
-use urlsift::input::Opened;
-use urlsift::output::{self, CountBy, Format, Options, Record};
-use urlsift::parallel::{self, LineCounter};
+use urlsift::input::Source;
+use urlsift::output::{CountBy, Format, Options, run};
+
+// The allocator: the system one. mimalloc is an opt-in feature
+// (`cargo build --release --features mimalloc`) because it did not measure
+// faster. hyperfine -w 2 -r 15 on a 64 MiB local corpus
+// (build-local-corpus.sh -s 64M; 24,065 URLs, 11,661 distinct normal forms),
+// 2 shared cores, both binaries in the same run:
+//   --format json                  system 152.9 +- 27.4 ms   mimalloc 164.5 +- 40.1 ms
+//   --count-by url --normalize     system 160.8 +- 12.3 ms   mimalloc 180.3 +- 38.8 ms
+// (a first run of 6 repetitions: 120.3 vs 145.3 ms and 95.4 vs 121.2 ms). The
+// run is bound by the scan, not by allocation: there are few URLs per MiB.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -56,6 +67,20 @@ enum Cmd {
         #[arg(required = true)]
         refs: Vec<String>,
     },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff).
+    Man,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+enum ColorArg {
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug)]
@@ -119,6 +144,9 @@ struct ScanArgs {
     /// With --mail: print a summary (messages, parts skipped, problems) on stderr.
     #[arg(long)]
     stats: bool,
+    /// Colour file names and numbers: auto (only on a terminal, unless NO_COLOR is set), always, never.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
+    color: ColorArg,
     /// Bytes per parallel chunk (for tests; the output never depends on it).
     #[arg(long, value_name = "BYTES", default_value_t = urlsift::parallel::DEFAULT_CHUNK_SIZE)]
     chunk_size: usize,
@@ -151,6 +179,13 @@ fn run_uri_cmd(cmd: Cmd) -> u8 {
             urls,
         } => cmd_uri::normalize_cmd(&urls, !syntax_only, drop_fragment, &mut out, &mut err),
         Cmd::Resolve { base, refs } => cmd_uri::resolve_cmd(&base, &refs, &mut out, &mut err),
+        Cmd::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "urlsift", &mut out);
+            Ok(0)
+        }
+        Cmd::Man => clap_mangen::Man::new(Cli::command())
+            .render(&mut out)
+            .map(|_| 0),
     };
     match r.and_then(|code| out.flush().map(|_| code)) {
         Ok(code) => u8::try_from(code).unwrap_or(2),
@@ -162,52 +197,13 @@ fn run_uri_cmd(cmd: Cmd) -> u8 {
     }
 }
 
-/// One input: a path, or standard input.
-struct Input {
-    name: String,
-    path: Option<PathBuf>,
-}
-
-/// Expand the command line into inputs: directories are walked in sorted order.
-fn inputs(paths: &[PathBuf], errors: &mut u64) -> Vec<Input> {
-    let mut v = Vec::new();
-    if paths.is_empty() {
-        v.push(Input {
-            name: "-".into(),
-            path: None,
-        });
-    }
-    for p in paths {
-        if p.as_os_str() == "-" {
-            v.push(Input {
-                name: "-".into(),
-                path: None,
-            });
-        } else if p.is_dir() {
-            for entry in walkdir::WalkDir::new(p).sort_by_file_name() {
-                match entry {
-                    Ok(e) if e.file_type().is_file() => v.push(Input {
-                        name: e.path().display().to_string(),
-                        path: Some(e.path().to_path_buf()),
-                    }),
-                    Ok(_) => {}
-                    Err(e) => {
-                        *errors += 1;
-                        eprintln!("urlsift: {e}");
-                    }
-                }
-            }
-        } else {
-            v.push(Input {
-                name: p.display().to_string(),
-                path: Some(p.clone()),
-            });
-        }
-    }
-    v
-}
-
 fn scan(args: &ScanArgs) -> u8 {
+    let stdout = io::stdout();
+    let color = match args.color {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+    };
     let opts = Options {
         format: match args.format {
             FormatArg::Text => Format::Text,
@@ -226,6 +222,8 @@ fn scan(args: &ScanArgs) -> u8 {
             CountByArg::Scheme => CountBy::Scheme,
         }),
         count: args.count,
+        color,
+        no_header: false,
     };
     let classifier = match &args.isa {
         Some(name) => Classifier::from_name(name),
@@ -246,99 +244,68 @@ fn scan(args: &ScanArgs) -> u8 {
         eprintln!("urlsift: threads: {e}");
         return 2;
     }
-    let mut errors = 0u64;
-    let inputs = inputs(&args.paths, &mut errors);
-    let stdout = io::stdout();
-    let out: Box<dyn Write> = if args.quiet {
+    let sources = urlsift::input::expand(&args.paths);
+    let bar = progress_bar(&sources);
+    let inc = |n: u64| {
+        if let Some(b) = &bar {
+            b.inc(n);
+        }
+    };
+    let mail = urlsift::input::mail::MailRun::default();
+    let cfg = run::Config {
+        mail: args.mail.then_some(&mail),
+        opts,
+        quiet: args.quiet,
+        strict: args.strict,
+        threads: rayon::current_num_threads(),
+        chunk_size: args.chunk_size,
+        extractor,
+        progress: bar.as_ref().map(|_| &inc as &(dyn Fn(u64) + Sync)),
+    };
+    // One buffered writer for the whole run; output goes out in input order.
+    let mut out: Box<dyn Write> = if args.quiet {
         Box::new(io::sink())
     } else {
         Box::new(BufWriter::with_capacity(1 << 16, stdout.lock()))
     };
-    let mut sink = output::new_sink(&opts, out);
-    let mut found = 0u64;
-    let mut mail = cmd_mail::MailRun {
-        ex: &extractor,
-        strict: args.strict,
-        stats: Default::default(),
-    };
-    let mut write_err: Option<io::Error> = None;
-    for input in &inputs {
-        let opened = match urlsift::input::open(input.path.as_deref()) {
-            Ok(o) => o,
-            Err(e) => {
-                errors += 1;
-                eprintln!("urlsift: {}: {e}", input.name);
-                continue;
-            }
-        };
-        let mut count = 0u64;
-        let mut on_match = |m: &urlsift::extract::Match<'_>, line: u64| {
-            if write_err.is_some() || (args.strict && !output::Parts::new(m).valid()) {
-                return;
-            }
-            count += 1;
-            if let Err(e) = sink.record(&Record {
-                file: &input.name,
-                line,
-                m,
-                mail: None,
-            }) {
-                write_err = Some(e);
-            }
-        };
-        match opened {
-            o if args.mail => {
-                errors += mail.scan(&input.name, o, &mut *sink, &mut count, &mut write_err)
-            }
-            Opened::Whole(data) => {
-                cmd_mail::hint(&input.name, &data);
-                let mut lines = LineCounter::default();
-                parallel::scan(&extractor, &data, args.chunk_size, |m| {
-                    let line = lines.line_at(&data, m.start);
-                    on_match(&m, line);
-                });
-            }
-            Opened::Stream(r) => {
-                let block = parallel::DEFAULT_BLOCK_SIZE;
-                if let Err(e) =
-                    parallel::scan_reader(&extractor, r, block, args.chunk_size, on_match)
-                {
-                    // What was found before the error has been printed.
-                    errors += 1;
-                    eprintln!("urlsift: {}: {e}", input.name);
-                }
-            }
-        }
-        found += count;
-        if write_err.is_none()
-            && let Err(e) = sink.file_done(&input.name, count)
-        {
-            write_err = Some(e);
-        }
-        if write_err.is_some() || (args.quiet && found > 0) {
-            break;
-        }
-    }
+    let summary = run::run(&cfg, &sources, &mut out, &mut io::stderr());
     if args.mail && args.stats {
-        eprintln!("urlsift: mail: {}", mail.stats);
+        eprintln!(
+            "urlsift: mail: {}",
+            mail.stats.lock().map(|s| s.to_string()).unwrap_or_default()
+        );
     }
-    if write_err.is_none()
-        && let Err(e) = sink.finish()
-    {
-        write_err = Some(e);
+    if let Some(b) = bar {
+        b.finish_and_clear();
     }
     // A closed pipe (`urlsift big | head`) ends the run quietly.
-    if let Some(e) = write_err
+    if let Some(e) = &summary.write_error
         && e.kind() != io::ErrorKind::BrokenPipe
     {
         eprintln!("urlsift: writing output: {e}");
-        return 2;
     }
-    if errors > 0 && !(args.quiet && found > 0) {
-        2
-    } else if found > 0 {
-        0
-    } else {
-        1
+    summary.exit_code(args.quiet)
+}
+
+/// A progress bar on stderr, only when stderr is a terminal and the input is
+/// large (more than 64 MiB of files in all).
+fn progress_bar(sources: &[Source]) -> Option<indicatif::ProgressBar> {
+    const LARGE: u64 = 64 << 20;
+    if !io::stderr().is_terminal() {
+        return None;
     }
+    let total: u64 = sources.iter().map(Source::size).sum();
+    if total <= LARGE {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(total),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{bar:40} {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec} eta {eta}",
+    ) {
+        bar.set_style(style);
+    }
+    Some(bar)
 }

@@ -228,6 +228,7 @@ impl Extractor {
         let end = end.min(hay.len());
         let mut consumed = floor;
         let mut cands = Vec::with_capacity(1024);
+        let mut cache = rules::RunCache::default();
         let mut w = start.max(consumed.min(end));
         while w < end {
             let w_end = end.min(w + WINDOW);
@@ -240,7 +241,7 @@ impl Extractor {
                 if !go(c, consumed) {
                     return (consumed, Some(c));
                 }
-                if let Some(f) = rules::match_at(&self.classifier, hay, c, consumed) {
+                if let Some(f) = rules::match_at(&self.classifier, &mut cache, hay, c, consumed) {
                     consumed = f.resume;
                     let url = match f.joined {
                         Some(v) => Cow::Owned(v),

@@ -92,6 +92,47 @@ fn ws_at(hay: &[u8], j: usize) -> Option<(usize, bool)> {
     unicode::is_space(c).then_some((len, matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}')))
 }
 
+/// A memo of the last run found by [`run_end`] and of the first closing
+/// bracket in it. Inside a run (no stop byte, no URL-ending character) every
+/// ASCII position has the same run end, so many candidates in one long run
+/// (`(http://a)(http://b)...` with no space) cost one scan, not one each.
+/// A pure cache: it never changes a result.
+#[derive(Default)]
+pub(crate) struct RunCache {
+    from: usize,
+    end: usize,
+    /// The first `)` or `]` at or after `closer_from` in the run (`end` if none).
+    closer_from: usize,
+    closer: usize,
+}
+
+impl RunCache {
+    fn run_end<S: Stops>(&mut self, stops: &S, hay: &[u8], s: usize) -> usize {
+        if !(self.from <= s && s < self.end) {
+            self.from = s;
+            self.end = run_end(stops, hay, s);
+            self.closer_from = self.end;
+            self.closer = self.end;
+        }
+        self.end
+    }
+
+    /// The first closing bracket in `hay[s..run]`, where `run` is `s`'s run end.
+    fn first_closer(&mut self, hay: &[u8], s: usize) -> usize {
+        if !(self.closer_from <= s && s <= self.closer) {
+            let run = &hay[s..self.end];
+            let at = if run.len() < 64 {
+                run.iter().position(|&b| b == b')' || b == b']')
+            } else {
+                memchr::memchr2(b')', b']', run)
+            };
+            self.closer_from = s;
+            self.closer = at.map_or(self.end, |i| s + i);
+        }
+        self.closer
+    }
+}
+
 /// The end of the run of URL bytes starting at `from`: the first stop byte that
 /// is ASCII, or the first non-ASCII character that ends a URL (or is not UTF-8).
 #[inline]
@@ -126,17 +167,11 @@ fn run_end<S: Stops>(stops: &S, hay: &[u8], from: usize) -> usize {
 /// trailing `. , : ; ! ?` and quotes (RFC 3986 Appendix C: the sentence's
 /// punctuation is not part of the URL). Returns `(end, cut)`: the URL's end,
 /// and where scanning resumes.
-fn bare_end(hay: &[u8], start: usize, run: usize) -> (usize, usize) {
+fn bare_end(hay: &[u8], start: usize, run: usize, first_closer: usize) -> (usize, usize) {
     let (mut paren, mut bracket) = (0usize, 0usize);
     let mut cut = run;
     // Most URLs have no closing bracket at all: nothing to balance.
-    let url = &hay[start..run];
-    let has_closer = if url.len() < 64 {
-        url.iter().any(|&b| b == b')' || b == b']')
-    } else {
-        memchr::memchr2(b')', b']', url).is_some()
-    };
-    let scan_to = if has_closer { run } else { start };
+    let scan_to = if first_closer < run { run } else { start };
     for (i, &b) in hay[start..scan_to].iter().enumerate() {
         match b {
             b'(' => paren += 1,
@@ -232,7 +267,8 @@ fn wrapped<S: Stops>(stops: &S, hay: &[u8], s: usize, close: u8) -> Option<Wrapp
     let mut ambiguous = false;
     let mut i = s;
     loop {
-        let e = run_end(stops, hay, i);
+        // Bounded: a wrapped URL never looks past `limit`.
+        let e = run_end(stops, &hay[..limit], i);
         if e > i {
             if i > s {
                 // A second piece: only now is the text copied.
@@ -302,7 +338,13 @@ fn scheme_start(hay: &[u8], c: usize, floor: usize) -> Option<usize> {
 
 /// Apply the rules at the candidate `c` (see [`crate::classify`]); `floor` is
 /// where the previous URL (and its delimiters) ended.
-pub(crate) fn match_at<S: Stops>(stops: &S, hay: &[u8], c: usize, floor: usize) -> Option<Found> {
+pub(crate) fn match_at<S: Stops>(
+    stops: &S,
+    cache: &mut RunCache,
+    hay: &[u8],
+    c: usize,
+    floor: usize,
+) -> Option<Found> {
     if hay[c] == b':' {
         let mut s = scheme_start(hay, c, floor)?;
         let slashes = hay.get(c + 1..c + 3) == Some(b"//");
@@ -316,11 +358,15 @@ pub(crate) fn match_at<S: Stops>(stops: &S, hay: &[u8], c: usize, floor: usize) 
                     s += k + 1;
                 }
             }
-        } else if !schemes::is_known_without_slashes(scheme) {
+        } else if !schemes::is_known_without_slashes(scheme)
+            || !schemes::plausible_body(scheme, bounded_body(hay, c + 1))
+        {
+            // (Checked on a bounded prefix first, so a rejected candidate
+            // never costs a scan of a long run.)
             return None;
         }
         let body = if slashes { c + 3 } else { c + 1 };
-        finish(stops, hay, s, body, floor, Kind::Uri, slashes)
+        finish(stops, cache, hay, s, body, floor, Kind::Uri, slashes)
     } else {
         // `www.`: a word of its own, not the tail of a host or path.
         if c > floor {
@@ -331,14 +377,16 @@ pub(crate) fn match_at<S: Stops>(stops: &S, hay: &[u8], c: usize, floor: usize) 
                 return None;
             }
         }
-        finish(stops, hay, c, c + 4, floor, Kind::Www, false)
+        finish(stops, cache, hay, c, c + 4, floor, Kind::Www, false)
     }
 }
 
 /// Delimit the URL starting at `s` whose body (after `scheme:`, `scheme://` or
 /// `www.`) starts at `body`.
+#[allow(clippy::too_many_arguments)]
 fn finish<S: Stops>(
     stops: &S,
+    cache: &mut RunCache,
     hay: &[u8],
     s: usize,
     body: usize,
@@ -367,8 +415,9 @@ fn finish<S: Stops>(
     let found = match found {
         Some(f) => f,
         None => {
-            let run = run_end(stops, hay, s);
-            let (end, cut) = bare_end(hay, s, run);
+            let run = cache.run_end(stops, hay, s);
+            let closer = cache.first_closer(hay, s);
+            let (end, cut) = bare_end(hay, s, run, closer);
             Found {
                 start: s,
                 end,
@@ -401,21 +450,33 @@ fn finish<S: Stops>(
     ok.then_some(found)
 }
 
-/// An abbreviated URI needs a real host after `www.`: at least one more label
-/// and a top-level label of two or more letters (or an IDN / punycode label).
-fn www_host_ok(url: &[u8]) -> bool {
-    let host_end = url
+/// At most [`PRECHECK`] bytes from `at`, up to the first ASCII stop byte:
+/// what the cheap checks before delimiting look at.
+fn bounded_body(hay: &[u8], at: usize) -> &[u8] {
+    let w = &hay[at.min(hay.len())..hay.len().min(at + PRECHECK)];
+    let n = w
         .iter()
-        .position(|&b| matches!(b, b'/' | b'?' | b'#' | b':'))
+        .position(|&b| b < 0x80 && STOP[b as usize])
+        .unwrap_or(w.len());
+    &w[..n]
+}
+
+/// How far the checks before delimiting look.
+const PRECHECK: usize = 256;
+
+/// An abbreviated URI needs a real host after `www.`: at least one more label
+/// and a top-level label of two or more letters (or an IDN / punycode label),
+/// then the end of the URL or `/ ? # :`. Only the host is read.
+fn www_host_ok(url: &[u8]) -> bool {
+    let host_len = url
+        .iter()
+        .position(|&b| !(b.is_ascii_alphanumeric() || b == b'-' || b == b'.' || b >= 0x80))
         .unwrap_or(url.len());
-    let host = &url[..host_end];
-    if host.len() <= 4 || !host[4..].contains(&b'.') {
+    if !matches!(url.get(host_len), None | Some(b'/' | b'?' | b'#' | b':')) {
         return false;
     }
-    if !host
-        .iter()
-        .all(|&b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.' || b >= 0x80)
-    {
+    let host = &url[..host_len];
+    if host.len() <= 4 || !host[4..].contains(&b'.') {
         return false;
     }
     let tld = host.rsplit(|&b| b == b'.').next().unwrap_or(b"");

@@ -1,16 +1,20 @@
-//! Inputs: memory-mapped files, streamed pipes and gzip, directory walks.
+//! Inputs: memory-mapped files, streamed pipes, gzip and zstd, directory walks.
 //!
 //! A regular file is memory-mapped (falling back to reading it whole if the
-//! map fails); everything else (standard input, pipes, `.gz`) is read as a
-//! stream of large blocks, so memory stays bounded whatever the input size
+//! map fails); everything else (standard input, pipes, `.gz`, `.zst`) is read
+//! as a stream of large blocks, so memory stays bounded whatever the input size
 //! (see [`crate::parallel::scan_reader`]).
+//!
+//! Compression is recognised by content (magic bytes), never by file name.
+//! Binary files (a NUL byte near the start, see [`looks_binary`]) and hidden
+//! files are scanned like any other: every byte sequence is valid input.
 
 pub mod mail;
 
 use std::fs::File;
 use std::io::{self, Read};
 use std::ops::Deref;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The bytes of one input: a memory map, or bytes read into memory.
 pub enum Data {
@@ -65,15 +69,39 @@ pub enum Encoding {
     Plain,
     /// gzip (RFC 1952), possibly several members.
     Gzip,
+    /// Zstandard (RFC 8878), possibly several frames.
+    Zstd,
 }
 
-/// Sniff the encoding from the first bytes (gzip magic `1f 8b 08`).
+/// The zstd frame magic number, little-endian.
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// Sniff the encoding from the first bytes (gzip magic `1f 8b 08`, zstd
+/// magic `28 b5 2f fd`).
 pub fn sniff(head: &[u8]) -> Encoding {
     if head.starts_with(&[0x1f, 0x8b, 0x08]) {
         Encoding::Gzip
+    } else if head.starts_with(&ZSTD_MAGIC) {
+        Encoding::Zstd
     } else {
         Encoding::Plain
     }
+}
+
+/// True if `head` looks binary: it has a NUL byte in its first 8 KiB (the
+/// heuristic of grep and ripgrep). Binary input is still scanned: this only
+/// informs the caller.
+pub fn looks_binary(head: &[u8]) -> bool {
+    memchr::memchr(0, &head[..head.len().min(8192)]).is_some()
+}
+
+/// A decoder for `enc` over `r` (plain: `r` itself).
+fn decoder(enc: Encoding, r: Box<dyn Read + Send>) -> io::Result<Box<dyn Read + Send>> {
+    Ok(match enc {
+        Encoding::Plain => r,
+        Encoding::Gzip => Box::new(flate2::read::MultiGzDecoder::new(r)),
+        Encoding::Zstd => Box::new(zstd::stream::read::Decoder::new(r)?),
+    })
 }
 
 /// An opened input, ready to scan.
@@ -103,13 +131,13 @@ pub fn open(path: Option<&Path>) -> io::Result<Opened> {
         return Ok(Opened::Stream(Box::new(Sniffed::new(Box::new(file))?)));
     }
     let data = map_file(&file)?;
-    if sniff(&data) == Encoding::Gzip {
-        let owned: Box<dyn Read + Send> = Box::new(io::Cursor::new(DataReader(data)));
-        return Ok(Opened::Stream(Box::new(flate2::read::MultiGzDecoder::new(
-            owned,
-        ))));
+    match sniff(&data) {
+        Encoding::Plain => Ok(Opened::Whole(data)),
+        enc => {
+            let owned: Box<dyn Read + Send> = Box::new(io::Cursor::new(DataReader(data)));
+            Ok(Opened::Stream(decoder(enc, owned)?))
+        }
     }
-    Ok(Opened::Whole(data))
 }
 
 struct DataReader(Data);
@@ -127,20 +155,21 @@ struct Sniffed {
 
 impl Sniffed {
     fn new(mut r: Box<dyn Read + Send>) -> io::Result<Sniffed> {
-        let mut head = Vec::with_capacity(3);
-        while head.len() < 3 {
-            let mut b = [0u8; 3];
-            let n = r.read(&mut b[..3 - head.len()])?;
+        let mut head = Vec::with_capacity(4);
+        while head.len() < 4 {
+            let mut b = [0u8; 4];
+            let n = match r.read(&mut b[..4 - head.len()]) {
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
             if n == 0 {
                 break;
             }
             head.extend_from_slice(&b[..n]);
         }
         let chained: Box<dyn Read + Send> = Box::new(io::Cursor::new(head.clone()).chain(r));
-        let inner: Box<dyn Read + Send> = match sniff(&head) {
-            Encoding::Gzip => Box::new(flate2::read::MultiGzDecoder::new(chained)),
-            Encoding::Plain => chained,
-        };
+        let inner = decoder(sniff(&head), chained)?;
         Ok(Sniffed { inner })
     }
 }
@@ -148,6 +177,92 @@ impl Sniffed {
 impl Read for Sniffed {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         self.inner.read(buf)
+    }
+}
+
+/// One input of a run, in command-line and walk order.
+#[derive(Clone, Debug)]
+pub enum Source {
+    /// Standard input (no path, or `-`).
+    Stdin,
+    /// A path named on the command line or found in a directory walk.
+    Path(PathBuf),
+    /// A walk error (an unreadable directory, a loop): reported in its place.
+    Error(String),
+}
+
+impl Source {
+    /// The name to print: `-` for standard input.
+    pub fn name(&self) -> String {
+        match self {
+            Source::Stdin => "-".into(),
+            Source::Path(p) => p.display().to_string(),
+            Source::Error(_) => String::new(),
+        }
+    }
+
+    /// The path, `None` for standard input.
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            Source::Path(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// The size in bytes of a regular file (0 for anything else).
+    pub fn size(&self) -> u64 {
+        match self {
+            Source::Path(p) => std::fs::metadata(p)
+                .ok()
+                .filter(|m| m.is_file())
+                .map_or(0, |m| m.len()),
+            _ => 0,
+        }
+    }
+}
+
+/// Expand the command line into inputs. No path, or `-`, is standard input.
+/// Directories are walked recursively, entries sorted by file name, hidden
+/// files included. In a walk, regular files and symbolic links to anything
+/// but a directory are inputs (a dangling link is one, and fails to open
+/// with an error naming it); links to directories are not followed (no
+/// loops), and FIFOs, sockets and devices are skipped (reading one could
+/// block forever). Named on the command line, any path is an input.
+pub fn expand(paths: &[PathBuf]) -> Vec<Source> {
+    let mut v = Vec::new();
+    if paths.is_empty() {
+        v.push(Source::Stdin);
+    }
+    for p in paths {
+        if p.as_os_str() == "-" {
+            v.push(Source::Stdin);
+        } else if p.is_dir() {
+            for entry in walkdir::WalkDir::new(p).sort_by_file_name() {
+                match entry {
+                    Ok(e) => {
+                        let t = e.file_type();
+                        if t.is_file() || (t.is_symlink() && !e.path().is_dir()) {
+                            v.push(Source::Path(e.into_path()));
+                        }
+                    }
+                    Err(e) => v.push(Source::Error(walk_error(&e))),
+                }
+            }
+        } else {
+            v.push(Source::Path(p.clone()));
+        }
+    }
+    v
+}
+
+fn walk_error(e: &walkdir::Error) -> String {
+    let path = e
+        .path()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    match e.io_error() {
+        Some(io) => format!("{path}: {io}"),
+        None => e.to_string(),
     }
 }
 
@@ -170,5 +285,21 @@ mod tests {
         let mut out = String::new();
         p.read_to_string(&mut out).unwrap();
         assert_eq!(out, "ab");
+    }
+
+    #[test]
+    fn zstd_is_sniffed_and_streamed() {
+        let z = zstd::encode_all(&b"see http://example.com/ now"[..], 1).unwrap();
+        assert_eq!(sniff(&z), Encoding::Zstd);
+        let mut s = Sniffed::new(Box::new(io::Cursor::new(z))).unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        assert_eq!(out, "see http://example.com/ now");
+    }
+
+    #[test]
+    fn binary_is_detected() {
+        assert!(looks_binary(b"ab\0cd"));
+        assert!(!looks_binary(b"abcd"));
     }
 }

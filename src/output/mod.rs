@@ -27,6 +27,16 @@ use serde::Serialize;
 use crate::extract::{Kind, Match};
 use crate::uri::{self, NormalizeOptions, UriRef};
 
+pub mod run;
+
+/// ANSI colours, as ripgrep uses them: file names magenta, line numbers and
+/// byte offsets green.
+mod color {
+    pub const PATH: &str = "\x1b[35m";
+    pub const NUMBER: &str = "\x1b[32m";
+    pub const RESET: &str = "\x1b[0m";
+}
+
 /// The output format of the extract command.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Format {
@@ -71,6 +81,11 @@ pub struct Options {
     pub count_by: Option<CountBy>,
     /// Print only the number of URLs per file (`-c`).
     pub count: bool,
+    /// Colour file names, line numbers and byte offsets (ANSI escapes).
+    pub color: bool,
+    /// Leave out the CSV/TSV header row (the caller writes it once, with
+    /// [`write_header`]).
+    pub no_header: bool,
 }
 
 /// One URL found, with where it was found.
@@ -105,16 +120,11 @@ pub fn new_sink<'w, W: Write + 'w>(opts: &Options, out: W) -> Box<dyn Sink + 'w>
         return Box::new(CountSink {
             out,
             with_filename: opts.with_filename,
+            color: opts.color,
         });
     }
     if opts.unique || opts.count_by.is_some() {
-        return Box::new(AggregateSink {
-            out,
-            by: opts.count_by,
-            normalize: opts.normalize,
-            order: Vec::new(),
-            counts: HashMap::new(),
-        });
+        return Box::new(Aggregate::new(out, opts));
     }
     match opts.format {
         Format::Text => Box::new(TextSink {
@@ -141,7 +151,7 @@ pub fn new_sink<'w, W: Write + 'w>(opts: &Options, out: W) -> Box<dyn Sink + 'w>
                 .from_writer(out);
             Box::new(CsvSink {
                 w,
-                header: false,
+                header: opts.no_header,
                 normalize: opts.normalize,
                 tsv: delim == b'\t',
             })
@@ -257,14 +267,19 @@ struct TextSink<W: Write> {
 
 impl<W: Write> Sink for TextSink<W> {
     fn record(&mut self, rec: &Record<'_, '_>) -> io::Result<()> {
+        let (path, num, reset) = if self.opts.color {
+            (color::PATH, color::NUMBER, color::RESET)
+        } else {
+            ("", "", "")
+        };
         if self.opts.with_filename {
-            write!(self.out, "{}:", rec.file)?;
+            write!(self.out, "{path}{}{reset}:", rec.file)?;
         }
         if self.opts.line_number {
-            write!(self.out, "{}:", rec.line)?;
+            write!(self.out, "{num}{}{reset}:", rec.line)?;
         }
         if self.opts.byte_offset {
-            write!(self.out, "{}:", rec.m.start)?;
+            write!(self.out, "{num}{}{reset}:", rec.m.start)?;
         }
         if self.opts.normalize {
             match Parts::new(rec.m).normalized() {
@@ -305,6 +320,41 @@ struct CsvSink<W: Write> {
     tsv: bool,
 }
 
+fn header_fields(normalize: bool) -> Vec<&'static str> {
+    let mut h = vec!["file", "start", "end", "line", "url"];
+    if normalize {
+        h.push("normalized");
+    }
+    h.extend([
+        "style",
+        "kind",
+        "valid",
+        "ambiguous",
+        "scheme",
+        "userinfo",
+        "host",
+        "host_kind",
+        "port",
+        "path",
+        "query",
+        "fragment",
+    ]);
+    h
+}
+
+/// Write the CSV/TSV header row that `opts` asks for (nothing for other formats).
+pub fn write_header(opts: &Options, out: &mut dyn Write) -> io::Result<()> {
+    let delim = match opts.format {
+        Format::Csv => b',',
+        Format::Tsv => b'\t',
+        _ => return Ok(()),
+    };
+    let mut w = csv::WriterBuilder::new().delimiter(delim).from_writer(out);
+    w.write_record(header_fields(opts.normalize))
+        .map_err(csv_err)?;
+    w.flush()
+}
+
 fn csv_err(e: csv::Error) -> io::Error {
     match e.into_kind() {
         csv::ErrorKind::Io(e) => e,
@@ -316,25 +366,9 @@ impl<W: Write> Sink for CsvSink<W> {
     fn record(&mut self, rec: &Record<'_, '_>) -> io::Result<()> {
         if !self.header {
             self.header = true;
-            let mut h = vec!["file", "start", "end", "line", "url"];
-            if self.normalize {
-                h.push("normalized");
-            }
-            h.extend([
-                "style",
-                "kind",
-                "valid",
-                "ambiguous",
-                "scheme",
-                "userinfo",
-                "host",
-                "host_kind",
-                "port",
-                "path",
-                "query",
-                "fragment",
-            ]);
-            self.w.write_record(&h).map_err(csv_err)?;
+            self.w
+                .write_record(header_fields(self.normalize))
+                .map_err(csv_err)?;
         }
         let r = row(rec, self.normalize);
         let o = |s: &Option<String>| s.clone().unwrap_or_default();
@@ -381,6 +415,7 @@ impl<W: Write> Sink for CsvSink<W> {
 struct CountSink<W: Write> {
     out: W,
     with_filename: bool,
+    color: bool,
 }
 
 impl<W: Write> Sink for CountSink<W> {
@@ -389,10 +424,10 @@ impl<W: Write> Sink for CountSink<W> {
     }
 
     fn file_done(&mut self, file: &str, count: u64) -> io::Result<()> {
-        if self.with_filename {
-            writeln!(self.out, "{file}:{count}")
-        } else {
-            writeln!(self.out, "{count}")
+        match (self.with_filename, self.color) {
+            (false, _) => writeln!(self.out, "{count}"),
+            (true, false) => writeln!(self.out, "{file}:{count}"),
+            (true, true) => writeln!(self.out, "{}{file}{}:{count}", color::PATH, color::RESET),
         }
     }
 
@@ -401,10 +436,43 @@ impl<W: Write> Sink for CountSink<W> {
     }
 }
 
+/// The aggregation key of `m` for `--unique` (`by` = `None`) and
+/// `--count-by`: the URL (or its normal form with `normalize`), its lower-cased
+/// host, or its lower-cased scheme (`www` URLs count as `http`). `None` when
+/// the URL has nothing to count (no host for `--count-by host`).
+pub fn aggregate_key(m: &Match<'_>, by: Option<CountBy>, normalize: bool) -> Option<Vec<u8>> {
+    let parts = Parts::new(m);
+    let url = || -> Vec<u8> {
+        if normalize {
+            parts
+                .normalized()
+                .map(String::into_bytes)
+                .unwrap_or_else(|| m.url.to_vec())
+        } else {
+            m.url.to_vec()
+        }
+    };
+    Some(match by {
+        None | Some(CountBy::Url) => url(),
+        Some(CountBy::Host) => parts
+            .uri()
+            .host()
+            .filter(|h| !h.is_empty())?
+            .to_ascii_lowercase(),
+        Some(CountBy::Scheme) => match m.kind {
+            Kind::Www => b"http".to_vec(),
+            Kind::Uri => parts.uri().scheme().unwrap_or(b"").to_ascii_lowercase(),
+        },
+    })
+}
+
 /// `--unique` and `--count-by`: an in-memory table keyed by the URL (or its
-/// normal form, or its host or scheme). Memory grows with the number of
-/// distinct keys.
-struct AggregateSink<W: Write> {
+/// normal form, or its host or scheme).
+///
+/// Memory grows with the number of distinct keys (about the key's length
+/// plus 80 bytes each; 10 million distinct URLs of 60 bytes take about
+/// 1.5 GiB). A bounded version that spills to disk is future work.
+pub struct Aggregate<W: Write> {
     out: W,
     by: Option<CountBy>,
     normalize: bool,
@@ -412,65 +480,70 @@ struct AggregateSink<W: Write> {
     counts: HashMap<Vec<u8>, u64>,
 }
 
-impl<W: Write> AggregateSink<W> {
-    fn key(&self, m: &Match<'_>) -> Option<Vec<u8>> {
-        let parts = Parts::new(m);
-        let url = || -> Vec<u8> {
-            if self.normalize {
-                parts
-                    .normalized()
-                    .map(String::into_bytes)
-                    .unwrap_or_else(|| m.url.to_vec())
-            } else {
-                m.url.to_vec()
-            }
-        };
-        Some(match self.by {
-            None | Some(CountBy::Url) => url(),
-            Some(CountBy::Host) => parts
-                .uri()
-                .host()
-                .filter(|h| !h.is_empty())?
-                .to_ascii_lowercase(),
-            Some(CountBy::Scheme) => match m.kind {
-                Kind::Www => b"http".to_vec(),
-                Kind::Uri => parts.uri().scheme().unwrap_or(b"").to_ascii_lowercase(),
-            },
-        })
+impl<W: Write> Aggregate<W> {
+    /// An empty table for `opts.unique` / `opts.count_by`, printing to `out`.
+    pub fn new(out: W, opts: &Options) -> Self {
+        Aggregate {
+            out,
+            by: opts.count_by,
+            normalize: opts.normalize,
+            order: Vec::new(),
+            counts: HashMap::new(),
+        }
     }
-}
 
-impl<W: Write> Sink for AggregateSink<W> {
-    fn record(&mut self, rec: &Record<'_, '_>) -> io::Result<()> {
-        let Some(key) = self.key(rec.m) else {
-            return Ok(());
-        };
+    /// Count one key (from [`aggregate_key`]).
+    pub fn add(&mut self, key: Vec<u8>) {
         if let Some(c) = self.counts.get_mut(&key) {
             *c += 1;
         } else {
             self.counts.insert(key.clone(), 1);
             self.order.push(key);
         }
+    }
+}
+
+impl<W: Write> Sink for Aggregate<W> {
+    fn record(&mut self, rec: &Record<'_, '_>) -> io::Result<()> {
+        if let Some(key) = aggregate_key(rec.m, self.by, self.normalize) {
+            self.add(key);
+        }
         Ok(())
     }
 
     fn finish(&mut self) -> io::Result<()> {
-        if self.by.is_none() {
-            for k in &self.order {
-                self.out.write_all(k)?;
-                self.out.write_all(b"\n")?;
-            }
-        } else {
-            // Like `sort | uniq -c | sort -rn`: most frequent first, ties by key.
-            let mut rows: Vec<(&Vec<u8>, u64)> =
-                self.order.iter().map(|k| (k, self.counts[k])).collect();
-            rows.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
-            for (k, c) in rows {
-                write!(self.out, "{c:>7} ")?;
-                self.out.write_all(k)?;
-                self.out.write_all(b"\n")?;
-            }
-        }
+        write_table(&self.order, &self.counts, self.by, &mut self.out)?;
         self.out.flush()
     }
+}
+
+impl<W: Write> Aggregate<W> {
+    /// Print the table to `out` (instead of the writer it was made with).
+    pub fn write_to(&self, out: &mut dyn Write) -> io::Result<()> {
+        write_table(&self.order, &self.counts, self.by, out)
+    }
+}
+
+fn write_table(
+    order: &[Vec<u8>],
+    counts: &HashMap<Vec<u8>, u64>,
+    by: Option<CountBy>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    if by.is_none() {
+        for k in order {
+            out.write_all(k)?;
+            out.write_all(b"\n")?;
+        }
+    } else {
+        // Like `sort | uniq -c | sort -rn`: most frequent first, ties by key.
+        let mut rows: Vec<(&Vec<u8>, u64)> = order.iter().map(|k| (k, counts[k])).collect();
+        rows.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+        for (k, c) in rows {
+            write!(out, "{c:>7} ")?;
+            out.write_all(k)?;
+            out.write_all(b"\n")?;
+        }
+    }
+    Ok(())
 }

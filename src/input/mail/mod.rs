@@ -34,6 +34,7 @@
 
 use std::io::{self, Read};
 use std::ops::{AddAssign, Range};
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -318,6 +319,73 @@ fn scan_messages(
             }
             *stats += &s.stats;
         }
+    }
+}
+
+/// Problems printed per file; the rest are only counted (`--stats`).
+pub const MAX_PROBLEMS_SHOWN: u64 = 10;
+
+/// The state of a `--mail` run shared by the workers: the counts for `--stats`.
+#[derive(Debug, Default)]
+pub struct MailRun {
+    /// Counts over all inputs so far.
+    pub stats: Mutex<MailStats>,
+}
+
+impl MailRun {
+    /// Scan one opened input as a mail archive or message (a stream block by
+    /// block). URLs go to `on_match` in order; problems are printed on
+    /// standard error (`urlsift: FILE: byte N: message M: what`, the first
+    /// [`MAX_PROBLEMS_SHOWN`]) and counted. Returns a read error, if any.
+    pub fn scan(
+        &self,
+        ex: &Extractor,
+        name: &str,
+        opened: crate::input::Opened,
+        on_match: impl FnMut(&MailWhere, u64, &Match<'static>),
+    ) -> Option<String> {
+        let mut shown = 0u64;
+        let on_problem = |p: &Problem| {
+            shown += 1;
+            if shown <= MAX_PROBLEMS_SHOWN {
+                eprintln!(
+                    "urlsift: {name}: byte {}: message {}: {}",
+                    p.offset, p.message, p.what
+                );
+            }
+        };
+        let (stats, error) = match opened {
+            crate::input::Opened::Whole(data) => {
+                (scan_archive(ex, &data, on_match, on_problem), None)
+            }
+            crate::input::Opened::Stream(r) => {
+                match scan_reader(ex, r, STREAM_BLOCK, on_match, on_problem) {
+                    Ok(s) => (s, None),
+                    Err(e) => (MailStats::default(), Some(format!("{name}: {e}"))),
+                }
+            }
+        };
+        if shown > MAX_PROBLEMS_SHOWN {
+            eprintln!(
+                "urlsift: {name}: {} more problems not shown",
+                shown - MAX_PROBLEMS_SHOWN
+            );
+        }
+        if let Ok(mut s) = self.stats.lock() {
+            *s += &stats;
+        }
+        error
+    }
+}
+
+/// Plain mode: a one-line hint on standard error when an input looks like
+/// mail (an mbox or a message, or a name ending in `.eml`). Output is unchanged.
+pub fn hint(name: &str, data: &[u8]) {
+    let eml = name.len() > 4 && name.as_bytes()[name.len() - 4..].eq_ignore_ascii_case(b".eml");
+    if eml || mbox::looks_like_mail(data) {
+        eprintln!(
+            "urlsift: {name}: looks like mail; --mail decodes quoted-printable, base64 and HTML parts"
+        );
     }
 }
 

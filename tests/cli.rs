@@ -1,0 +1,682 @@
+//! CLI integration tests: every flag, every exit status (0 found, 1 none, 2
+//! error) and every error path, run against the built `urlsift` binary.
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_urlsift");
+
+/// Run `urlsift args` with `stdin` as standard input.
+fn run_in(args: &[&str], stdin: &[u8], dir: Option<&Path>) -> Output {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args)
+        .env_remove("URLSIFT_ISA")
+        .env_remove("NO_COLOR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(d) = dir {
+        cmd.current_dir(d);
+    }
+    let mut child = cmd.spawn().expect("spawn urlsift");
+    let mut input = child.stdin.take().unwrap();
+    let data = stdin.to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    out
+}
+
+fn run(args: &[&str], stdin: &[u8]) -> Output {
+    run_in(args, stdin, None)
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("exited normally")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn lines(o: &Output) -> Vec<String> {
+    stdout(o).lines().map(String::from).collect()
+}
+
+const TEXT: &[u8] = b"see http://a.example/x and <http://b.example/y>\nthen www.c.example.\n";
+
+/// A temporary directory holding `files` (name, bytes).
+fn tree(files: &[(&str, &[u8])]) -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    for (name, bytes) in files {
+        let p = d.path().join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, bytes).unwrap();
+    }
+    d
+}
+
+fn p(d: &tempfile::TempDir, name: &str) -> String {
+    d.path().join(name).display().to_string()
+}
+
+fn gzip(b: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(b).unwrap();
+    e.finish().unwrap()
+}
+
+/// Text with many URLs of every style, wrapped ones across lines, and
+/// non-ASCII: deterministic, about `n` URLs.
+fn generated(n: usize) -> Vec<u8> {
+    let mut s = Vec::new();
+    let mut x: u32 = 12345;
+    for i in 0..n {
+        x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+        let h = x >> 16;
+        let piece = match h % 7 {
+            0 => format!("see http://h{}.example/p/{i}?q={h} ok\n", h % 13),
+            1 => format!("<https://w{}.example/a/\n   b{i}.html> ", h % 5),
+            2 => format!("\"ftp://f.example/{i}\", "),
+            3 => format!("www.site{}.example/x{i}. ", h % 3),
+            4 => format!("(https://en.wikipedia.org/wiki/R_(x{i})) "),
+            5 => format!("详见http://cjk.example/{i}。 mailto:u{i}@m.example "),
+            _ => format!("<URL:http://u.example/{i}>\n"),
+        };
+        s.extend_from_slice(piece.as_bytes());
+    }
+    s
+}
+
+// ---------- inputs ----------
+
+#[test]
+fn stdin_is_the_default_input() {
+    let o = run(&[], TEXT);
+    assert_eq!(code(&o), 0);
+    assert_eq!(
+        lines(&o),
+        ["http://a.example/x", "http://b.example/y", "www.c.example"]
+    );
+}
+
+#[test]
+fn dash_is_stdin_among_paths() {
+    let d = tree(&[("f.txt", b"http://file.example/")]);
+    let f = p(&d, "f.txt");
+    let o = run(&["-H", &f, "-", &f], b"http://stdin.example/\n");
+    assert_eq!(code(&o), 0);
+    assert_eq!(
+        lines(&o),
+        [
+            format!("{f}:http://file.example/"),
+            "-:http://stdin.example/".to_string(),
+            format!("{f}:http://file.example/"),
+        ]
+    );
+}
+
+#[test]
+fn nothing_found_exits_1() {
+    let o = run(&[], b"no urls here, just http: and www without dot\n");
+    assert_eq!(code(&o), 1);
+    assert!(o.stdout.is_empty());
+    assert!(o.stderr.is_empty());
+}
+
+#[test]
+fn directories_are_walked_sorted_with_hidden_binary_gz_and_zstd() {
+    let zst = zstd::encode_all(&b"zstd http://zst.example/\n"[..], 1).unwrap();
+    let d = tree(&[
+        ("b.txt", b"http://b.example/\n"),
+        ("a.txt", b"x\nhttp://a.example/\n"),
+        ("sub/.hidden", b"http://hidden.example/"),
+        ("sub/bin.dat", b"\x00\x01bin http://bin.example/ \x00\xff"),
+        ("sub/c.gz", &gzip(b"gz\n\nhttp://gz.example/ok\n")),
+        ("sub/d.zst", &zst),
+    ]);
+    let o = run_in(&["-H", "-n", "."], b"", Some(d.path()));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(
+        lines(&o),
+        [
+            "./a.txt:2:http://a.example/",
+            "./b.txt:1:http://b.example/",
+            "./sub/.hidden:1:http://hidden.example/",
+            "./sub/bin.dat:1:http://bin.example/",
+            "./sub/c.gz:3:http://gz.example/ok",
+            "./sub/d.zst:1:http://zst.example/",
+        ]
+    );
+    assert!(o.stderr.is_empty());
+}
+
+#[test]
+fn gzip_on_stdin_is_decompressed() {
+    let o = run(&["-"], &gzip(b"a http://gz.example/ b"));
+    assert_eq!(code(&o), 0);
+    assert_eq!(lines(&o), ["http://gz.example/"]);
+}
+
+#[test]
+fn nonexistent_path_is_an_error_and_others_are_scanned() {
+    let d = tree(&[("ok.txt", b"http://ok.example/")]);
+    let o = run(&[&p(&d, "missing.txt"), &p(&d, "ok.txt")], b"");
+    assert_eq!(code(&o), 2);
+    assert_eq!(lines(&o), ["http://ok.example/"]);
+    let e = stderr(&o);
+    assert!(
+        e.contains("missing.txt") && e.contains("No such file"),
+        "{e}"
+    );
+}
+
+fn is_root() -> bool {
+    // Root reads a chmod 000 file anyway: probe it.
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("probe");
+    std::fs::write(&f, b"x").unwrap();
+    set_mode(&f, 0o000);
+    std::fs::read(&f).is_ok()
+}
+
+#[cfg(unix)]
+fn set_mode(f: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(f, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// An unreadable file: chmod 000, or (as root, who reads those anyway)
+/// `/proc/self/mem`, which opens but fails to read at offset 0 (EIO) for
+/// everyone. Both must give an error naming the file, exit 2, and the other
+/// inputs still scanned.
+#[test]
+#[cfg(target_os = "linux")]
+fn unreadable_file_is_an_error_and_others_are_scanned() {
+    let d = tree(&[
+        ("locked.txt", b"http://locked.example/"),
+        ("ok.txt", b"http://ok.example/"),
+    ]);
+    let bad = if is_root() {
+        "/proc/self/mem".to_string()
+    } else {
+        let f = p(&d, "locked.txt");
+        set_mode(Path::new(&f), 0o000);
+        f
+    };
+    let o = run(&[&bad, &p(&d, "ok.txt")], b"");
+    assert_eq!(code(&o), 2);
+    assert_eq!(lines(&o), ["http://ok.example/"]);
+    let e = stderr(&o);
+    assert!(e.starts_with(&format!("urlsift: {bad}: ")), "{e}");
+    assert!(!e.contains("panicked"));
+}
+
+/// In a directory walk, a dangling symbolic link is an input that cannot be
+/// opened (root included): an error naming it, the rest is scanned.
+#[test]
+#[cfg(unix)]
+fn dangling_symlink_in_a_walk_is_an_error() {
+    let d = tree(&[
+        ("a.txt", b"http://a.example/"),
+        ("c.txt", b"http://c.example/"),
+    ]);
+    std::os::unix::fs::symlink(d.path().join("nowhere"), d.path().join("b.txt")).unwrap();
+    let o = run_in(&["-H", "."], b"", Some(d.path()));
+    assert_eq!(code(&o), 2);
+    assert_eq!(
+        lines(&o),
+        ["./a.txt:http://a.example/", "./c.txt:http://c.example/"]
+    );
+    assert!(
+        stderr(&o).contains("urlsift: ./b.txt: No such file"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn truncated_gzip_names_file_and_offset_and_others_complete() {
+    let mut body = b"start http://first.example/ ".to_vec();
+    for i in 0..2000 {
+        body.extend_from_slice(format!("filler {i} http://f{i}.example/\n").as_bytes());
+    }
+    let gz = gzip(&body);
+    let cut = &gz[..gz.len() / 2];
+    let d = tree(&[
+        ("a.txt", b"http://a.example/"),
+        ("b.gz", cut),
+        ("c.txt", b"http://c.example/"),
+    ]);
+    let o = run_in(&["-H", "."], b"", Some(d.path()));
+    assert_eq!(code(&o), 2);
+    let out = lines(&o);
+    assert_eq!(out.first().unwrap(), "./a.txt:http://a.example/");
+    assert!(out.contains(&"./b.gz:http://first.example/".to_string()));
+    assert_eq!(out.last().unwrap(), "./c.txt:http://c.example/");
+    let e = stderr(&o);
+    assert!(e.contains("urlsift: ./b.gz: at byte "), "{e}");
+    let at: u64 = e
+        .split("at byte ")
+        .nth(1)
+        .unwrap()
+        .split(':')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(at > 0 && at < body.len() as u64, "{e}");
+}
+
+// ---------- output flags ----------
+
+#[test]
+fn line_number_byte_offset_with_filename() {
+    let o = run(&["-n", "-b", "-H"], TEXT);
+    assert_eq!(
+        lines(&o),
+        [
+            "-:1:4:http://a.example/x",
+            "-:1:28:http://b.example/y",
+            "-:2:53:www.c.example"
+        ]
+    );
+    let o = run(&["--line-number", "--byte-offset"], TEXT);
+    assert_eq!(lines(&o)[2], "2:53:www.c.example");
+}
+
+#[test]
+fn count_per_input() {
+    let d = tree(&[("a.txt", TEXT), ("b.txt", b"nothing")]);
+    let o = run_in(&["-c", "a.txt", "b.txt"], b"", Some(d.path()));
+    assert_eq!(code(&o), 0);
+    assert_eq!(lines(&o), ["3", "0"]);
+    let o = run_in(&["--count", "-H", "a.txt", "b.txt"], b"", Some(d.path()));
+    assert_eq!(lines(&o), ["a.txt:3", "b.txt:0"]);
+    let o = run_in(&["-c", "b.txt"], b"", Some(d.path()));
+    assert_eq!(code(&o), 1);
+}
+
+#[test]
+fn quiet_prints_nothing_and_exit_says() {
+    let o = run(&["-q"], TEXT);
+    assert_eq!(code(&o), 0);
+    assert!(o.stdout.is_empty() && o.stderr.is_empty());
+    let o = run(&["--quiet"], b"none");
+    assert_eq!(code(&o), 1);
+    // Found somewhere: 0 even when another input failed (grep -q).
+    let o = run(&["-q", "/nonexistent/x", "-"], TEXT);
+    assert_eq!(code(&o), 0);
+    let o = run(&["-q", "/nonexistent/x", "-"], b"none");
+    assert_eq!(code(&o), 2);
+}
+
+#[test]
+fn json_lines_have_every_contract_field() {
+    let o = run(
+        &["--format", "json"],
+        b"x <http://user@h.example:8080/p?q=1#f> \"https://[::1]/\" URL:ftp://1.2.3.4/ www.w.example\n",
+    );
+    assert_eq!(code(&o), 0);
+    let rows: Vec<Value> = lines(&o)
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 4);
+    let fields = [
+        "file",
+        "start",
+        "end",
+        "line",
+        "url",
+        "style",
+        "kind",
+        "valid",
+        "ambiguous",
+        "scheme",
+        "userinfo",
+        "host",
+        "host_kind",
+        "port",
+        "path",
+        "query",
+        "fragment",
+    ];
+    for r in &rows {
+        for f in fields {
+            assert!(r.get(f).is_some(), "missing {f} in {r}");
+        }
+        assert!(r.get("normalized").is_none());
+    }
+    let r = &rows[0];
+    assert_eq!(r["file"], "-");
+    assert_eq!(r["start"], 3);
+    assert_eq!(r["end"], 37);
+    assert_eq!(r["line"], 1);
+    assert_eq!(r["url"], "http://user@h.example:8080/p?q=1#f");
+    assert_eq!(r["style"], "angle");
+    assert_eq!(r["kind"], "uri");
+    assert_eq!(r["valid"], true);
+    assert_eq!(r["ambiguous"], false);
+    assert_eq!(r["scheme"], "http");
+    assert_eq!(r["userinfo"], "user");
+    assert_eq!(r["host"], "h.example");
+    assert_eq!(r["host_kind"], "reg-name");
+    assert_eq!(r["port"], "8080");
+    assert_eq!(r["path"], "/p");
+    assert_eq!(r["query"], "q=1");
+    assert_eq!(r["fragment"], "f");
+    assert_eq!(rows[1]["style"], "quoted");
+    assert_eq!(rows[1]["host_kind"], "ipv6");
+    assert_eq!(rows[1]["userinfo"], Value::Null);
+    assert_eq!(rows[1]["port"], Value::Null);
+    assert_eq!(rows[1]["query"], Value::Null);
+    assert_eq!(rows[1]["fragment"], Value::Null);
+    assert_eq!(rows[2]["style"], "url-prefix");
+    assert_eq!(rows[2]["host_kind"], "ipv4");
+    assert_eq!(rows[3]["kind"], "www");
+    assert_eq!(rows[3]["scheme"], Value::Null);
+    // --normalize adds the normal form.
+    let o = run(
+        &["--format", "json", "--normalize"],
+        b"HTTP://A.example:80/%7ex\n",
+    );
+    let r: Value = serde_json::from_str(&lines(&o)[0]).unwrap();
+    assert_eq!(r["normalized"], "http://a.example/~x");
+    assert_eq!(r["url"], "HTTP://A.example:80/%7ex");
+}
+
+#[test]
+fn csv_header_and_quoting() {
+    let o = run(&["--format", "csv"], b"a http://h.example/a,b?x=\"1\" b\n");
+    assert_eq!(code(&o), 0);
+    let out = lines(&o);
+    assert_eq!(
+        out[0],
+        "file,start,end,line,url,style,kind,valid,ambiguous,scheme,userinfo,host,host_kind,port,path,query,fragment"
+    );
+    // The URL ends at the quote; the comma inside it is quoted.
+    assert_eq!(
+        out[1],
+        "-,2,25,1,\"http://h.example/a,b?x=\",bare,uri,true,false,http,,h.example,reg-name,,\"/a,b\",x=,"
+    );
+    assert_eq!(out.len(), 2);
+    // The header is written once for several inputs, and not at all without rows.
+    let d = tree(&[("a", b"http://a.example/"), ("b", b"http://b.example/")]);
+    let o = run_in(
+        &["--format", "csv", "--normalize", "a", "b"],
+        b"",
+        Some(d.path()),
+    );
+    let out = lines(&o);
+    assert_eq!(out.len(), 3);
+    assert!(out[0].starts_with("file,start,end,line,url,normalized,style"));
+    let o = run(&["--format", "csv"], b"none");
+    assert_eq!(code(&o), 1);
+    assert!(o.stdout.is_empty());
+}
+
+#[test]
+fn tsv_header_and_no_quoting() {
+    let o = run(&["--format", "tsv"], b"a http://h.example/a,b b\n");
+    let out = lines(&o);
+    assert!(out[0].starts_with("file\tstart\tend\tline\turl\tstyle\t"));
+    assert_eq!(out[1].split('\t').nth(4), Some("http://h.example/a,b"));
+    assert_eq!(out[1].split('\t').count(), 17);
+}
+
+#[test]
+fn normalize_prints_the_normal_form() {
+    let o = run(
+        &["--normalize"],
+        b"HTTP://Example.COM:80/%7euser/a/./b/../c www.X.example\n",
+    );
+    assert_eq!(
+        lines(&o),
+        ["http://example.com/~user/a/c", "http://www.x.example/"]
+    );
+}
+
+#[test]
+fn strict_keeps_only_valid_uris() {
+    let text = b"http://exa%zzmple.com/ http://ok.example/ http://[::1/x\n";
+    assert_eq!(
+        run(&[], text)
+            .stdout
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count(),
+        3
+    );
+    let o = run(&["--strict"], text);
+    assert_eq!(lines(&o), ["http://ok.example/"]);
+    let o = run(&["--strict"], b"http://[::1/x");
+    assert_eq!(code(&o), 1);
+}
+
+#[test]
+fn unique_in_order_of_first_appearance() {
+    let text = b"http://b.example/ HTTP://B.example:80/ http://a.example/ http://b.example/\n";
+    assert_eq!(
+        lines(&run(&["--unique"], text)),
+        [
+            "http://b.example/",
+            "HTTP://B.example:80/",
+            "http://a.example/"
+        ]
+    );
+    assert_eq!(
+        lines(&run(&["--unique", "--normalize"], text)),
+        ["http://b.example/", "http://a.example/"]
+    );
+}
+
+#[test]
+fn count_by_sorted_like_sort_uniq_c_sort_rn() {
+    let text = b"http://x.example/1 https://y.example/ http://x.example/2 \
+                 http://y.example/ www.z.example mailto:u@h http://x.example/1\n";
+    assert_eq!(
+        lines(&run(&["--count-by", "host"], text)),
+        [
+            "      3 x.example",
+            "      2 y.example",
+            "      1 www.z.example"
+        ]
+    );
+    assert_eq!(
+        lines(&run(&["--count-by", "scheme"], text)),
+        ["      5 http", "      1 https", "      1 mailto"]
+    );
+    assert_eq!(
+        lines(&run(&["--count-by", "url"], text))[0],
+        "      2 http://x.example/1"
+    );
+    let o = run(
+        &["--count-by", "url", "--normalize"],
+        b"http://A.example HTTP://a.example/\n",
+    );
+    assert_eq!(lines(&o), ["      2 http://a.example/"]);
+    let o = run(&["--count-by", "bogus"], text);
+    assert_eq!(code(&o), 2);
+}
+
+#[test]
+fn color_only_when_asked_or_on_a_terminal() {
+    let o = run(
+        &["--color", "always", "-H", "-n", "-b"],
+        b"http://a.example/",
+    );
+    assert_eq!(
+        stdout(&o),
+        "\x1b[35m-\x1b[0m:\x1b[32m1\x1b[0m:\x1b[32m0\x1b[0m:http://a.example/\n"
+    );
+    let o = run(&["--color", "always", "-c", "-H"], b"http://a.example/");
+    assert_eq!(stdout(&o), "\x1b[35m-\x1b[0m:1\n");
+    // A pipe is not a terminal: auto means none.
+    for c in ["auto", "never"] {
+        let o = run(&["--color", c, "-H", "-n"], b"http://a.example/");
+        assert_eq!(stdout(&o), "-:1:http://a.example/\n");
+    }
+}
+
+// ---------- parallelism and chunking ----------
+
+#[test]
+fn output_identical_for_threads_and_chunk_sizes() {
+    let big = generated(20_000);
+    let mut files: Vec<(String, Vec<u8>)> = vec![("big.txt".into(), big.clone())];
+    for i in 0..60 {
+        files.push((format!("small/{i:03}.txt"), generated(i * 7 + 1)));
+    }
+    files.push(("small/z.gz".into(), gzip(&generated(3000))));
+    let refs: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(n, b)| (n.as_str(), b.as_slice()))
+        .collect();
+    let d = tree(&refs);
+    for format in ["text", "json"] {
+        let base = ["--format", format, "-H", "-n", "-b", "."];
+        let with = |extra: &[&str]| {
+            let mut a = base.to_vec();
+            a.extend_from_slice(extra);
+            let o = run_in(&a, b"", Some(d.path()));
+            assert_eq!(code(&o), 0, "{}", stderr(&o));
+            o.stdout
+        };
+        let reference = with(&["-j1"]);
+        assert!(reference.len() > 1 << 20);
+        assert_eq!(reference, with(&["-j4"]), "-j4 {format}");
+        assert_eq!(reference, with(&["--threads", "3", "--chunk-size", "100"]));
+        assert_eq!(reference, with(&["-j4", "--chunk-size", "1"]));
+    }
+    // Aggregates too.
+    let a = run_in(&["-j1", "--count-by", "host", "."], b"", Some(d.path()));
+    let b = run_in(
+        &["-j4", "--chunk-size", "100", "--count-by", "host", "."],
+        b"",
+        Some(d.path()),
+    );
+    assert_eq!(a.stdout, b.stdout);
+    // Standard input gives the same URLs as the file.
+    let f = run_in(
+        &["-j2", "--chunk-size", "1000", "big.txt"],
+        b"",
+        Some(d.path()),
+    );
+    let s = run(&["-j2", "--chunk-size", "1000"], &big);
+    assert_eq!(f.stdout, s.stdout);
+}
+
+// ---------- ISA ----------
+
+#[test]
+fn isa_scalar_gives_the_same_output() {
+    let text = generated(500);
+    let auto = run(&["--isa", "auto"], &text);
+    let scalar = run(&["--isa", "scalar"], &text);
+    assert_eq!(code(&scalar), 0);
+    assert_eq!(auto.stdout, scalar.stdout);
+}
+
+#[test]
+fn bad_isa_exits_2() {
+    let o = run(&["--isa", "bogus"], TEXT);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("bogus"));
+    let o = Command::new(BIN)
+        .env("URLSIFT_ISA", "bogus")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("URLSIFT_ISA"));
+}
+
+#[test]
+fn version_lists_isas() {
+    let o = run(&["--version"], b"");
+    assert_eq!(code(&o), 0);
+    let v = stdout(&o);
+    assert!(v.starts_with("urlsift "));
+    assert!(
+        v.contains("compiled:") && v.contains("available:") && v.contains("scalar"),
+        "{v}"
+    );
+}
+
+#[test]
+fn bad_flag_exits_2() {
+    let o = run(&["--no-such-flag"], b"");
+    assert_eq!(code(&o), 2);
+    let o = run(&["--format", "xml"], b"");
+    assert_eq!(code(&o), 2);
+}
+
+// ---------- subcommands ----------
+
+#[test]
+fn completions_and_man_page() {
+    for sh in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let o = run(&["completions", sh], b"");
+        assert_eq!(code(&o), 0, "{sh}");
+        assert!(stdout(&o).contains("urlsift"), "{sh}");
+    }
+    let o = run(&["man"], b"");
+    assert_eq!(code(&o), 0);
+    let man = stdout(&o);
+    assert!(
+        man.contains(".TH urlsift 1") && man.contains("count\\-by"),
+        "{man}"
+    );
+    assert_eq!(code(&run(&["completions", "nosh"], b"")), 2);
+}
+
+#[test]
+fn uri_subcommands_exit_codes() {
+    let o = run(&["normalize", "HTTP://A.example:80/"], b"");
+    assert_eq!((code(&o), stdout(&o).as_str()), (0, "http://a.example/\n"));
+    let o = run(&["resolve", "http://a/b/c/d;p?q", "../../g"], b"");
+    assert_eq!((code(&o), stdout(&o).as_str()), (0, "http://a/g\n"));
+    let o = run(&["parse", "http://a b/"], b"");
+    assert_eq!(code(&o), 2);
+}
+
+// ---------- closed pipe ----------
+
+/// `urlsift big | head`: the reader goes away; urlsift ends quietly, with no
+/// panic and no error message, and does not die from a signal.
+#[test]
+fn closed_pipe_ends_quietly() {
+    let d = tree(&[("big.txt", &generated(200_000))]);
+    for args in [
+        &["-j2", "big.txt"][..],
+        &["--format", "json", "-j1", "big.txt", "-"][..],
+    ] {
+        let mut child = Command::new(BIN)
+            .args(args)
+            .current_dir(d.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut out = child.stdout.take().unwrap();
+        let mut buf = [0u8; 64];
+        out.read_exact(&mut buf).unwrap();
+        drop(out);
+        let o = child.wait_with_output().unwrap();
+        let e = stderr(&o);
+        assert!(!e.contains("panicked"), "{e}");
+        assert!(e.is_empty(), "{e}");
+        assert_eq!(o.status.code(), Some(0), "{:?}", o.status);
+    }
+}
