@@ -4,6 +4,7 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+mod cmd_bench;
 mod cmd_uri;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
@@ -74,6 +75,8 @@ enum Cmd {
     },
     /// Print the man page (roff).
     Man,
+    /// Per-ISA throughput report for this machine (1 and all threads, vs memory bandwidth).
+    Bench(cmd_bench::BenchOpts),
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug)]
@@ -186,6 +189,7 @@ fn run_uri_cmd(cmd: Cmd) -> u8 {
         Cmd::Man => clap_mangen::Man::new(Cli::command())
             .render(&mut out)
             .map(|_| 0),
+        Cmd::Bench(opts) => return cmd_bench::bench_cmd(&opts),
     };
     match r.and_then(|code| out.flush().map(|_| code)) {
         Ok(code) => u8::try_from(code).unwrap_or(2),

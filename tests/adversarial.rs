@@ -9,8 +9,11 @@
 use std::time::Instant;
 use urlsift::extract::Extractor;
 
-/// The generators: name, and a function that fills `n` bytes.
-fn inputs() -> Vec<(&'static str, fn(usize) -> Vec<u8>)> {
+/// A generator: its name, and a function that makes `n` bytes.
+type Generator = (&'static str, fn(usize) -> Vec<u8>);
+
+/// The generators.
+fn inputs() -> Vec<Generator> {
     fn rep(pat: &[u8], n: usize) -> Vec<u8> {
         pat.iter().copied().cycle().take(n).collect()
     }

@@ -65,6 +65,24 @@ static STOP: [bool; 256] = {
     t
 };
 
+/// For the first bytes of a run: [`RUN_STOP`] for a stop byte, [`RUN_CLOSER`]
+/// for `)` and `]`, 0 otherwise.
+static RUN: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        if STOP[b] {
+            t[b] = RUN_STOP;
+        } else if b == b')' as usize || b == b']' as usize {
+            t[b] = RUN_CLOSER;
+        }
+        b += 1;
+    }
+    t
+};
+const RUN_STOP: u8 = 1;
+const RUN_CLOSER: u8 = 2;
+
 /// `naive::is_scheme_char` as a table.
 static SCHEME_CHAR: [bool; 256] = {
     let mut t = [false; 256];
@@ -109,10 +127,31 @@ pub(crate) struct RunCache {
 impl RunCache {
     fn run_end<S: Stops>(&mut self, stops: &S, hay: &[u8], s: usize) -> usize {
         if !(self.from <= s && s < self.end) {
+            // Most URLs are short: one pass over the first bytes finds both
+            // the end and any closing bracket, before a vector search.
+            let probe = hay.len().min(s + 64);
+            let mut k = s;
+            let mut closer = usize::MAX;
+            while k < probe {
+                let f = RUN[hay[k] as usize];
+                if f != 0 {
+                    if f == RUN_STOP {
+                        break;
+                    }
+                    closer = closer.min(k);
+                }
+                k += 1;
+            }
             self.from = s;
-            self.end = run_end(stops, hay, s);
-            self.closer_from = self.end;
-            self.closer = self.end;
+            if k < probe && hay[k] < 0x80 {
+                self.end = k;
+                self.closer_from = s;
+                self.closer = closer.min(k);
+            } else {
+                self.end = run_end(stops, hay, k);
+                self.closer_from = self.end;
+                self.closer = self.end;
+            }
         }
         self.end
     }
@@ -350,13 +389,12 @@ pub(crate) fn match_at<S: Stops>(
         let slashes = hay.get(c + 1..c + 3) == Some(b"//");
         let scheme = &hay[s..c];
         if slashes {
-            if !schemes::is_common_with_slashes(scheme) {
-                // `go.http://`: the text before the dot is not part of the scheme.
-                if let Some(k) = scheme.iter().rposition(|&b| b == b'.')
-                    && schemes::is_common_with_slashes(&scheme[k + 1..])
-                {
-                    s += k + 1;
-                }
+            // `go.http://`: the text before the dot is not part of the scheme.
+            if let Some(k) = scheme.iter().rposition(|&b| b == b'.')
+                && !schemes::is_common_with_slashes(scheme)
+                && schemes::is_common_with_slashes(&scheme[k + 1..])
+            {
+                s += k + 1;
             }
         } else if !schemes::is_known_without_slashes(scheme)
             || !schemes::plausible_body(scheme, bounded_body(hay, c + 1))
