@@ -141,6 +141,12 @@ struct ScanArgs {
     /// Force an instruction set: auto, scalar, sse2, avx2, avx512, neon (also URLSIFT_ISA).
     #[arg(long, value_name = "ISA")]
     isa: Option<String>,
+    /// Read mail: mbox, maildir, .eml, news; scan decoded headers and text parts.
+    #[arg(long)]
+    mail: bool,
+    /// With --mail: print a summary (messages, parts skipped, problems) on stderr.
+    #[arg(long)]
+    stats: bool,
     /// Colour file names and numbers: auto (only on a terminal, unless NO_COLOR is set), always, never.
     #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
     color: ColorArg,
@@ -249,7 +255,9 @@ fn scan(args: &ScanArgs) -> u8 {
             b.inc(n);
         }
     };
+    let mail = urlsift::input::mail::MailRun::default();
     let cfg = run::Config {
+        mail: args.mail.then_some(&mail),
         opts,
         quiet: args.quiet,
         strict: args.strict,
@@ -265,6 +273,12 @@ fn scan(args: &ScanArgs) -> u8 {
         Box::new(BufWriter::with_capacity(1 << 16, stdout.lock()))
     };
     let summary = run::run(&cfg, &sources, &mut out, &mut io::stderr());
+    if args.mail && args.stats {
+        eprintln!(
+            "urlsift: mail: {}",
+            mail.stats.lock().map(|s| s.to_string()).unwrap_or_default()
+        );
+    }
     if let Some(b) = bar {
         b.finish_and_clear();
     }

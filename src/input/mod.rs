@@ -9,6 +9,8 @@
 //! Binary files (a NUL byte near the start, see [`looks_binary`]) and hidden
 //! files are scanned like any other: every byte sequence is valid input.
 
+pub mod mail;
+
 use std::fs::File;
 use std::io::{self, Read};
 use std::ops::Deref;

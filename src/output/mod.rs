@@ -9,7 +9,7 @@
 //!     let opts = Options { format: Format::Json, ..Options::default() };
 //!     let mut sink = new_sink(&opts, &mut out);
 //!     for m in urlsift::extract::extract(text) {
-//!         sink.record(&Record { file: "-", line: 1, m: &m }).unwrap();
+//!         sink.record(&Record { file: "-", line: 1, m: &m, mail: None }).unwrap();
 //!     }
 //!     sink.finish().unwrap();
 //! }
@@ -97,6 +97,9 @@ pub struct Record<'a, 'h> {
     pub line: u64,
     /// The match.
     pub m: &'a Match<'h>,
+    /// With `--mail`: the message and part the URL came from (offsets and
+    /// `line` then refer to the decoded part text).
+    pub mail: Option<&'a crate::input::mail::MailWhere>,
 }
 
 /// Receives every URL of a run, in input order.
@@ -227,6 +230,8 @@ struct Row<'a> {
     path: String,
     query: Option<String>,
     fragment: Option<String>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    mail: Option<&'a crate::input::mail::MailWhere>,
 }
 
 fn row<'a>(rec: &Record<'a, '_>, normalize: bool) -> Row<'a> {
@@ -251,6 +256,7 @@ fn row<'a>(rec: &Record<'a, '_>, normalize: bool) -> Row<'a> {
         path: String::from_utf8_lossy(u.path()).into_owned(),
         query: lossy(u.query()),
         fragment: lossy(u.fragment()),
+        mail: rec.mail,
     }
 }
 

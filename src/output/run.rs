@@ -56,6 +56,8 @@ pub struct Config<'a> {
     pub extractor: Extractor,
     /// Called with the number of input bytes done, as they are done.
     pub progress: Option<&'a (dyn Fn(u64) + Sync)>,
+    /// `--mail`: read inputs as mail (see [`crate::input::mail`]).
+    pub mail: Option<&'a crate::input::mail::MailRun>,
 }
 
 /// What a run found.
@@ -284,6 +286,15 @@ struct Emit<'a, 'w> {
 
 impl Emit<'_, '_> {
     fn record(&mut self, m: &Match<'_>, line: u64) {
+        self.record_in(m, line, None)
+    }
+
+    fn record_in(
+        &mut self,
+        m: &Match<'_>,
+        line: u64,
+        mail: Option<&crate::input::mail::MailWhere>,
+    ) {
         if self.failed || (self.cfg.strict && !Parts::new(m).valid()) {
             return;
         }
@@ -312,6 +323,7 @@ impl Emit<'_, '_> {
                 file: self.file,
                 line,
                 m,
+                mail,
             };
             self.failed |= s.record(&rec).is_err();
         }
@@ -354,7 +366,16 @@ fn scan_source(cfg: &Config<'_>, src: &Source, tx: &SyncSender<Msg>, stop: &Atom
             failed: false,
         };
         match opened {
-            Opened::Whole(data) => scan_whole(cfg, &data, &mut emit, stop),
+            o if cfg.mail.is_some() => {
+                let run = cfg.mail.unwrap_or_else(|| unreachable!());
+                error = run.scan(&cfg.extractor, &name, o, |w, line, m| {
+                    emit.record_in(m, line, Some(w))
+                });
+            }
+            Opened::Whole(data) => {
+                crate::input::mail::hint(&name, &data);
+                scan_whole(cfg, &data, &mut emit, stop)
+            }
             Opened::Stream(r) => {
                 let r = StopReader { inner: r, stop };
                 let block = parallel::DEFAULT_BLOCK_SIZE;

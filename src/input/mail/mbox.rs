@@ -1,0 +1,176 @@
+//! mbox archives: finding the messages (`From ` separator lines) and undoing
+//! mboxrd `>From ` quoting.
+//!
+//! A separator is a line that starts with `From ` at the start of the file or
+//! after a newline, and that is either preceded by a blank line (as mbox(5)
+//! writes it) or followed by a header line (`Name: value`). The second rule
+//! accepts archives written without blank lines; the first keeps an unquoted
+//! `From ` line in a body (mboxo) from splitting a message, unless the line
+//! after it also looks like a header.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use memchr::memmem;
+
+/// True if `data` looks like an mbox archive: it starts with a `From ` line
+/// followed by a header line.
+pub fn is_mbox(data: &[u8]) -> bool {
+    data.starts_with(b"From ") && header_like(next_line(data, 0))
+}
+
+/// True if `data` looks like a mail message or archive (for the hint that
+/// suggests `--mail`): an mbox, or a first line that is a common mail header.
+pub fn looks_like_mail(data: &[u8]) -> bool {
+    if is_mbox(data) {
+        return true;
+    }
+    const FIRST: &[&[u8]] = &[
+        b"return-path:",
+        b"received:",
+        b"delivered-to:",
+        b"x-original-to:",
+        b"message-id:",
+        b"path:",
+        b"mime-version:",
+    ];
+    let head = &data[..data.len().min(20)];
+    FIRST
+        .iter()
+        .any(|h| head.len() >= h.len() && head[..h.len()].eq_ignore_ascii_case(h))
+}
+
+/// The line after the one that starts at `at` (empty at the end).
+fn next_line(data: &[u8], at: usize) -> &[u8] {
+    match memchr::memchr(b'\n', &data[at..]) {
+        Some(n) => {
+            let s = at + n + 1;
+            let e = memchr::memchr(b'\n', &data[s..]).map_or(data.len(), |k| s + k);
+            &data[s..e]
+        }
+        None => &[],
+    }
+}
+
+/// `Name: value`: a field name of printable ASCII without spaces, then `:`.
+fn header_like(line: &[u8]) -> bool {
+    let lim = line.len().min(80);
+    match memchr::memchr(b':', &line[..lim]) {
+        Some(0) | None => false,
+        Some(c) => line[..c].iter().all(|&b| (b'!'..=b'~').contains(&b)),
+    }
+}
+
+/// Split `data` into messages. A file that is not an mbox is one message.
+pub fn split(data: &[u8]) -> Vec<Range<usize>> {
+    if !data.starts_with(b"From ") {
+        #[allow(clippy::single_range_in_vec_init)] // one message: the whole file
+        return vec![0..data.len()];
+    }
+    let mut starts = vec![0usize];
+    for p in memmem::find_iter(data, b"\nFrom ") {
+        let blank_before = (p >= 1 && data[p - 1] == b'\n')
+            || (p >= 2 && data[p - 1] == b'\r' && data[p - 2] == b'\n');
+        if blank_before || header_like(next_line(data, p + 1)) {
+            starts.push(p + 1);
+        }
+    }
+    let mut out = Vec::with_capacity(starts.len());
+    for (i, &s) in starts.iter().enumerate() {
+        let end = starts.get(i + 1).copied().unwrap_or(data.len());
+        let body = memchr::memchr(b'\n', &data[s..end]).map_or(end, |n| s + n + 1);
+        out.push(body..end);
+    }
+    out
+}
+
+/// A message with mboxrd quoting undone (`>From ` -> `From `, `>>From ` ->
+/// `>From `), and where bytes were removed, to map offsets back.
+pub struct Unquoted<'a> {
+    /// The unquoted message.
+    pub text: Cow<'a, [u8]>,
+    /// For each removed `>`: its offset in `text` coordinates (where the
+    /// byte after it landed), ascending.
+    removed: Vec<usize>,
+}
+
+impl<'a> Unquoted<'a> {
+    /// A message that needs no unquoting (not from an mbox).
+    pub fn borrowed(msg: &'a [u8]) -> Unquoted<'a> {
+        Unquoted {
+            text: Cow::Borrowed(msg),
+            removed: Vec::new(),
+        }
+    }
+
+    /// The offset in the original message of offset `u` in the unquoted one.
+    pub fn original(&self, u: usize) -> usize {
+        u + self.removed.partition_point(|&r| r <= u)
+    }
+}
+
+/// Undo mboxrd quoting in `msg`: at the start of a line, one `>` is removed
+/// from `>+From `. Borrows when there is nothing to undo.
+pub fn unquote(msg: &[u8]) -> Unquoted<'_> {
+    let mut cuts = Vec::new();
+    for p in memmem::find_iter(msg, b">From ") {
+        let mut s = p;
+        while s > 0 && msg[s - 1] == b'>' {
+            s -= 1;
+        }
+        if s == 0 || msg[s - 1] == b'\n' {
+            cuts.push(s);
+        }
+    }
+    if cuts.is_empty() {
+        return Unquoted {
+            text: Cow::Borrowed(msg),
+            removed: cuts,
+        };
+    }
+    let mut text = Vec::with_capacity(msg.len());
+    let mut prev = 0;
+    let mut removed = Vec::with_capacity(cuts.len());
+    for &c in &cuts {
+        text.extend_from_slice(&msg[prev..c]);
+        removed.push(text.len());
+        prev = c + 1;
+    }
+    text.extend_from_slice(&msg[prev..]);
+    Unquoted {
+        text: Cow::Owned(text),
+        removed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_on_from_lines() {
+        let d = b"From a@b Mon\nSubject: x\n\nbody\nFrom here on\n\nFrom c@d Tue\nTo: y\n\nz\n";
+        let parts = split(d);
+        assert_eq!(parts.len(), 2);
+        assert_eq!(
+            &d[parts[0].clone()],
+            b"Subject: x\n\nbody\nFrom here on\n\n"
+        );
+        assert_eq!(&d[parts[1].clone()], b"To: y\n\nz\n");
+        assert_eq!(split(b"Subject: x\n\nb"), vec![0..13]);
+        assert!(is_mbox(d));
+        assert!(!is_mbox(b"From here on, text"));
+        assert!(looks_like_mail(b"Received: from x"));
+    }
+
+    #[test]
+    fn unquotes_mboxrd() {
+        let m = b">From x\n>>From y\na>From z\n";
+        let u = unquote(m);
+        assert_eq!(&*u.text, b"From x\n>From y\na>From z\n");
+        assert_eq!(u.original(0), 1);
+        assert_eq!(u.original(7), 9);
+        assert_eq!(u.original(14), 16);
+        assert!(matches!(unquote(b"plain").text, Cow::Borrowed(_)));
+    }
+}

@@ -1,0 +1,409 @@
+//! Mail and news archives (`--mail`): mbox (mboxrd), maildir files, single
+//! `.eml` messages and news articles, scanned MIME-aware.
+//!
+//! Each message is parsed with [`mail_parser`] for its structure (nested
+//! multiparts and `message/rfc822` parts included); the text parts are then
+//! transfer-decoded by [`decode`] (quoted-printable, base64: faster than
+//! mail-parser's own decoders) and converted from their charset to UTF-8 with
+//! mail-parser's charset tables. Then:
+//!
+//! - the header block is unfolded (RFC 5322 2.2.3) and scanned, so
+//!   `List-Unsubscribe:` and `Archived-At:` URLs are found whole (part 0);
+//! - every text part is scanned after decoding; text/html parts have their
+//!   character references decoded first ([`html::decode_refs`]), so
+//!   `href="...?a=1&amp;b=2"` gives `...?a=1&b=2`;
+//! - a part in a charset mail-parser does not know is scanned as its
+//!   transfer-decoded bytes, as they are, and counted;
+//! - non-text parts are skipped and counted.
+//!
+//! Offsets ([`Match::start`]) refer to the decoded part text; [`MailWhere`]
+//! says which message and part, and the file offsets of both. Messages are
+//! independent: they are scanned in batches spread over the rayon pool, and
+//! reported in file order.
+//!
+//! ```
+//! use urlsift::extract::Extractor;
+//! let msg = b"Message-ID: <1@x>\nContent-Type: text/plain\nContent-Transfer-Encoding: quoted-printable\n\nsee http://example.com/a?b=3D1&c=\n=3D2 now\n";
+//! let mut urls = Vec::new();
+//! let stats = urlsift::input::mail::scan_archive(&Extractor::new(), msg, |w, _line, m| {
+//!     urls.push((w.part, m.url_str().into_owned()));
+//! }, |_| {});
+//! assert_eq!(urls, [(1, "http://example.com/a?b=1&c=2".to_string())]);
+//! assert_eq!(stats.messages, 1);
+//! ```
+
+use std::io::{self, Read};
+use std::ops::{AddAssign, Range};
+use std::sync::Mutex;
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::extract::{Extractor, Match};
+
+pub mod decode;
+pub mod html;
+pub mod mbox;
+pub mod message;
+pub mod simple;
+
+/// Where a URL found in a mail archive came from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct MailWhere {
+    /// The message's 1-based index in its file.
+    pub message: u64,
+    /// Its Message-ID (without `<>`), when it has one.
+    pub message_id: Option<String>,
+    /// The byte offset of the message (its first header) in the file.
+    pub message_offset: u64,
+    /// The part: 0 is the message's header block; body parts are numbered
+    /// from 1 in depth-first order (multipart containers count).
+    pub part: u32,
+    /// The part's `type/subtype` (`header` for a header block).
+    pub content_type: String,
+    /// The byte offset of the part's raw (still encoded) body in the file;
+    /// for a header block, of its first header.
+    pub part_offset: u64,
+}
+
+/// Something wrong with a message. It was scanned as far as it could be.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    /// The message's 1-based index in its file.
+    pub message: u64,
+    /// The byte offset in the file where the problem is.
+    pub offset: u64,
+    /// What is wrong, in one line.
+    pub what: String,
+}
+
+/// Counts for `--stats`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MailStats {
+    /// Messages read.
+    pub messages: u64,
+    /// Text parts scanned (header blocks not counted).
+    pub parts_scanned: u64,
+    /// Non-text parts skipped.
+    pub parts_skipped: u64,
+    /// Text parts in a charset that was not known (scanned as bytes).
+    pub unknown_charset: u64,
+    /// Messages with at least one problem.
+    pub problem_messages: u64,
+    /// Problems in all.
+    pub problems: u64,
+    /// Bytes of decoded part text scanned.
+    pub decoded_bytes: u64,
+}
+
+impl AddAssign<&MailStats> for MailStats {
+    fn add_assign(&mut self, o: &MailStats) {
+        self.messages += o.messages;
+        self.parts_scanned += o.parts_scanned;
+        self.parts_skipped += o.parts_skipped;
+        self.unknown_charset += o.unknown_charset;
+        self.problem_messages += o.problem_messages;
+        self.problems += o.problems;
+        self.decoded_bytes += o.decoded_bytes;
+    }
+}
+
+impl std::fmt::Display for MailStats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} messages, {} text parts scanned ({} bytes decoded), {} non-text parts skipped, \
+             {} parts in an unknown charset, {} messages with problems ({} problems)",
+            self.messages,
+            self.parts_scanned,
+            self.decoded_bytes,
+            self.parts_skipped,
+            self.unknown_charset,
+            self.problem_messages,
+            self.problems
+        )
+    }
+}
+
+/// One URL found, before it is reported.
+#[derive(Debug)]
+pub struct Found {
+    /// Index into [`Scanned::wheres`].
+    pub part: usize,
+    /// 1-based line in the decoded part text.
+    pub line: u64,
+    /// The match (offsets in the decoded part text).
+    pub m: Match<'static>,
+}
+
+/// What scanning some messages gave.
+#[derive(Debug, Default)]
+pub struct Scanned {
+    /// The parts that had URLs.
+    pub wheres: Vec<MailWhere>,
+    /// The URLs, in order.
+    pub found: Vec<Found>,
+    /// The problems, in order.
+    pub problems: Vec<Problem>,
+    /// Counts.
+    pub stats: MailStats,
+}
+
+/// Messages are scanned in batches of about this many bytes.
+pub const BATCH_BYTES: usize = 1 << 20;
+
+/// Scan a whole archive (an mbox, or one message): `on_match(where, line,
+/// match)` for every URL in file order, `on_problem` for every problem.
+pub fn scan_archive(
+    ex: &Extractor,
+    data: &[u8],
+    mut on_match: impl FnMut(&MailWhere, u64, &Match<'static>),
+    mut on_problem: impl FnMut(&Problem),
+) -> MailStats {
+    let mut stats = MailStats::default();
+    if data.iter().all(u8::is_ascii_whitespace) {
+        // An empty file (a maildir's tmp/ placeholder) holds no message.
+        return stats;
+    }
+    let at = At {
+        offset: 0,
+        index: 0,
+        mboxrd: data.starts_with(b"From "),
+    };
+    let msgs = mbox::split(data);
+    scan_messages(
+        ex,
+        data,
+        &msgs,
+        at,
+        &mut on_match,
+        &mut on_problem,
+        &mut stats,
+    );
+    stats
+}
+
+/// How much a stream is read at a time in [`scan_reader`].
+pub const STREAM_BLOCK: usize = 16 << 20;
+
+/// Scan an archive read from a stream (standard input, gzip), `block` bytes
+/// at a time: complete messages are scanned as they arrive, so memory is
+/// bounded by `block` plus the largest message. The output is the same as
+/// [`scan_archive`] on the whole input.
+pub fn scan_reader<R: Read>(
+    ex: &Extractor,
+    mut r: R,
+    block: usize,
+    mut on_match: impl FnMut(&MailWhere, u64, &Match<'static>),
+    mut on_problem: impl FnMut(&Problem),
+) -> io::Result<MailStats> {
+    let block = block.max(1);
+    let mut stats = MailStats::default();
+    let mut buf: Vec<u8> = Vec::new();
+    let mut at = At {
+        offset: 0,
+        index: 0,
+        mboxrd: false,
+    };
+    let mut first = true;
+    loop {
+        let old = buf.len();
+        buf.resize(old + block, 0);
+        let mut filled = old;
+        while filled < buf.len() {
+            match r.read(&mut buf[filled..]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    buf.truncate(filled);
+                    return Err(e);
+                }
+            }
+        }
+        let eof = filled < buf.len();
+        buf.truncate(filled);
+        if first && (buf.len() >= 5 || eof) {
+            first = false;
+            at.mboxrd = buf.starts_with(b"From ");
+        }
+        if eof {
+            if !buf.iter().all(u8::is_ascii_whitespace) {
+                let msgs = mbox::split(&buf);
+                scan_messages(
+                    ex,
+                    &buf,
+                    &msgs,
+                    at,
+                    &mut on_match,
+                    &mut on_problem,
+                    &mut stats,
+                );
+            }
+            return Ok(stats);
+        }
+        if !at.mboxrd || first {
+            continue; // one message, or not sure yet: read on
+        }
+        // Scan every message but the last, which may be incomplete.
+        let msgs = mbox::split(&buf);
+        if msgs.len() < 2 {
+            continue;
+        }
+        let keep = msgs.len() - 1;
+        let cut = msgs[keep - 1].end;
+        scan_messages(
+            ex,
+            &buf,
+            &msgs[..keep],
+            at,
+            &mut on_match,
+            &mut on_problem,
+            &mut stats,
+        );
+        buf.drain(..cut);
+        at.offset += cut as u64;
+        at.index += keep as u64;
+    }
+}
+
+/// Where a slice of an archive lies in its file.
+#[derive(Clone, Copy)]
+struct At {
+    /// File offset of the slice.
+    offset: u64,
+    /// Messages before it.
+    index: u64,
+    /// The file is an mbox (undo `>From ` quoting).
+    mboxrd: bool,
+}
+
+fn scan_messages(
+    ex: &Extractor,
+    data: &[u8],
+    msgs: &[Range<usize>],
+    at: At,
+    on_match: &mut impl FnMut(&MailWhere, u64, &Match<'static>),
+    on_problem: &mut impl FnMut(&Problem),
+    stats: &mut MailStats,
+) {
+    let batches = batches(msgs, BATCH_BYTES);
+    let parser = message::parser();
+    let window = rayon::current_num_threads().max(1) * 4;
+    for group in batches.chunks(window) {
+        let results: Vec<Scanned> = group
+            .par_iter()
+            .map(|r| {
+                let mut s = Scanned::default();
+                for i in r.clone() {
+                    let m = &msgs[i];
+                    message::scan_message(
+                        ex,
+                        &parser,
+                        &data[m.clone()],
+                        at.offset + m.start as u64,
+                        at.index + i as u64 + 1,
+                        at.mboxrd,
+                        &mut s,
+                    );
+                }
+                s
+            })
+            .collect();
+        for s in results {
+            for f in &s.found {
+                on_match(&s.wheres[f.part], f.line, &f.m);
+            }
+            for p in &s.problems {
+                on_problem(p);
+            }
+            *stats += &s.stats;
+        }
+    }
+}
+
+/// Problems printed per file; the rest are only counted (`--stats`).
+pub const MAX_PROBLEMS_SHOWN: u64 = 10;
+
+/// The state of a `--mail` run shared by the workers: the counts for `--stats`.
+#[derive(Debug, Default)]
+pub struct MailRun {
+    /// Counts over all inputs so far.
+    pub stats: Mutex<MailStats>,
+}
+
+impl MailRun {
+    /// Scan one opened input as a mail archive or message (a stream block by
+    /// block). URLs go to `on_match` in order; problems are printed on
+    /// standard error (`urlsift: FILE: byte N: message M: what`, the first
+    /// [`MAX_PROBLEMS_SHOWN`]) and counted. Returns a read error, if any.
+    pub fn scan(
+        &self,
+        ex: &Extractor,
+        name: &str,
+        opened: crate::input::Opened,
+        on_match: impl FnMut(&MailWhere, u64, &Match<'static>),
+    ) -> Option<String> {
+        let mut shown = 0u64;
+        let on_problem = |p: &Problem| {
+            shown += 1;
+            if shown <= MAX_PROBLEMS_SHOWN {
+                eprintln!(
+                    "urlsift: {name}: byte {}: message {}: {}",
+                    p.offset, p.message, p.what
+                );
+            }
+        };
+        let (stats, error) = match opened {
+            crate::input::Opened::Whole(data) => {
+                (scan_archive(ex, &data, on_match, on_problem), None)
+            }
+            crate::input::Opened::Stream(r) => {
+                match scan_reader(ex, r, STREAM_BLOCK, on_match, on_problem) {
+                    Ok(s) => (s, None),
+                    Err(e) => (MailStats::default(), Some(format!("{name}: {e}"))),
+                }
+            }
+        };
+        if shown > MAX_PROBLEMS_SHOWN {
+            eprintln!(
+                "urlsift: {name}: {} more problems not shown",
+                shown - MAX_PROBLEMS_SHOWN
+            );
+        }
+        if let Ok(mut s) = self.stats.lock() {
+            *s += &stats;
+        }
+        error
+    }
+}
+
+/// Plain mode: a one-line hint on standard error when an input looks like
+/// mail (an mbox or a message, or a name ending in `.eml`). Output is unchanged.
+pub fn hint(name: &str, data: &[u8]) {
+    let eml = name.len() > 4 && name.as_bytes()[name.len() - 4..].eq_ignore_ascii_case(b".eml");
+    if eml || mbox::looks_like_mail(data) {
+        eprintln!(
+            "urlsift: {name}: looks like mail; --mail decodes quoted-printable, base64 and HTML parts"
+        );
+    }
+}
+
+/// Group consecutive messages into batches of at least `bytes` bytes.
+fn batches(msgs: &[Range<usize>], bytes: usize) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut size = 0;
+    for (i, m) in msgs.iter().enumerate() {
+        size += m.len();
+        if size >= bytes {
+            out.push(start..i + 1);
+            start = i + 1;
+            size = 0;
+        }
+    }
+    if start < msgs.len() {
+        out.push(start..msgs.len());
+    }
+    out
+}

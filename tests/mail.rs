@@ -1,0 +1,338 @@
+//! Issue 5: mail and news archives (`--mail`).
+
+use std::path::Path;
+use std::process::Command;
+
+use urlsift::extract::Extractor;
+use urlsift::input::mail::{MailStats, MailWhere, Problem, scan_archive};
+
+const OWN: &str = "tests/data/mail/own";
+const UPSTREAM: &str = "tests/data/mail/mail-parser";
+
+struct Out {
+    urls: Vec<(MailWhere, String)>,
+    problems: Vec<Problem>,
+    stats: MailStats,
+}
+
+fn scan(path: &str) -> Out {
+    let data = std::fs::read(path).unwrap();
+    let mut urls = Vec::new();
+    let mut problems = Vec::new();
+    let stats = scan_archive(
+        &Extractor::new(),
+        &data,
+        |w, _, m| urls.push((w.clone(), m.url_str().into_owned())),
+        |p| problems.push(p.clone()),
+    );
+    Out {
+        urls,
+        problems,
+        stats,
+    }
+}
+
+fn urls(o: &Out) -> Vec<&str> {
+    o.urls.iter().map(|(_, u)| u.as_str()).collect()
+}
+
+fn bin(args: &[&str]) -> (String, String, i32) {
+    let o = Command::new(env!("CARGO_BIN_EXE_urlsift"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+        o.status.code().unwrap_or(-1),
+    )
+}
+
+#[test]
+fn issue5_qp_soft_break_and_3d_in_query() {
+    let o = scan(&format!("{OWN}/qp-soft-break.eml"));
+    assert_eq!(
+        urls(&o),
+        [
+            "https://reports.example.org/2024/quarterly/summary-of-the-year.html?section=network&lang=en",
+            "https://de.example.org/Köln",
+        ]
+    );
+    let w = &o.urls[0].0;
+    assert_eq!((w.message, w.part), (1, 1));
+    assert_eq!(w.message_id.as_deref(), Some("qp-1@example.org"));
+    assert_eq!(w.content_type, "text/plain");
+}
+
+#[test]
+fn issue5_base64_text_part() {
+    let o = scan(&format!("{OWN}/base64-text.eml"));
+    assert_eq!(
+        urls(&o),
+        [
+            "http://hidden.example.net/path?x=1&y=2",
+            "https://angle.example.net/a"
+        ]
+    );
+}
+
+#[test]
+fn issue5_html_references_and_latin1() {
+    let o = scan(&format!("{OWN}/html-amp.eml"));
+    assert_eq!(
+        urls(&o),
+        [
+            "https://shop.example.com/item?a=1&b=2&c=3",
+            "http://example.com/café"
+        ]
+    );
+    assert_eq!(o.urls[0].0.content_type, "text/html");
+}
+
+#[test]
+fn issue5_nested_multipart_headers_and_attachments() {
+    let o = scan(&format!("{OWN}/nested.eml"));
+    assert_eq!(
+        urls(&o),
+        [
+            "https://lists.example.org/unsubscribe?list=dev&user=frank",
+            "mailto:dev-leave@lists.example.org",
+            "https://lists.example.org/archive/dev/2024/msg00042.html",
+            "http://plain.example.org/a=b",
+            "http://html.example.org/?p=1&q=2",
+            "http://forwarded.example.org/inner",
+        ]
+    );
+    let parts: Vec<(u32, &str)> = o
+        .urls
+        .iter()
+        .map(|(w, _)| (w.part, w.content_type.as_str()))
+        .collect();
+    assert_eq!(parts[0], (0, "header"));
+    assert_eq!(parts[3].1, "text/plain");
+    assert_eq!(parts[4].1, "text/html");
+    assert_eq!(o.stats.parts_skipped, 1, "the image/png attachment");
+    assert_eq!(o.stats.problem_messages, 0);
+    // The raw offset of the plain part's body points at its text in the file.
+    let data = std::fs::read(format!("{OWN}/nested.eml")).unwrap();
+    let at = o.urls[3].0.part_offset as usize;
+    assert!(data[at..].starts_with(b"Plain: http://plain.example.org/a=3Db"));
+}
+
+#[test]
+fn issue5_broken_boundary_is_reported_and_scanned() {
+    let o = scan(&format!("{OWN}/broken-boundary.eml"));
+    assert_eq!(urls(&o), ["http://broken.example.org/still-found"]);
+    assert_eq!(o.stats.problem_messages, 1);
+    assert!(o.problems[0].what.contains("boundary"), "{:?}", o.problems);
+}
+
+#[test]
+fn issue5_unknown_charset_scans_bytes_and_counts() {
+    let o = scan(&format!("{OWN}/unknown-charset.eml"));
+    assert_eq!(o.stats.unknown_charset, 1);
+    assert!(urls(&o).contains(&"http://ascii.example.org/ok"));
+}
+
+#[test]
+fn issue5_truncated_base64_scans_what_decodes() {
+    let o = scan(&format!("{OWN}/truncated-base64.eml"));
+    // The text repeats the URL three times; the first two decode.
+    assert_eq!(
+        urls(&o),
+        [
+            "http://truncated.example.org/first",
+            "http://truncated.example.org/first"
+        ]
+    );
+    assert_eq!(o.stats.problem_messages, 1);
+    assert!(
+        o.problems
+            .iter()
+            .any(|p| p.what.contains("truncated base64"))
+    );
+    let data = std::fs::read(format!("{OWN}/truncated-base64.eml")).unwrap();
+    let p = o
+        .problems
+        .iter()
+        .find(|p| p.what.contains("base64"))
+        .unwrap();
+    assert!(
+        data[p.offset as usize..].starts_with(b"U3Rhcn"),
+        "offset points at the body"
+    );
+}
+
+#[test]
+fn issue5_mboxrd_archive() {
+    let path = format!("{OWN}/archive.mbox");
+    let o = scan(&path);
+    assert_eq!(o.stats.messages, 3);
+    assert_eq!(
+        urls(&o),
+        [
+            "https://lists.example.org/u?id=1&t=2",
+            "http://one.example.org/",
+            "http://quoted.example.org/",
+            "http://two.example.org/very/long/path?k=v",
+            "http://still-two.example.org/",
+            "http://three.example.org/",
+        ]
+    );
+    let msgs: Vec<(u64, Option<&str>)> = o
+        .urls
+        .iter()
+        .map(|(w, _)| (w.message, w.message_id.as_deref()))
+        .collect();
+    assert_eq!(msgs[0], (1, Some("m1@example.org")));
+    assert_eq!(msgs[4], (2, Some("m2@example.org")));
+    assert_eq!(msgs[5], (3, None));
+    let data = std::fs::read(&path).unwrap();
+    let off = o.urls[5].0.message_offset as usize;
+    assert!(data[off..].starts_with(b"From: Carol"));
+}
+
+#[test]
+fn issue5_upstream_messages() {
+    let o = scan(&format!("{UPSTREAM}/thirdparty-014.eml"));
+    assert!(urls(&o).contains(&"http://lists.maptools.org/mailman/listinfo/shapelib"));
+    assert!(o.urls.iter().any(|(w, _)| w.part == 0));
+    let o = scan(&format!("{UPSTREAM}/legacy-028.eml"));
+    assert_eq!(
+        urls(&o),
+        ["cid:823504223@17052000-0f8d", "cid:823504223@17052000-0f94"]
+    );
+    for f in ["malformed-001.eml", "malformed-022.eml", "legacy-015.eml"] {
+        let o = scan(&format!("{UPSTREAM}/{f}"));
+        assert_eq!(o.stats.messages, 1, "{f}");
+    }
+    assert!(
+        scan(&format!("{UPSTREAM}/malformed-001.eml"))
+            .stats
+            .problem_messages
+            > 0
+    );
+}
+
+#[test]
+fn issue5_malformed_inputs_never_panic() {
+    let ex = Extractor::new();
+    let cases: &[&[u8]] = &[
+        b"",
+        b"From ",
+        b"From x\n",
+        b"From a\nSubject: x\n\n>From \n>",
+        b"Content-Type: multipart/mixed; boundary=\n\n--\n",
+        b"Content-Type: text/plain\nContent-Transfer-Encoding: base64\n\n====",
+        b"Content-Type: text/html\n\n&#x;&#99999999;&amp",
+        b"\xff\xfe\x00From: \n\n",
+    ];
+    for c in cases {
+        scan_archive(&ex, c, |_, _, _| {}, |_| {});
+    }
+}
+
+#[test]
+fn issue5_cli_json_fields_and_stats() {
+    let (out, err, code) = bin(&[
+        "--mail",
+        "--stats",
+        "--format",
+        "json",
+        &format!("{OWN}/archive.mbox"),
+    ]);
+    assert_eq!(code, 0);
+    let first: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(first["message"], 1);
+    assert_eq!(first["message_id"], "m1@example.org");
+    assert_eq!(first["part"], 0);
+    assert_eq!(first["content_type"], "header");
+    assert!(first["part_offset"].is_u64());
+    assert!(err.contains("3 messages"), "{err}");
+}
+
+#[test]
+fn issue5_cli_walks_maildir_and_news_spool() {
+    let (out, _, code) = bin(&["--mail", &format!("{OWN}/maildir"), &format!("{OWN}/news")]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        out,
+        "http://maildir.example.org/1\nhttp://maildir.example.org/2\n\
+         https://news-archive.example.net/alt.test/1\nnews:alt.test\nhttp://news.example.net/faq.html\n"
+    );
+}
+
+#[test]
+fn issue5_cli_problems_name_file_and_offset() {
+    let f = format!("{OWN}/broken-boundary.eml");
+    let (out, err, code) = bin(&["--mail", "--stats", &f]);
+    assert_eq!(code, 0, "a malformed message is not an error");
+    assert_eq!(out, "http://broken.example.org/still-found\n");
+    assert!(err.contains(&format!("{f}: byte ")), "{err}");
+    assert!(err.contains("1 messages with problems"), "{err}");
+}
+
+#[test]
+fn issue5_plain_mode_hints_but_output_is_unchanged() {
+    let f = format!("{OWN}/archive.mbox");
+    let (out, err, _) = bin(&[&f]);
+    assert!(err.contains("--mail"), "{err}");
+    let data = std::fs::read(&f).unwrap();
+    let plain: Vec<String> = urlsift::extract::extract(&data)
+        .iter()
+        .map(|m| m.url_str().into_owned() + "\n")
+        .collect();
+    assert_eq!(out, plain.concat());
+    let (_, err, _) = bin(&["tests/data/extract_cases.json"]);
+    assert!(!err.contains("--mail"));
+    assert!(Path::new(&f).exists());
+}
+
+type Seen = Vec<(MailWhere, u64, String)>;
+
+#[test]
+fn issue5_stream_equals_whole_for_any_block_size() {
+    let mut data = std::fs::read(format!("{OWN}/archive.mbox")).unwrap();
+    data.extend_from_slice(&std::fs::read(format!("{OWN}/archive.mbox")).unwrap());
+    let ex = Extractor::new();
+    let collect = |f: &mut dyn FnMut(&mut Seen) -> MailStats| {
+        let mut v = Vec::new();
+        let s = f(&mut v);
+        (v, s)
+    };
+    let whole = collect(&mut |v| {
+        scan_archive(
+            &ex,
+            &data,
+            |w, l, m| v.push((w.clone(), l, m.url_str().into_owned())),
+            |_| {},
+        )
+    });
+    assert_eq!(whole.1.messages, 6);
+    for block in [1, 7, 64, 200, 333, 1000, 1 << 20] {
+        let streamed = collect(&mut |v| {
+            urlsift::input::mail::scan_reader(
+                &ex,
+                &data[..],
+                block,
+                |w, l, m| v.push((w.clone(), l, m.url_str().into_owned())),
+                |_| {},
+            )
+            .unwrap()
+        });
+        assert_eq!(streamed, whole, "block {block}");
+    }
+}
+
+#[test]
+fn issue5_cli_stdin() {
+    let f = format!("{OWN}/archive.mbox");
+    let (file_out, _, _) = bin(&["--mail", "--format", "json", &f]);
+    let o = Command::new(env!("CARGO_BIN_EXE_urlsift"))
+        .args(["--mail", "--format", "json"])
+        .stdin(std::fs::File::open(&f).unwrap())
+        .output()
+        .unwrap();
+    let stdin_out = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(stdin_out, file_out.replace(&format!("\"{f}\""), "\"-\""));
+}
