@@ -227,12 +227,29 @@ fn whatwg_corpus_never_panics() {
     assert!(n > 1000, "corpus too small: {n}");
 }
 
-/// 1 MiB inputs of the shapes that make naive parsers quadratic; each must
-/// finish fast (a generous bound, also for debug builds).
+/// 1 MiB inputs of the shapes that make naive parsers quadratic. No wall
+/// clock bound (machines and emulators differ): the time for 1 MiB against
+/// the time for 128 KiB of the same shape must stay far from the 64x of a
+/// quadratic path (8x when linear; 32x allowed for noise on tiny times).
 #[test]
 fn one_mib_inputs_are_linear() {
-    const N: usize = 1 << 20;
-    let rep = |unit: &str| unit.repeat(N / unit.len());
+    let small = time_cases(1 << 17);
+    let big = time_cases(1 << 20);
+    for ((name, t1), (_, t8)) in small.iter().zip(&big) {
+        let floor = Duration::from_millis(2);
+        let ratio = t8.as_secs_f64() / t1.max(&floor).as_secs_f64();
+        assert!(
+            ratio < 32.0,
+            "{name}: {t8:?} for 1 MiB vs {t1:?} for 128 KiB"
+        );
+    }
+}
+
+fn time_cases(n_bytes: usize) -> Vec<(&'static str, Duration)> {
+    let n = n_bytes;
+    #[allow(non_snake_case)]
+    let N = n;
+    let rep = |unit: &str| unit.repeat(n / unit.len());
     let cases: Vec<(&str, Vec<u8>)> = vec![
         ("letters", rep("a").into_bytes()),
         ("colons", rep(":").into_bytes()),
@@ -262,6 +279,7 @@ fn one_mib_inputs_are_linear() {
         ("bad tail", format!("http://h/{} ", rep("a")).into_bytes()),
         ("mailto", format!("mailto:{}", rep("a@b,")).into_bytes()),
     ];
+    let mut out = Vec::new();
     for (name, t) in &cases {
         let start = Instant::now();
         let _ = UriRef::parse(t);
@@ -270,11 +288,7 @@ fn one_mib_inputs_are_linear() {
         let _ = uri::normalize(t, &NormalizeOptions::default());
         let _ = uri::resolve(b"http://a/b/c/d;p?q", t);
         let _ = uri::relativize(b"http://a/b/c/d;p?q", t, false);
-        let took = start.elapsed();
-        assert!(
-            took < Duration::from_secs(3),
-            "{name}: {took:?} for {} bytes",
-            t.len()
-        );
+        out.push((*name, start.elapsed()));
     }
+    out
 }
