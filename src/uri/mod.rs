@@ -1,7 +1,7 @@
 //! RFC 3986 URI references: split, validate, resolve, normalize; RFC 1738 scheme rules.
 //!
 //! A [`UriRef`] is the original bytes plus a few offsets: nothing is allocated
-//! until you [`normalize`] or [`resolve`].
+//! until you [`normalize()`] or [`resolve()`].
 //!
 //! ```
 //! use urlsift::uri::{HostKind, UriRef};
@@ -27,12 +27,12 @@
 //!
 //! # Which parts do what
 //!
-//! - [`parse`](self::parse) holds the lenient [`UriRef::split`] (RFC 3986 Appendix B).
-//! - [`validate`](self::validate) holds the strict single-pass parser
+//! - [`mod@parse`] holds the lenient [`UriRef::split`] (RFC 3986 Appendix B).
+//! - [`mod@validate`] holds the strict single-pass parser
 //!   ([`UriRef::parse`], RFC 3986 Appendix A) and its character tables.
 //! - [`host`] parses IPv4, IPv6 (all nine ABNF forms) and IPvFuture literals.
-//! - [`resolve`](self::resolve) implements RFC 3986 5.2 (and 5.2.4 `remove_dot_segments`).
-//! - [`normalize`](self::normalize) implements RFC 3986 6.2.2 and 6.2.3.
+//! - [`mod@resolve`] implements RFC 3986 5.2 (and 5.2.4 `remove_dot_segments`).
+//! - [`mod@normalize`] implements RFC 3986 6.2.2 and 6.2.3.
 //! - [`scheme`] holds the RFC 1738 scheme rules and default ports.
 //!
 //! # Error offsets
@@ -229,7 +229,7 @@ impl<'a> UriRef<'a> {
     /// Like [`parse`](UriRef::parse), but accept bytes >= 0x80 wherever RFC 3987
     /// allows non-ASCII characters in an IRI reference (userinfo, reg-name,
     /// path, query, fragment). The bytes are not checked to be UTF-8 or
-    /// `ucschar`s; [`normalize`] percent-encodes them.
+    /// `ucschar`s; [`normalize()`] percent-encodes them.
     ///
     /// ```
     /// use urlsift::uri::UriRef;
