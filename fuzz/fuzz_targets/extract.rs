@@ -34,5 +34,10 @@ fuzz_target!(|data: &[u8]| {
     let best = Extractor::with_isa(Isa::best()).unwrap();
     let mut par = Vec::new();
     urlsift::parallel::scan(&best, hay, chunk, |m| par.push(m));
-    assert_eq!(par, want, "parallel {} scan with chunk {chunk} differs", Isa::best());
+    assert_eq!(
+        par,
+        want,
+        "parallel {} scan with chunk {chunk} differs",
+        Isa::best()
+    );
 });

@@ -69,7 +69,10 @@ fuzz_target!(|data: &[u8]| {
 
     // Round trips.
     out.clear();
-    assert_eq!(decode::base64(&base64_encode(data), &mut out), decode::Base64End::Complete);
+    assert_eq!(
+        decode::base64(&base64_encode(data), &mut out),
+        decode::Base64End::Complete
+    );
     assert_eq!(out, data, "base64 round trip");
     out.clear();
     decode::quoted_printable(&qp_encode(data), &mut out);
@@ -83,11 +86,18 @@ fuzz_target!(|data: &[u8]| {
     let _ = mbox::looks_like_mail(data);
     let msgs = mbox::split(data);
     for r in &msgs {
-        assert!(r.start <= r.end && r.end <= data.len(), "split range {r:?} out of bounds");
+        assert!(
+            r.start <= r.end && r.end <= data.len(),
+            "split range {r:?} out of bounds"
+        );
         let u = mbox::unquote(&data[r.clone()]);
         let msg = &data[r.clone()];
         for (k, &b) in u.text.iter().enumerate() {
-            assert_eq!(msg.get(u.original(k)), Some(&b), "unquote offset {k} maps wrong");
+            assert_eq!(
+                msg.get(u.original(k)),
+                Some(&b),
+                "unquote offset {k} maps wrong"
+            );
         }
     }
 

@@ -16,19 +16,31 @@ fuzz_target!(|data: &[u8]| {
             continue;
         };
         let again = normalize(n.as_bytes(), o);
-        assert_eq!(again.as_deref(), Ok(n.as_str()), "not idempotent: {data:?} -> {n:?}");
+        assert_eq!(
+            again.as_deref(),
+            Ok(n.as_str()),
+            "not idempotent: {data:?} -> {n:?}"
+        );
         let out = UriRef::parse(n.as_bytes())
             .unwrap_or_else(|e| panic!("normalized form {n:?} of {data:?} does not parse: {e}"));
         // Normalizing changes how components are spelled, never which are there.
         // normalize takes IRIs too (it percent-encodes them).
         let inp = UriRef::parse_iri(data).expect("normalize accepted an invalid reference");
-        assert_eq!(inp.scheme().is_some(), out.scheme().is_some(), "scheme: {data:?} -> {n:?}");
+        assert_eq!(
+            inp.scheme().is_some(),
+            out.scheme().is_some(),
+            "scheme: {data:?} -> {n:?}"
+        );
         assert_eq!(
             inp.authority().is_some(),
             out.authority().is_some(),
             "authority: {data:?} -> {n:?}"
         );
-        assert_eq!(inp.query().is_some(), out.query().is_some(), "query: {data:?} -> {n:?}");
+        assert_eq!(
+            inp.query().is_some(),
+            out.query().is_some(),
+            "query: {data:?} -> {n:?}"
+        );
         assert_eq!(
             inp.fragment().is_some(),
             out.fragment().is_some(),
@@ -39,7 +51,13 @@ fuzz_target!(|data: &[u8]| {
         let t = UriRef::parse(twice.as_bytes()).unwrap();
         assert_eq!(
             (t.scheme(), t.authority(), t.path(), t.query(), t.fragment()),
-            (out.scheme(), out.authority(), out.path(), out.query(), out.fragment()),
+            (
+                out.scheme(),
+                out.authority(),
+                out.path(),
+                out.query(),
+                out.fragment()
+            ),
             "components differ after re-normalizing {n:?}"
         );
     }

@@ -6,7 +6,13 @@ use libfuzzer_sys::fuzz_target;
 use urlsift::uri::UriRef;
 
 fn exercise(u: &UriRef<'_>) {
-    let _ = (u.scheme(), u.authority(), u.userinfo(), u.host(), u.host_kind());
+    let _ = (
+        u.scheme(),
+        u.authority(),
+        u.userinfo(),
+        u.host(),
+        u.host_kind(),
+    );
     let _ = (u.port(), u.path(), u.query(), u.fragment(), u.is_absolute());
     let _ = u.check_scheme();
 }
@@ -32,9 +38,17 @@ fuzz_target!(|data: &[u8]| {
     let (Ok(u), Ok(p)) = (ours, fluent_uri::UriRef::parse(s)) else {
         return;
     };
-    assert_eq!(st(u.scheme()), p.scheme().map(|x| x.as_str()), "scheme of {s:?}");
+    assert_eq!(
+        st(u.scheme()),
+        p.scheme().map(|x| x.as_str()),
+        "scheme of {s:?}"
+    );
     let pa = p.authority();
-    assert_eq!(st(u.authority()), pa.map(|a| a.as_str()), "authority of {s:?}");
+    assert_eq!(
+        st(u.authority()),
+        pa.map(|a| a.as_str()),
+        "authority of {s:?}"
+    );
     assert_eq!(
         st(u.userinfo()),
         pa.and_then(|a| a.userinfo()).map(|x| x.as_str()),
@@ -47,7 +61,11 @@ fuzz_target!(|data: &[u8]| {
         "port of {s:?}"
     );
     assert_eq!(st(Some(u.path())), Some(p.path().as_str()), "path of {s:?}");
-    assert_eq!(st(u.query()), p.query().map(|x| x.as_str()), "query of {s:?}");
+    assert_eq!(
+        st(u.query()),
+        p.query().map(|x| x.as_str()),
+        "query of {s:?}"
+    );
     assert_eq!(
         st(u.fragment()),
         p.fragment().map(|x| x.as_str()),

@@ -20,7 +20,10 @@ fuzz_target!(|data: &[u8]| {
         let u = UriRef::parse(t.as_bytes()).unwrap_or_else(|e| {
             panic!("resolve({base:?}, {reference:?}) = {t:?} does not parse: {e}")
         });
-        assert!(u.is_absolute(), "resolve({base:?}, {reference:?}) = {t:?} is not absolute");
+        assert!(
+            u.is_absolute(),
+            "resolve({base:?}, {reference:?}) = {t:?} is not absolute"
+        );
     }
     let _ = urlsift::uri::relativize(base, reference, false);
     let _ = urlsift::uri::relativize(base, reference, true);
