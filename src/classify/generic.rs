@@ -160,23 +160,18 @@ const MAX_PER_BLOCK: usize = 67;
 /// it is `/`, [`PREV_SCHEME`] if it is a scheme character, [`PREV_ALPHA`] if
 /// it is a letter.
 static AROUND: [u8; 256] = {
+    use super::naive::{is_scheme_char, may_follow_colon};
     let mut t = [0u8; 256];
     let mut b = 0;
     while b < 256 {
         let c = b as u8;
-        let stop = c <= 0x20
-            || c == 0x7F
-            || matches!(
-                c,
-                b'"' | b'<' | b'>' | b'\\' | b'^' | b'`' | b'{' | b'|' | b'}'
-            );
-        if c >= 0x80 || (!stop && c != b':') {
+        if may_follow_colon(c) {
             t[b] |= NEXT_BODY;
         }
         if c == b'/' {
             t[b] |= NEXT_SLASH;
         }
-        if c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.') {
+        if is_scheme_char(c) {
             t[b] |= PREV_SCHEME;
         }
         if c.is_ascii_alphabetic() {

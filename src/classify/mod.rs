@@ -400,13 +400,13 @@ impl Classifier {
 pub mod naive {
     /// True if `b` may appear in an RFC 3986 scheme after its first letter.
     #[inline]
-    pub fn is_scheme_char(b: u8) -> bool {
+    pub const fn is_scheme_char(b: u8) -> bool {
         b.is_ascii_alphanumeric() || b == b'+' || b == b'-' || b == b'.'
     }
 
     /// True if `b` is a stop byte (see the module docs).
     #[inline]
-    pub fn is_stop(b: u8) -> bool {
+    pub const fn is_stop(b: u8) -> bool {
         b <= 0x20
             || b >= 0x7F
             || matches!(
@@ -418,7 +418,7 @@ pub mod naive {
     /// True if `b` may follow the colon of a scheme used without `//`: not
     /// an ASCII stop byte, and not `:`. Non-ASCII bytes may (IRIs).
     #[inline]
-    pub fn may_follow_colon(b: u8) -> bool {
+    pub const fn may_follow_colon(b: u8) -> bool {
         b >= 0x80 || (!is_stop(b) && b != b':')
     }
 

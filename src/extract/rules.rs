@@ -9,8 +9,7 @@
 use super::schemes;
 use super::unicode;
 use super::{Kind, Style};
-#[cfg(test)]
-use crate::classify::naive::{is_scheme_char, is_stop};
+use crate::classify::naive;
 
 /// The longest scheme looked for, in bytes (the registered ones are shorter).
 pub const MAX_SCHEME: usize = 32;
@@ -48,18 +47,12 @@ fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0b' | b'\x0c')
 }
 
-/// `naive::is_stop` as a table.
+/// [`naive::is_stop`] as a table.
 static STOP: [bool; 256] = {
     let mut t = [false; 256];
     let mut b = 0;
     while b < 256 {
-        let c = b as u8;
-        t[b] = c <= 0x20
-            || c >= 0x7F
-            || matches!(
-                c,
-                b'"' | b'<' | b'>' | b'\\' | b'^' | b'`' | b'{' | b'|' | b'}'
-            );
+        t[b] = naive::is_stop(b as u8);
         b += 1;
     }
     t
@@ -83,13 +76,12 @@ static RUN: [u8; 256] = {
 const RUN_STOP: u8 = 1;
 const RUN_CLOSER: u8 = 2;
 
-/// `naive::is_scheme_char` as a table.
+/// [`naive::is_scheme_char`] as a table.
 static SCHEME_CHAR: [bool; 256] = {
     let mut t = [false; 256];
     let mut b = 0;
     while b < 256 {
-        let c = b as u8;
-        t[b] = c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.');
+        t[b] = naive::is_scheme_char(b as u8);
         b += 1;
     }
     t
@@ -532,8 +524,8 @@ mod tests {
     #[test]
     fn tables_match_the_oracle() {
         for b in 0..=255u8 {
-            assert_eq!(STOP[b as usize], is_stop(b), "{b:#x}");
-            assert_eq!(SCHEME_CHAR[b as usize], is_scheme_char(b), "{b:#x}");
+            assert_eq!(STOP[b as usize], naive::is_stop(b), "{b:#x}");
+            assert_eq!(SCHEME_CHAR[b as usize], naive::is_scheme_char(b), "{b:#x}");
         }
     }
 }
