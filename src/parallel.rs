@@ -202,15 +202,15 @@ pub fn scan_reader<R: Read>(
                         buf.truncate(old);
                         let at = base + buf.len() as u64;
                         let hay: &[u8] = &buf;
-                        scan_range(ex, hay, start, hay.len(), floor, chunk_size, |m| {
-                            let line = lines.line_at(hay, m.start);
-                            let abs = Match {
-                                start: m.start + base as usize,
-                                end: m.end + base as usize,
-                                ..m
-                            };
-                            sink(&abs, line);
-                        });
+                        scan_block(
+                            ex,
+                            hay,
+                            (start, hay.len(), floor),
+                            chunk_size,
+                            base,
+                            &mut lines,
+                            &mut sink,
+                        );
                         return Err(io::Error::new(e.kind(), format!("at byte {at}: {e}")));
                     }
                 }
@@ -243,15 +243,15 @@ pub fn scan_reader<R: Read>(
         };
         need = block_size;
         let hay: &[u8] = &buf;
-        floor = scan_range(ex, hay, start, end, floor, chunk_size, |m| {
-            let line = lines.line_at(hay, m.start);
-            let abs = Match {
-                start: m.start + base as usize,
-                end: m.end + base as usize,
-                ..m
-            };
-            sink(&abs, line);
-        });
+        floor = scan_block(
+            ex,
+            hay,
+            (start, end, floor),
+            chunk_size,
+            base,
+            &mut lines,
+            &mut sink,
+        );
         if eof {
             break;
         }
@@ -265,6 +265,29 @@ pub fn scan_reader<R: Read>(
         floor = floor.saturating_sub(keep_from);
     }
     Ok(base + buf.len() as u64)
+}
+
+/// Scan `hay[start..end]` of a stream block whose first byte is at `base`,
+/// handing each match to `sink` with absolute offsets and its line; returns
+/// the new floor.
+fn scan_block(
+    ex: &Extractor,
+    hay: &[u8],
+    (start, end, floor): (usize, usize, usize),
+    chunk_size: usize,
+    base: u64,
+    lines: &mut LineCounter,
+    sink: &mut impl FnMut(&Match<'_>, u64),
+) -> usize {
+    scan_range(ex, hay, start, end, floor, chunk_size, |m| {
+        let line = lines.line_at(hay, m.start);
+        let abs = Match {
+            start: m.start + base as usize,
+            end: m.end + base as usize,
+            ..m
+        };
+        sink(&abs, line);
+    })
 }
 
 /// Emit one chunk's matches given the true `floor` before it; returns the floor after it.

@@ -92,27 +92,36 @@ unsafe fn candidate_bits<V: Vector>(v: V, t: &V::Tables, carry: &mut Carry) -> C
         )
     };
     let colon_anchor = colon & ((scheme << 1) | carry.scheme);
-    let pw = carry.w;
-    // Bit i: bytes i-2, i-1 and i are all `w`.
-    let www = w & ((w << 1) | (pw >> 63)) & ((w << 2) | (pw >> 62));
-    // Bit i: bytes i-3..i are `www`, so `.` at i ends `www.`.
-    let www_dot = (www << 1) | (carry.www >> 63);
-    let www_end = if www_dot != 0 {
-        // SAFETY: as above.
-        www_dot & unsafe { c.mask(t, tables::DOT) }
-    } else {
-        0
-    };
-    *carry = Carry {
-        scheme: scheme >> 63,
-        w,
-        www,
-    };
+    // SAFETY: as above.
+    let www_end = unsafe { www_end_bits(c, t, w, carry) };
+    carry.scheme = scheme >> 63;
     CandidateBits {
         colon,
         scheme,
         colon_anchor,
         www_end,
+    }
+}
+
+/// The last byte (`.`) of each `www.` in the classified block `c` whose `w`
+/// mask is `w`; advances the `w`/`www` carry.
+///
+/// # Safety
+/// The CPU supports `V`'s ISA.
+#[inline(always)]
+unsafe fn www_end_bits<V: Vector>(c: V, t: &V::Tables, w: u64, carry: &mut Carry) -> u64 {
+    let pw = carry.w;
+    // Bit i: bytes i-2, i-1 and i are all `w`.
+    let www = w & ((w << 1) | (pw >> 63)) & ((w << 2) | (pw >> 62));
+    // Bit i: bytes i-3..i are `www`, so `.` at i ends `www.`.
+    let www_dot = (www << 1) | (carry.www >> 63);
+    carry.w = w;
+    carry.www = www;
+    if www_dot != 0 {
+        // SAFETY: ISA support is this function's contract.
+        www_dot & unsafe { c.mask(t, tables::DOT) }
+    } else {
+        0
     }
 }
 
@@ -127,17 +136,8 @@ unsafe fn candidate_bits_fast<V: Vector>(v: V, t: &V::Tables, carry: &mut Carry)
         let c = v.classify(t);
         (c, c.mask(t, tables::COLON), c.mask(t, tables::W))
     };
-    let pw = carry.w;
-    let www = w & ((w << 1) | (pw >> 63)) & ((w << 2) | (pw >> 62));
-    let www_dot = (www << 1) | (carry.www >> 63);
-    let www_end = if www_dot != 0 {
-        // SAFETY: as above.
-        www_dot & unsafe { c.mask(t, tables::DOT) }
-    } else {
-        0
-    };
-    carry.w = w;
-    carry.www = www;
+    // SAFETY: as above.
+    let www_end = unsafe { www_end_bits(c, t, w, carry) };
     CandidateBits {
         colon,
         scheme: 0,
