@@ -14,6 +14,7 @@
 #![deny(missing_docs)]
 
 pub mod classify;
+pub mod dedup;
 pub mod extract;
 pub mod input;
 pub mod output;

@@ -9,8 +9,10 @@ mod cmd_uri;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use urlsift::classify::{Classifier, isa_report};
+use urlsift::dedup::{KeyLevel, parse_size};
 use urlsift::extract::Extractor;
 use urlsift::input::Source;
+use urlsift::output::run::{RecordWriter, ShardBy};
 use urlsift::output::{CountBy, Format, Options, run};
 
 // The allocator: the system one. mimalloc is an opt-in feature
@@ -92,6 +94,26 @@ enum FormatArg {
     Json,
     Csv,
     Tsv,
+    /// Apache Parquet (needs -o; one row per URL with its components).
+    Parquet,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+enum DedupKeyArg {
+    /// The URL as found.
+    Raw,
+    /// RFC 3986 6.2.2: case, percent-encoding, dot segments.
+    Syntax,
+    /// 6.2.2 and 6.2.3: also default port and empty path.
+    Scheme,
+    /// As scheme, without the fragment.
+    NoFragment,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+enum ShardByArg {
+    Url,
+    Host,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug)]
@@ -135,6 +157,24 @@ struct ScanArgs {
     /// Print counts per distinct URL, host or scheme, most frequent first.
     #[arg(long, value_enum)]
     count_by: Option<CountByArg>,
+    /// What --unique, --count-by url and --shard-by url compare [default: raw; scheme with --normalize].
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    dedup_key: Option<DedupKeyArg>,
+    /// Memory for --unique/--count-by state (e.g. 256M, 4G); past it, sorted runs spill to --temp-dir.
+    #[arg(long, value_name = "SIZE", default_value = "1G")]
+    max_memory: String,
+    /// Directory for spilled runs [default: $TMPDIR or /tmp].
+    #[arg(long, value_name = "DIR")]
+    temp_dir: Option<PathBuf>,
+    /// Write the output to FILE (with --shards: into the directory DIR).
+    #[arg(short = 'o', long, value_name = "FILE|DIR")]
+    output: Option<PathBuf>,
+    /// Split the output into N files (DIR/part-00000.EXT ...) by a hash of --shard-by.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    shards: usize,
+    /// What --shards partitions on: the URL's --dedup-key form, or its host.
+    #[arg(long, value_enum, default_value = "url")]
+    shard_by: ShardByArg,
     /// Worker threads (default: one per core).
     #[arg(short = 'j', long, value_name = "N")]
     threads: Option<usize>,
@@ -144,7 +184,7 @@ struct ScanArgs {
     /// Read mail: mbox, maildir, .eml, news; scan decoded headers and text parts.
     #[arg(long)]
     mail: bool,
-    /// With --mail: print a summary (messages, parts skipped, problems) on stderr.
+    /// Print a summary on stderr: de-duplication (URLs, distinct, memory, spills); with --mail, messages and parts.
     #[arg(long)]
     stats: bool,
     /// Colour file names and numbers: auto (only on a terminal, unless NO_COLOR is set), always, never.
@@ -208,27 +248,49 @@ fn scan(args: &ScanArgs) -> u8 {
         ColorArg::Never => false,
         ColorArg::Auto => stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none(),
     };
+    let parquet = matches!(args.format, FormatArg::Parquet);
+    let dedup_key = match args.dedup_key {
+        Some(DedupKeyArg::Raw) => KeyLevel::Raw,
+        Some(DedupKeyArg::Syntax) => KeyLevel::Syntax,
+        Some(DedupKeyArg::Scheme) => KeyLevel::Scheme,
+        Some(DedupKeyArg::NoFragment) => KeyLevel::NoFragment,
+        None if args.normalize => KeyLevel::Scheme,
+        None => KeyLevel::Raw,
+    };
     let opts = Options {
         format: match args.format {
             FormatArg::Text => Format::Text,
-            FormatArg::Json => Format::Json,
+            // Parquet rows are the JSON objects, decoded (see output::parquet).
+            FormatArg::Json | FormatArg::Parquet => Format::Json,
             FormatArg::Csv => Format::Csv,
             FormatArg::Tsv => Format::Tsv,
         },
         line_number: args.line_number,
         byte_offset: args.byte_offset,
         with_filename: args.with_filename,
-        normalize: args.normalize,
+        normalize: args.normalize || parquet,
         unique: args.unique,
         count_by: args.count_by.map(|c| match c {
             CountByArg::Url => CountBy::Url,
             CountByArg::Host => CountBy::Host,
             CountByArg::Scheme => CountBy::Scheme,
         }),
+        dedup_key,
         count: args.count,
-        color,
+        color: color && args.output.is_none(),
         no_header: false,
     };
+    let max_memory = match parse_size(&args.max_memory) {
+        Ok(n) => n,
+        Err(e) => {
+            eprintln!("urlsift: --max-memory: {e}");
+            return 2;
+        }
+    };
+    if let Err(e) = check_output_args(args, parquet) {
+        eprintln!("urlsift: {e}");
+        return 2;
+    }
     let classifier = match &args.isa {
         Some(name) => Classifier::from_name(name),
         None => Classifier::from_env(),
@@ -265,19 +327,47 @@ fn scan(args: &ScanArgs) -> u8 {
         chunk_size: args.chunk_size,
         extractor,
         progress: bar.as_ref().map(|_| &inc as &(dyn Fn(u64) + Sync)),
+        max_memory,
+        temp_dir: args.temp_dir.clone(),
+        shard_by: match args.shard_by {
+            ShardByArg::Url => ShardBy::Url,
+            ShardByArg::Host => ShardBy::Host,
+        },
     };
-    // One buffered writer for the whole run; output goes out in input order.
-    let mut out: Box<dyn Write> = if args.quiet {
-        Box::new(io::sink())
+    // One buffered writer per output (or shard); output goes out in input order.
+    let mut stdout_lock = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut sink = io::sink();
+    let outs: Vec<Box<dyn RecordWriter + '_>> = if args.quiet {
+        vec![Box::new(&mut sink)]
+    } else if let Some(path) = &args.output {
+        let ext = match args.format {
+            FormatArg::Text => "txt",
+            FormatArg::Json => "jsonl",
+            FormatArg::Csv => "csv",
+            FormatArg::Tsv => "tsv",
+            FormatArg::Parquet => "parquet",
+        };
+        match open_outputs(path, args.shards, ext, args.mail) {
+            Ok(o) => o,
+            Err(e) => {
+                eprintln!("urlsift: {e}");
+                return 2;
+            }
+        }
     } else {
-        Box::new(BufWriter::with_capacity(1 << 16, stdout.lock()))
+        vec![Box::new(&mut stdout_lock)]
     };
-    let summary = run::run(&cfg, &sources, &mut out, &mut io::stderr());
-    if args.mail && args.stats {
-        eprintln!(
-            "urlsift: mail: {}",
-            mail.stats.lock().map(|s| s.to_string()).unwrap_or_default()
-        );
+    let summary = run::run_to(&cfg, &sources, outs, &mut io::stderr());
+    if args.stats {
+        if let Some(d) = &summary.dedup {
+            eprintln!("urlsift: dedup: {d}");
+        }
+        if args.mail {
+            eprintln!(
+                "urlsift: mail: {}",
+                mail.stats.lock().map(|s| s.to_string()).unwrap_or_default()
+            );
+        }
     }
     if let Some(b) = bar {
         b.finish_and_clear();
@@ -286,9 +376,75 @@ fn scan(args: &ScanArgs) -> u8 {
     if let Some(e) = &summary.write_error
         && e.kind() != io::ErrorKind::BrokenPipe
     {
-        eprintln!("urlsift: writing output: {e}");
+        match &args.output {
+            Some(p) => eprintln!("urlsift: writing {}: {e}", p.display()),
+            None => eprintln!("urlsift: writing output: {e}"),
+        }
+    }
+    if let Some(e) = &summary.dedup_error {
+        eprintln!("urlsift: {e}");
     }
     summary.exit_code(args.quiet)
+}
+
+/// Refuse option combinations that cannot work, before scanning.
+fn check_output_args(args: &ScanArgs, parquet: bool) -> Result<(), String> {
+    let table = args.count || args.count_by.is_some();
+    if args.shards == 0 {
+        return Err("--shards must be at least 1".into());
+    }
+    if parquet && args.output.is_none() {
+        return Err("--format parquet needs -o FILE (or -o DIR with --shards)".into());
+    }
+    if parquet && table {
+        return Err(
+            "--format parquet writes one row per URL; -c and --count-by print tables".into(),
+        );
+    }
+    if args.shards > 1 {
+        if args.output.is_none() {
+            return Err("--shards needs -o DIR".into());
+        }
+        if table || args.quiet {
+            return Err("--shards splits records; -c, -q and --count-by print none".into());
+        }
+    }
+    Ok(())
+}
+
+/// The output file, or with `shards` > 1 the shard files
+/// `DIR/part-00000.EXT` (the directory is created).
+fn open_outputs(
+    path: &std::path::Path,
+    shards: usize,
+    ext: &str,
+    mail: bool,
+) -> Result<Vec<Box<dyn RecordWriter + 'static>>, String> {
+    let parquet = ext == "parquet";
+    let open = |p: &std::path::Path| -> Result<Box<dyn RecordWriter>, String> {
+        let f = std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        if parquet {
+            #[cfg(feature = "parquet")]
+            {
+                let w = urlsift::output::parquet::ParquetWriter::new(BufWriter::new(f), mail)
+                    .map_err(|e| format!("{}: {e}", p.display()))?;
+                return Ok(Box::new(w));
+            }
+            #[cfg(not(feature = "parquet"))]
+            {
+                let _ = mail;
+                return Err("this urlsift was built without the parquet feature".into());
+            }
+        }
+        Ok(Box::new(BufWriter::with_capacity(1 << 16, f)))
+    };
+    if shards <= 1 {
+        return Ok(vec![open(path)?]);
+    }
+    std::fs::create_dir_all(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    (0..shards)
+        .map(|i| open(&path.join(format!("part-{i:05}.{ext}"))))
+        .collect()
 }
 
 /// A progress bar on stderr, only when stderr is a terminal and the input is

@@ -19,14 +19,17 @@
 //! assert!(line.contains(r#""host":"example.com""#));
 //! ```
 
-use std::collections::HashMap;
+use std::borrow::Cow;
 use std::io::{self, Write};
 
 use serde::Serialize;
 
+use crate::dedup::{self, Counter, KeyLevel, Offer, Unique, fingerprint};
 use crate::extract::{Kind, Match};
 use crate::uri::{self, NormalizeOptions, UriRef};
 
+#[cfg(feature = "parquet")]
+pub mod parquet;
 pub mod run;
 
 /// ANSI colours, as ripgrep uses them: file names magenta, line numbers and
@@ -79,6 +82,10 @@ pub struct Options {
     pub unique: bool,
     /// Print `count key` lines, most frequent first.
     pub count_by: Option<CountBy>,
+    /// What `unique`, `count_by` (by URL) and sharding by URL compare: the
+    /// URL as found or a normal form. With `normalize`, a normalizing level
+    /// is also the form printed.
+    pub dedup_key: KeyLevel,
     /// Print only the number of URLs per file (`-c`).
     pub count: bool,
     /// Colour file names, line numbers and byte offsets (ANSI escapes).
@@ -115,6 +122,9 @@ pub trait Sink {
 }
 
 /// Build the sink that `opts` asks for, writing to `out`.
+///
+/// `unique` and `count_by` keep their whole state in memory here; the
+/// command line's run ([`run`]) bounds it with `--max-memory`.
 pub fn new_sink<'w, W: Write + 'w>(opts: &Options, out: W) -> Box<dyn Sink + 'w> {
     if opts.count {
         return Box::new(CountSink {
@@ -124,38 +134,134 @@ pub fn new_sink<'w, W: Write + 'w>(opts: &Options, out: W) -> Box<dyn Sink + 'w>
         });
     }
     if opts.unique || opts.count_by.is_some() {
-        return Box::new(Aggregate::new(out, opts));
+        return Box::new(DedupSink {
+            f: Formatter::new(opts),
+            buf: Vec::new(),
+            out,
+            by: opts.count_by,
+            level: opts.dedup_key,
+            unique: Unique::new(usize::MAX, None),
+            counter: Counter::new(usize::MAX, None),
+        });
     }
-    match opts.format {
-        Format::Text => Box::new(TextSink {
-            out,
+    Box::new(FormatSink {
+        f: Formatter::new(opts),
+        buf: Vec::new(),
+        out,
+    })
+}
+
+/// Formats one record at a time into a byte buffer, in any of the
+/// [`Format`]s: the one place that knows what a text line, a JSON object or
+/// a CSV row holds.
+///
+/// ```
+/// use urlsift::output::{Format, Formatter, Options, Record};
+/// let m = &urlsift::extract::extract(b"at http://a.example/x, and")[0];
+/// let mut f = Formatter::new(&Options { format: Format::Csv, ..Options::default() });
+/// let mut out = Vec::new();
+/// f.format(&Record { file: "f", line: 1, m, mail: None }, &mut out).unwrap();
+/// let csv = String::from_utf8(out).unwrap();
+/// assert!(csv.starts_with("file,start,end,line,url,"));
+/// assert!(csv.contains("\nf,3,21,1,http://a.example/x,"));
+/// ```
+pub struct Formatter {
+    opts: Options,
+    header: bool,
+}
+
+impl Formatter {
+    /// A formatter for `opts` (its format, prefixes and normalization).
+    pub fn new(opts: &Options) -> Self {
+        Formatter {
             opts: opts.clone(),
-        }),
-        Format::Json => Box::new(JsonSink {
-            out,
-            normalize: opts.normalize,
-        }),
-        Format::Csv | Format::Tsv => {
-            let delim = if opts.format == Format::Csv {
-                b','
-            } else {
-                b'\t'
-            };
-            let w = csv::WriterBuilder::new()
-                .delimiter(delim)
-                .quote_style(if delim == b'\t' {
-                    csv::QuoteStyle::Never
-                } else {
-                    csv::QuoteStyle::Necessary
-                })
-                .from_writer(out);
-            Box::new(CsvSink {
-                w,
-                header: opts.no_header,
-                normalize: opts.normalize,
-                tsv: delim == b'\t',
-            })
+            header: opts.no_header,
         }
+    }
+
+    /// The level `--normalize` prints: the de-duplication key's level when
+    /// that normalizes, otherwise 6.2.2 + 6.2.3.
+    fn normal_level(&self) -> KeyLevel {
+        match self.opts.dedup_key {
+            KeyLevel::Raw => KeyLevel::Scheme,
+            l => l,
+        }
+    }
+
+    /// Append `rec`, formatted, to `out` (for CSV/TSV, after the header row
+    /// if this is the first record and the options do not leave it out).
+    pub fn format(&mut self, rec: &Record<'_, '_>, out: &mut Vec<u8>) -> io::Result<()> {
+        let level = self.normal_level();
+        let o = &self.opts;
+        match o.format {
+            Format::Text => {
+                let (path, num, reset) = if o.color {
+                    (color::PATH, color::NUMBER, color::RESET)
+                } else {
+                    ("", "", "")
+                };
+                if o.with_filename {
+                    write!(out, "{path}{}{reset}:", rec.file)?;
+                }
+                if o.line_number {
+                    write!(out, "{num}{}{reset}:", rec.line)?;
+                }
+                if o.byte_offset {
+                    write!(out, "{num}{}{reset}:", rec.m.start)?;
+                }
+                if o.normalize {
+                    let www = rec.m.kind == Kind::Www;
+                    out.extend_from_slice(&dedup::key(&rec.m.url, www, level));
+                } else {
+                    out.extend_from_slice(&rec.m.url);
+                }
+                out.push(b'\n');
+            }
+            Format::Json => {
+                serde_json::to_writer(&mut *out, &row(rec, o.normalize.then_some(level)))?;
+                out.push(b'\n');
+            }
+            Format::Csv | Format::Tsv => {
+                let tsv = o.format == Format::Tsv;
+                let normalize = o.normalize;
+                let mut w = csv::WriterBuilder::new()
+                    .delimiter(if tsv { b'\t' } else { b',' })
+                    .quote_style(if tsv {
+                        csv::QuoteStyle::Never
+                    } else {
+                        csv::QuoteStyle::Necessary
+                    })
+                    .buffer_capacity(1024)
+                    .from_writer(&mut *out);
+                if !self.header {
+                    self.header = true;
+                    w.write_record(header_fields(normalize)).map_err(csv_err)?;
+                }
+                w.write_record(csv_fields(rec, normalize.then_some(level), tsv))
+                    .map_err(csv_err)?;
+                w.flush()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Writes each record formatted by a [`Formatter`].
+struct FormatSink<W: Write> {
+    f: Formatter,
+    buf: Vec<u8>,
+    out: W,
+}
+
+impl<W: Write> Sink for FormatSink<W> {
+    fn record(&mut self, rec: &Record<'_, '_>) -> io::Result<()> {
+        self.buf.clear();
+        self.f.format(rec, &mut self.buf)?;
+        self.out.write_all(&self.buf)
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        self.out.flush()
     }
 }
 
@@ -193,7 +299,31 @@ impl Parts {
     /// `http://` (RFC 2396bis Appendix F's usual heuristic). `None` when the
     /// URL is not valid enough to normalize.
     pub fn normalized(&self) -> Option<String> {
-        let opts = NormalizeOptions::default();
+        self.normalized_at(KeyLevel::Scheme)
+    }
+
+    /// The normal form at `level` (`None` when the URL is not valid enough
+    /// to normalize; [`KeyLevel::Raw`] gives the URL as found).
+    pub fn normalized_at(&self, level: KeyLevel) -> Option<String> {
+        let opts = match level {
+            KeyLevel::Raw => {
+                let t = if self.www {
+                    &self.text[2..]
+                } else {
+                    &self.text[..]
+                };
+                return Some(String::from_utf8_lossy(t).into_owned());
+            }
+            KeyLevel::Syntax => NormalizeOptions {
+                scheme_based: false,
+                drop_fragment: false,
+            },
+            KeyLevel::Scheme => NormalizeOptions::default(),
+            KeyLevel::NoFragment => NormalizeOptions {
+                scheme_based: true,
+                drop_fragment: true,
+            },
+        };
         if self.www {
             let mut t = b"http:".to_vec();
             t.extend_from_slice(&self.text);
@@ -234,7 +364,7 @@ struct Row<'a> {
     mail: Option<&'a crate::input::mail::MailWhere>,
 }
 
-fn row<'a>(rec: &Record<'a, '_>, normalize: bool) -> Row<'a> {
+fn row<'a>(rec: &Record<'a, '_>, normalize: Option<KeyLevel>) -> Row<'a> {
     let parts = Parts::new(rec.m);
     let u = parts.uri();
     Row {
@@ -243,7 +373,7 @@ fn row<'a>(rec: &Record<'a, '_>, normalize: bool) -> Row<'a> {
         end: rec.m.end,
         line: rec.line,
         url: rec.m.url_str().into_owned(),
-        normalized: normalize.then(|| parts.normalized()),
+        normalized: normalize.map(|l| parts.normalized_at(l)),
         style: rec.m.style.as_str(),
         kind: rec.m.kind.as_str(),
         valid: u.validate().is_ok(),
@@ -258,66 +388,6 @@ fn row<'a>(rec: &Record<'a, '_>, normalize: bool) -> Row<'a> {
         fragment: lossy(u.fragment()),
         mail: rec.mail,
     }
-}
-
-struct TextSink<W: Write> {
-    out: W,
-    opts: Options,
-}
-
-impl<W: Write> Sink for TextSink<W> {
-    fn record(&mut self, rec: &Record<'_, '_>) -> io::Result<()> {
-        let (path, num, reset) = if self.opts.color {
-            (color::PATH, color::NUMBER, color::RESET)
-        } else {
-            ("", "", "")
-        };
-        if self.opts.with_filename {
-            write!(self.out, "{path}{}{reset}:", rec.file)?;
-        }
-        if self.opts.line_number {
-            write!(self.out, "{num}{}{reset}:", rec.line)?;
-        }
-        if self.opts.byte_offset {
-            write!(self.out, "{num}{}{reset}:", rec.m.start)?;
-        }
-        if self.opts.normalize {
-            match Parts::new(rec.m).normalized() {
-                Some(n) => self.out.write_all(n.as_bytes())?,
-                None => self.out.write_all(&rec.m.url)?,
-            }
-        } else {
-            self.out.write_all(&rec.m.url)?;
-        }
-        self.out.write_all(b"\n")
-    }
-
-    fn finish(&mut self) -> io::Result<()> {
-        self.out.flush()
-    }
-}
-
-struct JsonSink<W: Write> {
-    out: W,
-    normalize: bool,
-}
-
-impl<W: Write> Sink for JsonSink<W> {
-    fn record(&mut self, rec: &Record<'_, '_>) -> io::Result<()> {
-        serde_json::to_writer(&mut self.out, &row(rec, self.normalize))?;
-        self.out.write_all(b"\n")
-    }
-
-    fn finish(&mut self) -> io::Result<()> {
-        self.out.flush()
-    }
-}
-
-struct CsvSink<W: Write> {
-    w: csv::Writer<W>,
-    header: bool,
-    normalize: bool,
-    tsv: bool,
 }
 
 fn header_fields(normalize: bool) -> Vec<&'static str> {
@@ -362,54 +432,43 @@ fn csv_err(e: csv::Error) -> io::Error {
     }
 }
 
-impl<W: Write> Sink for CsvSink<W> {
-    fn record(&mut self, rec: &Record<'_, '_>) -> io::Result<()> {
-        if !self.header {
-            self.header = true;
-            self.w
-                .write_record(header_fields(self.normalize))
-                .map_err(csv_err)?;
-        }
-        let r = row(rec, self.normalize);
-        let o = |s: &Option<String>| s.clone().unwrap_or_default();
-        let mut f = vec![
-            r.file.to_string(),
-            r.start.to_string(),
-            r.end.to_string(),
-            r.line.to_string(),
-            r.url.clone(),
-        ];
-        if let Some(n) = &r.normalized {
-            f.push(o(n));
-        }
-        f.extend([
-            r.style.to_string(),
-            r.kind.to_string(),
-            r.valid.to_string(),
-            r.ambiguous.to_string(),
-            o(&r.scheme),
-            o(&r.userinfo),
-            o(&r.host),
-            r.host_kind.unwrap_or("").to_string(),
-            o(&r.port),
-            r.path.clone(),
-            o(&r.query),
-            o(&r.fragment),
-        ]);
-        // TSV has no quoting: tabs and newlines inside a field become spaces.
-        if self.tsv {
-            for s in &mut f {
-                if s.contains(['\t', '\n', '\r']) {
-                    *s = s.replace(['\t', '\n', '\r'], " ");
-                }
+/// The CSV/TSV fields of one record (TSV has no quoting: tabs and newlines
+/// inside a field become spaces).
+fn csv_fields(rec: &Record<'_, '_>, normalize: Option<KeyLevel>, tsv: bool) -> Vec<String> {
+    let r = row(rec, normalize);
+    let o = |s: &Option<String>| s.clone().unwrap_or_default();
+    let mut f = vec![
+        r.file.to_string(),
+        r.start.to_string(),
+        r.end.to_string(),
+        r.line.to_string(),
+        r.url.clone(),
+    ];
+    if let Some(n) = &r.normalized {
+        f.push(o(n));
+    }
+    f.extend([
+        r.style.to_string(),
+        r.kind.to_string(),
+        r.valid.to_string(),
+        r.ambiguous.to_string(),
+        o(&r.scheme),
+        o(&r.userinfo),
+        o(&r.host),
+        r.host_kind.unwrap_or("").to_string(),
+        o(&r.port),
+        r.path.clone(),
+        o(&r.query),
+        o(&r.fragment),
+    ]);
+    if tsv {
+        for s in &mut f {
+            if s.contains(['\t', '\n', '\r']) {
+                *s = s.replace(['\t', '\n', '\r'], " ");
             }
         }
-        self.w.write_record(&f).map_err(csv_err)
     }
-
-    fn finish(&mut self) -> io::Result<()> {
-        self.w.flush()
-    }
+    f
 }
 
 struct CountSink<W: Write> {
@@ -436,114 +495,90 @@ impl<W: Write> Sink for CountSink<W> {
     }
 }
 
-/// The aggregation key of `m` for `--unique` (`by` = `None`) and
-/// `--count-by`: the URL (or its normal form with `normalize`), its lower-cased
-/// host, or its lower-cased scheme (`www` URLs count as `http`). `None` when
-/// the URL has nothing to count (no host for `--count-by host`).
-pub fn aggregate_key(m: &Match<'_>, by: Option<CountBy>, normalize: bool) -> Option<Vec<u8>> {
-    let parts = Parts::new(m);
-    let url = || -> Vec<u8> {
-        if normalize {
-            parts
-                .normalized()
-                .map(String::into_bytes)
-                .unwrap_or_else(|| m.url.to_vec())
-        } else {
-            m.url.to_vec()
-        }
-    };
+/// The key `--count-by` counts `m` under: the URL at the de-duplication
+/// `level` (see [`dedup::key`]), its lower-cased host, or its lower-cased
+/// scheme (`www` URLs count as `http`). `None` when the URL has nothing to
+/// count (no host for `--count-by host`).
+///
+/// ```
+/// use urlsift::dedup::KeyLevel;
+/// use urlsift::output::{CountBy, count_key};
+/// let m = &urlsift::extract::extract(b"see HTTP://Example.COM:80/a")[0];
+/// assert_eq!(count_key(m, None, KeyLevel::Scheme).unwrap().as_ref(), b"http://example.com/a");
+/// assert_eq!(count_key(m, Some(CountBy::Host), KeyLevel::Raw).unwrap().as_ref(), b"example.com");
+/// assert_eq!(count_key(m, Some(CountBy::Scheme), KeyLevel::Raw).unwrap().as_ref(), b"http");
+/// ```
+pub fn count_key<'m>(
+    m: &'m Match<'_>,
+    by: Option<CountBy>,
+    level: KeyLevel,
+) -> Option<Cow<'m, [u8]>> {
+    let www = m.kind == Kind::Www;
     Some(match by {
-        None | Some(CountBy::Url) => url(),
-        Some(CountBy::Host) => parts
-            .uri()
-            .host()
-            .filter(|h| !h.is_empty())?
-            .to_ascii_lowercase(),
-        Some(CountBy::Scheme) => match m.kind {
+        None | Some(CountBy::Url) => dedup::key(&m.url, www, level),
+        Some(CountBy::Host) => Cow::Owned(host_key(m)?),
+        Some(CountBy::Scheme) => Cow::Owned(match m.kind {
             Kind::Www => b"http".to_vec(),
-            Kind::Uri => parts.uri().scheme().unwrap_or(b"").to_ascii_lowercase(),
-        },
+            Kind::Uri => Parts::new(m)
+                .uri()
+                .scheme()
+                .unwrap_or(b"")
+                .to_ascii_lowercase(),
+        }),
     })
 }
 
-/// `--unique` and `--count-by`: an in-memory table keyed by the URL (or its
-/// normal form, or its host or scheme).
-///
-/// Memory grows with the number of distinct keys (about the key's length
-/// plus 80 bytes each; 10 million distinct URLs of 60 bytes take about
-/// 1.5 GiB). A bounded version that spills to disk is future work.
-pub struct Aggregate<W: Write> {
+/// The lower-cased host of `m` (`None` when it has no host, or an empty one).
+pub fn host_key(m: &Match<'_>) -> Option<Vec<u8>> {
+    let parts = Parts::new(m);
+    let u = parts.uri();
+    let h = u.host().filter(|h| !h.is_empty())?;
+    Some(h.to_ascii_lowercase())
+}
+
+/// Write one `--count-by` row: the count right-aligned in 7 columns, a
+/// space, the key (like `uniq -c`).
+pub fn write_count_row(out: &mut dyn Write, count: u64, key: &[u8]) -> io::Result<()> {
+    write!(out, "{count:>7} ")?;
+    out.write_all(key)?;
+    out.write_all(b"\n")
+}
+
+/// `--unique` and `--count-by` in memory: the first record of each distinct
+/// key as it comes, or the counts at the end.
+struct DedupSink<W: Write> {
+    f: Formatter,
+    buf: Vec<u8>,
     out: W,
     by: Option<CountBy>,
-    normalize: bool,
-    order: Vec<Vec<u8>>,
-    counts: HashMap<Vec<u8>, u64>,
+    level: KeyLevel,
+    unique: Unique,
+    counter: Counter,
 }
 
-impl<W: Write> Aggregate<W> {
-    /// An empty table for `opts.unique` / `opts.count_by`, printing to `out`.
-    pub fn new(out: W, opts: &Options) -> Self {
-        Aggregate {
-            out,
-            by: opts.count_by,
-            normalize: opts.normalize,
-            order: Vec::new(),
-            counts: HashMap::new(),
-        }
-    }
-
-    /// Count one key (from [`aggregate_key`]).
-    pub fn add(&mut self, key: Vec<u8>) {
-        if let Some(c) = self.counts.get_mut(&key) {
-            *c += 1;
-        } else {
-            self.counts.insert(key.clone(), 1);
-            self.order.push(key);
-        }
-    }
-}
-
-impl<W: Write> Sink for Aggregate<W> {
+impl<W: Write> Sink for DedupSink<W> {
     fn record(&mut self, rec: &Record<'_, '_>) -> io::Result<()> {
-        if let Some(key) = aggregate_key(rec.m, self.by, self.normalize) {
-            self.add(key);
+        if self.by.is_some() {
+            if let Some(k) = count_key(rec.m, self.by, self.level) {
+                self.counter.add(fingerprint(&k), &k)?;
+            }
+            return Ok(());
+        }
+        let k = dedup::key(&rec.m.url, rec.m.kind == Kind::Www, self.level);
+        self.buf.clear();
+        self.f.format(rec, &mut self.buf)?;
+        if self.unique.offer(fingerprint(&k), &self.buf)? == Offer::New {
+            self.out.write_all(&self.buf)?;
         }
         Ok(())
     }
 
     fn finish(&mut self) -> io::Result<()> {
-        write_table(&self.order, &self.counts, self.by, &mut self.out)?;
+        let out = &mut self.out;
+        std::mem::replace(&mut self.unique, Unique::new(usize::MAX, None))
+            .finish(|p| out.write_all(p))?;
+        std::mem::replace(&mut self.counter, Counter::new(usize::MAX, None))
+            .finish(|c, k| write_count_row(out, c, k))?;
         self.out.flush()
     }
-}
-
-impl<W: Write> Aggregate<W> {
-    /// Print the table to `out` (instead of the writer it was made with).
-    pub fn write_to(&self, out: &mut dyn Write) -> io::Result<()> {
-        write_table(&self.order, &self.counts, self.by, out)
-    }
-}
-
-fn write_table(
-    order: &[Vec<u8>],
-    counts: &HashMap<Vec<u8>, u64>,
-    by: Option<CountBy>,
-    out: &mut dyn Write,
-) -> io::Result<()> {
-    if by.is_none() {
-        for k in order {
-            out.write_all(k)?;
-            out.write_all(b"\n")?;
-        }
-    } else {
-        // Like `sort | uniq -c | sort -rn`: most frequent first, ties by key.
-        let mut rows: Vec<(&Vec<u8>, u64)> = order.iter().map(|k| (k, counts[k])).collect();
-        rows.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
-        for (k, c) in rows {
-            write!(out, "{c:>7} ")?;
-            out.write_all(k)?;
-            out.write_all(b"\n")?;
-        }
-    }
-    Ok(())
 }

@@ -17,16 +17,29 @@
 //!
 //! A write error (a closed pipe) or `--quiet`'s first match stops the run
 //! early: workers notice a shared flag between segments of a file.
+//!
+//! # De-duplication and shards
+//!
+//! With `--unique`, `--count-by` or shards, workers send *keyed* batches:
+//! each record with the 128-bit fingerprint of its key ([`crate::dedup`])
+//! and its shard. The consumer filters them through a [`Unique`] or counts
+//! them in a [`Counter`], both bounded by `max_memory` (spilling sorted runs
+//! to disk past it), and writes each record to its shard's writer. Workers
+//! compute keys, normal forms and fingerprints in parallel; the consumer
+//! only looks them up.
 
 use std::io::{self, Read, Write};
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 use super::{
-    Aggregate, Format, Options, Parts, Record, Sink, aggregate_key, new_sink, write_header,
+    Format, Formatter, Options, Parts, Record, count_key, host_key, new_sink, write_count_row,
+    write_header,
 };
 use crate::classify::naive;
+use crate::dedup::{self, Counter, Unique, fingerprint};
 use crate::extract::{Extractor, Match};
 use crate::input::{Opened, Source};
 use crate::parallel::{self, LineCounter};
@@ -37,8 +50,27 @@ pub const BATCH: usize = 64 << 10;
 /// Batches a file may have waiting before its worker blocks.
 pub const IN_FLIGHT: usize = 4;
 
-/// Keys per aggregation batch.
-const KEY_BATCH: usize = 4096;
+/// What `--shard-by` partitions on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ShardBy {
+    /// The URL's de-duplication key (so equal keys land in one shard).
+    #[default]
+    Url,
+    /// The URL's lower-cased host (URLs without one share a shard).
+    Host,
+}
+
+/// A shard index from a fingerprint: the high 64 bits, reduced to `0..n`
+/// without a division's bias worth mentioning (a multiply-shift).
+///
+/// ```
+/// use urlsift::output::run::shard_of;
+/// assert!(shard_of(u128::MAX, 8) < 8);
+/// assert_eq!(shard_of(12345, 1), 0);
+/// ```
+pub fn shard_of(fp: u128, n: usize) -> usize {
+    (((fp >> 64) as u64 as u128 * n as u128) >> 64) as usize
+}
 
 /// How a run scans and prints.
 pub struct Config<'a> {
@@ -58,6 +90,34 @@ pub struct Config<'a> {
     pub progress: Option<&'a (dyn Fn(u64) + Sync)>,
     /// `--mail`: read inputs as mail (see [`crate::input::mail`]).
     pub mail: Option<&'a crate::input::mail::MailRun>,
+    /// Memory for `--unique` / `--count-by` state (`usize::MAX`: no bound);
+    /// past it, sorted runs are spilled to `temp_dir`.
+    pub max_memory: usize,
+    /// Where spilled runs go (the system's temporary directory when `None`).
+    pub temp_dir: Option<PathBuf>,
+    /// What records are partitioned on when there is more than one writer.
+    pub shard_by: ShardBy,
+}
+
+impl Config<'_> {
+    /// A configuration with these options and extractor, and defaults for
+    /// the rest: one thread per core, the default chunk size, no memory
+    /// bound, no mail, no progress.
+    pub fn new(opts: Options, extractor: Extractor) -> Config<'static> {
+        Config {
+            opts,
+            quiet: false,
+            strict: false,
+            threads: rayon::current_num_threads(),
+            chunk_size: parallel::DEFAULT_CHUNK_SIZE,
+            extractor,
+            progress: None,
+            mail: None,
+            max_memory: usize::MAX,
+            temp_dir: None,
+            shard_by: ShardBy::Url,
+        }
+    }
 }
 
 /// What a run found.
@@ -69,6 +129,10 @@ pub struct Summary {
     pub errors: u64,
     /// The output writer failed with this error (a closed pipe included).
     pub write_error: Option<io::Error>,
+    /// De-duplication failed (spilling to disk): the error, with where.
+    pub dedup_error: Option<String>,
+    /// What `--unique` / `--count-by` did.
+    pub dedup: Option<dedup::Stats>,
 }
 
 impl Summary {
@@ -81,7 +145,7 @@ impl Summary {
             .write_error
             .as_ref()
             .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe);
-        let failed = self.write_error.is_some() && !broken_pipe;
+        let failed = (self.write_error.is_some() && !broken_pipe) || self.dedup_error.is_some();
         if failed || (self.errors > 0 && !(quiet && self.found > 0)) {
             2
         } else if self.found > 0 || broken_pipe {
@@ -92,9 +156,21 @@ impl Summary {
     }
 }
 
+/// One record of a keyed batch: its fingerprint and where its bytes end.
+struct Meta {
+    fp: u128,
+    end: usize,
+}
+
 enum Msg {
     Bytes(Vec<u8>),
-    Keys(Vec<Vec<u8>>),
+    /// Records with keys: `bytes` holds each record (a 4-byte little-endian
+    /// shard and the formatted record; for counting, the key), `metas` says
+    /// where each ends.
+    Keyed {
+        bytes: Vec<u8>,
+        metas: Vec<Meta>,
+    },
     End {
         count: u64,
         opened: bool,
@@ -102,12 +178,66 @@ enum Msg {
     },
 }
 
+/// Where a run's records go. `close` ends the output (for Parquet: writes
+/// the footer).
+pub trait RecordWriter: Write {
+    /// Flush and finish the output.
+    fn close(self: Box<Self>) -> io::Result<()>;
+}
+
+impl<W: Write + ?Sized> RecordWriter for &mut W {
+    fn close(mut self: Box<Self>) -> io::Result<()> {
+        self.flush()
+    }
+}
+
+impl<W: Write> RecordWriter for io::BufWriter<W> {
+    fn close(mut self: Box<Self>) -> io::Result<()> {
+        self.flush()
+    }
+}
+
+#[cfg(feature = "parquet")]
+impl<W: Write + Send> RecordWriter for super::parquet::ParquetWriter<W> {
+    fn close(self: Box<Self>) -> io::Result<()> {
+        (*self).close().map(|_| ())
+    }
+}
+
 /// Scan `sources` and write the result to `out` in input order; errors go to
 /// `err`, one line each (`urlsift: FILE: message`), in input order too.
+///
+/// ```
+/// use urlsift::extract::Extractor;
+/// use urlsift::input::Source;
+/// use urlsift::output::{Options, run};
+/// let dir = tempfile::tempdir().unwrap();
+/// let p = dir.path().join("a.txt");
+/// std::fs::write(&p, "see http://a.example/ and http://b.example/ and http://a.example/").unwrap();
+/// let opts = Options { unique: true, ..Options::default() };
+/// let cfg = run::Config::new(opts, Extractor::new());
+/// let (mut out, mut err) = (Vec::new(), Vec::new());
+/// let sum = run::run(&cfg, &[Source::File(p)], &mut out, &mut err);
+/// assert_eq!(out, b"http://a.example/\nhttp://b.example/\n");
+/// assert_eq!((sum.found, sum.exit_code(false)), (3, 0));
+/// ```
 pub fn run(
     cfg: &Config<'_>,
     sources: &[Source],
     out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Summary {
+    run_to(cfg, sources, vec![Box::new(out)], err)
+}
+
+/// [`run`] into several writers: with more than one, each record goes to
+/// the writer of its shard ([`shard_of`] the fingerprint of its
+/// [`ShardBy`] key). `--count-by` and `-c` tables go to the first writer.
+/// Every writer is closed at the end.
+pub fn run_to<'o>(
+    cfg: &Config<'_>,
+    sources: &[Source],
+    outs: Vec<Box<dyn RecordWriter + 'o>>,
     err: &mut dyn Write,
 ) -> Summary {
     let stop = AtomicBool::new(false);
@@ -117,13 +247,14 @@ pub fn run(
     let (order_tx, order_rx) = sync_channel::<(usize, Receiver<Msg>)>(threads);
     let claim = Mutex::new((0usize, Some(order_tx)));
     let mut summary = Summary::default();
+    let shards = outs.len().max(1);
     std::thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| {
-                worker(cfg, sources, &claim, &stop);
+                worker(cfg, sources, shards, &claim, &stop);
             });
         }
-        summary = consume(cfg, sources, order_rx, out, err, &stop);
+        summary = consume(cfg, sources, order_rx, outs, err, &stop);
         stop.store(true, Ordering::Relaxed);
     });
     summary
@@ -131,7 +262,7 @@ pub fn run(
 
 type Claim = Mutex<(usize, Option<SyncSender<(usize, Receiver<Msg>)>>)>;
 
-fn worker(cfg: &Config<'_>, sources: &[Source], claim: &Claim, stop: &AtomicBool) {
+fn worker(cfg: &Config<'_>, sources: &[Source], shards: usize, claim: &Claim, stop: &AtomicBool) {
     loop {
         if stop.load(Ordering::Relaxed) {
             break;
@@ -150,41 +281,77 @@ fn worker(cfg: &Config<'_>, sources: &[Source], claim: &Claim, stop: &AtomicBool
             }
             (idx, tx)
         };
-        scan_source(cfg, &sources[idx], &tx, stop);
+        scan_source(cfg, &sources[idx], shards, &tx, stop);
     }
     // No more claims (all inputs taken, or stopping): once every worker has
     // let go, the consumer's loop over the channels ends.
     claim.lock().unwrap_or_else(|p| p.into_inner()).1 = None;
 }
 
-fn consume(
+/// A failure that ends the consumer.
+enum Stop {
+    Write(io::Error),
+    Dedup(io::Error),
+}
+
+impl From<io::Error> for Stop {
+    fn from(e: io::Error) -> Self {
+        Stop::Write(e)
+    }
+}
+
+fn consume<'o>(
     cfg: &Config<'_>,
     sources: &[Source],
     order: Receiver<(usize, Receiver<Msg>)>,
-    out: &mut dyn Write,
+    mut outs: Vec<Box<dyn RecordWriter + 'o>>,
     err: &mut dyn Write,
     stop: &AtomicBool,
 ) -> Summary {
     let opts = &cfg.opts;
     let mut sum = Summary::default();
-    let aggregating = !opts.count && (opts.unique || opts.count_by.is_some());
-    let mut agg = aggregating.then(|| Aggregate::new(io::sink(), opts));
-    let mut header = !matches!(opts.format, Format::Csv | Format::Tsv) || opts.count || aggregating;
-    let result = (|| -> io::Result<()> {
+    let counting = !opts.count && opts.count_by.is_some();
+    let uniq = !opts.count && !counting && opts.unique;
+    let temp = || cfg.temp_dir.clone();
+    let mut counter = counting.then(|| Counter::new(cfg.max_memory, temp()));
+    let mut unique = uniq.then(|| Unique::new(cfg.max_memory, temp()));
+    // CSV/TSV: each writer's header row goes before its first record.
+    let csv = matches!(opts.format, Format::Csv | Format::Tsv) && !opts.count && !counting;
+    let mut header = vec![!csv; outs.len()];
+    let dedup_err = |e: io::Error| Stop::Dedup(e);
+    let result = (|| -> Result<(), Stop> {
+        let mut put = |outs: &mut Vec<Box<dyn RecordWriter + 'o>>, shard: usize, b: &[u8]| {
+            let shard = shard.min(outs.len() - 1);
+            if !header[shard] {
+                header[shard] = true;
+                write_header(opts, &mut outs[shard])?;
+            }
+            outs[shard].write_all(b)
+        };
         for (idx, rx) in order.iter() {
             let name = sources[idx].name();
             for msg in rx.iter() {
                 match msg {
-                    Msg::Bytes(b) => {
-                        if !header {
-                            header = true;
-                            write_header(opts, out)?;
-                        }
-                        out.write_all(&b)?;
-                    }
-                    Msg::Keys(keys) => {
-                        if let Some(a) = agg.as_mut() {
-                            keys.into_iter().for_each(|k| a.add(k));
+                    Msg::Bytes(b) => put(&mut outs, 0, &b)?,
+                    Msg::Keyed { bytes, metas } => {
+                        let mut start = 0;
+                        for m in metas {
+                            let rec = &bytes[start..m.end];
+                            start = m.end;
+                            if let Some(c) = counter.as_mut() {
+                                c.add(m.fp, rec).map_err(dedup_err)?;
+                                continue;
+                            }
+                            let new = match unique.as_mut() {
+                                Some(u) => {
+                                    u.offer(m.fp, rec).map_err(dedup_err)? == dedup::Offer::New
+                                }
+                                None => true,
+                            };
+                            if new {
+                                let (shard, body) = split_shard(rec);
+                                put(&mut outs, shard, body)?;
+                            }
                         }
                     }
                     Msg::End {
@@ -198,12 +365,12 @@ fn consume(
                             let mut c = new_sink(opts, &mut line);
                             c.file_done(&name, count)?;
                             drop(c);
-                            out.write_all(&line)?;
+                            put(&mut outs, 0, &line)?;
                         }
                         if let Some(e) = error {
                             sum.errors += 1;
                             // Keep stdout and stderr in order on a terminal.
-                            out.flush()?;
+                            outs[0].flush()?;
                             let _ = writeln!(err, "urlsift: {e}");
                         }
                         break;
@@ -214,46 +381,58 @@ fn consume(
                 break;
             }
         }
-        if let Some(a) = agg.take() {
-            a.write_to(out)?;
+        if let Some(u) = unique.take() {
+            let mut werr = None;
+            let stats = u
+                .finish(|rec| {
+                    let (shard, body) = split_shard(rec);
+                    put(&mut outs, shard, body).inspect_err(|e| {
+                        werr = Some(io::Error::new(e.kind(), e.to_string()));
+                    })
+                })
+                .map_err(|e| werr.take().map_or(Stop::Dedup(e), Stop::Write))?;
+            sum.dedup = Some(stats);
         }
-        out.flush()
+        if let Some(c) = counter.take() {
+            let mut werr = None;
+            let out = &mut outs[0];
+            let stats = c
+                .finish(|n, k| {
+                    write_count_row(out, n, k).inspect_err(|e| {
+                        werr = Some(io::Error::new(e.kind(), e.to_string()));
+                    })
+                })
+                .map_err(|e| werr.take().map_or(Stop::Dedup(e), Stop::Write))?;
+            sum.dedup = Some(stats);
+        }
+        for w in outs.drain(..) {
+            w.close()?;
+        }
+        Ok(())
     })();
-    if let Err(e) = result {
-        stop.store(true, Ordering::Relaxed);
-        sum.write_error = Some(e);
+    match result {
+        Ok(()) => {}
+        Err(Stop::Write(e)) => {
+            stop.store(true, Ordering::Relaxed);
+            sum.write_error = Some(e);
+        }
+        Err(Stop::Dedup(e)) => {
+            stop.store(true, Ordering::Relaxed);
+            let dir = cfg.temp_dir.clone().unwrap_or_else(std::env::temp_dir);
+            sum.dedup_error = Some(format!(
+                "de-duplication: spilling to {}: {e}",
+                dir.display()
+            ));
+        }
     }
     sum
 }
 
-/// Collects a worker's formatted bytes and sends them in batches.
-struct Batcher<'a> {
-    buf: Vec<u8>,
-    tx: &'a SyncSender<Msg>,
-}
-
-impl Batcher<'_> {
-    fn send(&mut self) -> io::Result<()> {
-        if self.buf.is_empty() {
-            return Ok(());
-        }
-        let b = std::mem::replace(&mut self.buf, Vec::with_capacity(BATCH + 1024));
-        self.tx
-            .send(Msg::Bytes(b))
-            .map_err(|_| io::Error::from(io::ErrorKind::BrokenPipe))
-    }
-}
-
-impl Write for Batcher<'_> {
-    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
-        self.buf.extend_from_slice(b);
-        if self.buf.len() >= BATCH {
-            self.send()?;
-        }
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
+/// A keyed record's shard and formatted bytes.
+fn split_shard(rec: &[u8]) -> (usize, &[u8]) {
+    match rec.split_first_chunk::<4>() {
+        Some((s, body)) => (u32::from_le_bytes(*s) as usize, body),
+        None => (0, rec),
     }
 }
 
@@ -272,19 +451,35 @@ impl<R: Read> Read for StopReader<'_, R> {
     }
 }
 
-/// Where a worker's matches go: formatted bytes or aggregation keys.
-struct Emit<'a, 'w> {
+/// How a worker sends its records.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Formatted bytes, as they come.
+    Plain,
+    /// Formatted records with a shard and a fingerprint (`--unique`, shards).
+    Keyed,
+    /// `--count-by` keys with their fingerprints.
+    Count,
+    /// Nothing but the count (`-c`, `-q`).
+    CountOnly,
+}
+
+/// Where a worker's matches go: formatted into batches sent to the consumer.
+struct Emit<'a> {
     cfg: &'a Config<'a>,
     file: &'a str,
-    sink: Option<Box<dyn Sink + 'w>>,
-    keys: Vec<Vec<u8>>,
+    mode: Mode,
+    shards: usize,
+    fmt: Formatter,
+    buf: Vec<u8>,
+    metas: Vec<Meta>,
     tx: &'a SyncSender<Msg>,
     stop: &'a AtomicBool,
     count: u64,
     failed: bool,
 }
 
-impl Emit<'_, '_> {
+impl Emit<'_> {
     fn record(&mut self, m: &Match<'_>, line: u64) {
         self.record_in(m, line, None)
     }
@@ -305,32 +500,81 @@ impl Emit<'_, '_> {
             return;
         }
         let opts = &self.cfg.opts;
-        if opts.count {
-            return;
-        }
-        if opts.unique || opts.count_by.is_some() {
-            if let Some(k) = aggregate_key(m, opts.count_by, opts.normalize) {
-                self.keys.push(k);
-                if self.keys.len() >= KEY_BATCH {
-                    let keys = std::mem::take(&mut self.keys);
-                    self.failed |= self.tx.send(Msg::Keys(keys)).is_err();
-                }
+        let rec = Record {
+            file: self.file,
+            line,
+            m,
+            mail,
+        };
+        match self.mode {
+            Mode::CountOnly => return,
+            Mode::Plain => {
+                self.failed |= self.fmt.format(&rec, &mut self.buf).is_err();
             }
+            Mode::Count => {
+                let Some(k) = count_key(m, opts.count_by, opts.dedup_key) else {
+                    return;
+                };
+                self.buf.extend_from_slice(&k);
+                let fp = fingerprint(&k);
+                self.metas.push(Meta {
+                    fp,
+                    end: self.buf.len(),
+                });
+            }
+            Mode::Keyed => {
+                let www = m.kind == crate::extract::Kind::Www;
+                let url_key = || dedup::key(&m.url, www, opts.dedup_key);
+                let fp = if opts.unique {
+                    fingerprint(&url_key())
+                } else {
+                    0
+                };
+                let shard = match (self.shards, self.cfg.shard_by) {
+                    (1, _) => 0,
+                    (n, ShardBy::Url) if opts.unique => shard_of(fp, n),
+                    (n, ShardBy::Url) => shard_of(fingerprint(&url_key()), n),
+                    (n, ShardBy::Host) => {
+                        shard_of(fingerprint(&host_key(m).unwrap_or_default()), n)
+                    }
+                };
+                self.buf.extend_from_slice(&(shard as u32).to_le_bytes());
+                self.failed |= self.fmt.format(&rec, &mut self.buf).is_err();
+                self.metas.push(Meta {
+                    fp,
+                    end: self.buf.len(),
+                });
+            }
+        }
+        if self.buf.len() >= BATCH {
+            self.send();
+        }
+    }
+
+    /// Send what is buffered.
+    fn send(&mut self) {
+        if self.buf.is_empty() && self.metas.is_empty() {
             return;
         }
-        if let Some(s) = self.sink.as_mut() {
-            let rec = Record {
-                file: self.file,
-                line,
-                m,
-                mail,
-            };
-            self.failed |= s.record(&rec).is_err();
-        }
+        let bytes = std::mem::replace(&mut self.buf, Vec::with_capacity(BATCH + 1024));
+        let msg = match self.mode {
+            Mode::Plain => Msg::Bytes(bytes),
+            _ => Msg::Keyed {
+                bytes,
+                metas: std::mem::take(&mut self.metas),
+            },
+        };
+        self.failed |= self.tx.send(msg).is_err();
     }
 }
 
-fn scan_source(cfg: &Config<'_>, src: &Source, tx: &SyncSender<Msg>, stop: &AtomicBool) {
+fn scan_source(
+    cfg: &Config<'_>,
+    src: &Source,
+    shards: usize,
+    tx: &SyncSender<Msg>,
+    stop: &AtomicBool,
+) {
     let name = src.name();
     let end = |count, opened, error| {
         let _ = tx.send(Msg::End {
@@ -349,70 +593,68 @@ fn scan_source(cfg: &Config<'_>, src: &Source, tx: &SyncSender<Msg>, stop: &Atom
     };
     let mut opts = cfg.opts.clone();
     opts.no_header = true;
-    let mut batcher = Batcher {
+    let mode = if cfg.quiet || opts.count {
+        Mode::CountOnly
+    } else if opts.count_by.is_some() {
+        Mode::Count
+    } else if opts.unique || shards > 1 {
+        Mode::Keyed
+    } else {
+        Mode::Plain
+    };
+    let mut emit = Emit {
+        cfg,
+        file: &name,
+        mode,
+        shards,
+        fmt: Formatter::new(&opts),
         buf: Vec::with_capacity(BATCH + 1024),
+        metas: Vec::new(),
         tx,
+        stop,
+        count: 0,
+        failed: false,
     };
     let mut error = None;
-    let (count, failed) = {
-        let mut emit = Emit {
-            cfg,
-            file: &name,
-            sink: Some(new_sink(&opts, &mut batcher)),
-            keys: Vec::new(),
-            tx,
-            stop,
-            count: 0,
-            failed: false,
-        };
-        match opened {
-            o if cfg.mail.is_some() => {
-                let run = cfg.mail.unwrap_or_else(|| unreachable!());
-                error = run.scan(&cfg.extractor, &name, o, |w, line, m| {
-                    emit.record_in(m, line, Some(w))
-                });
+    match opened {
+        o if cfg.mail.is_some() => {
+            let run = cfg.mail.unwrap_or_else(|| unreachable!());
+            error = run.scan(&cfg.extractor, &name, o, |w, line, m| {
+                emit.record_in(m, line, Some(w))
+            });
+        }
+        Opened::Whole(data) => {
+            crate::input::mail::hint(&name, &data);
+            scan_whole(cfg, &data, &mut emit, stop)
+        }
+        Opened::Stream(r) => {
+            let r = StopReader { inner: r, stop };
+            let block = parallel::DEFAULT_BLOCK_SIZE;
+            let ex = &cfg.extractor;
+            let res =
+                parallel::scan_reader(ex, r, block, cfg.chunk_size, |m, line| emit.record(m, line));
+            match res {
+                Ok(_) => {}
+                Err(_) if stop.load(Ordering::Relaxed) => {}
+                Err(e) => error = Some(format!("{name}: {e}")),
             }
-            Opened::Whole(data) => {
-                crate::input::mail::hint(&name, &data);
-                scan_whole(cfg, &data, &mut emit, stop)
-            }
-            Opened::Stream(r) => {
-                let r = StopReader { inner: r, stop };
-                let block = parallel::DEFAULT_BLOCK_SIZE;
-                let ex = &cfg.extractor;
-                let res = parallel::scan_reader(ex, r, block, cfg.chunk_size, |m, line| {
-                    emit.record(m, line)
-                });
-                match res {
-                    Ok(_) => {}
-                    Err(_) if stop.load(Ordering::Relaxed) => {}
-                    Err(e) => error = Some(format!("{name}: {e}")),
-                }
-                if let (Some(p), Some(path)) = (cfg.progress, path) {
-                    p(std::fs::metadata(path).map_or(0, |m| m.len()));
-                }
+            if let (Some(p), Some(path)) = (cfg.progress, path) {
+                p(std::fs::metadata(path).map_or(0, |m| m.len()));
             }
         }
-        if let Some(mut s) = emit.sink.take() {
-            emit.failed |= s.finish().is_err();
-        }
-        if !emit.keys.is_empty() {
-            let keys = std::mem::take(&mut emit.keys);
-            emit.failed |= tx.send(Msg::Keys(keys)).is_err();
-        }
-        (emit.count, emit.failed)
-    };
-    if failed || batcher.send().is_err() {
+    }
+    emit.send();
+    if emit.failed {
         return; // the consumer is gone
     }
-    end(count, true, error);
+    end(emit.count, true, error);
 }
 
 /// Scan a whole (mapped) file in segments of a few batches of chunks, so a
 /// stop request is seen within one segment. Segments end at a stop byte and
 /// carry the scan's floor, as [`parallel::scan_reader`] does: the result is
 /// that of one scan over the whole file.
-fn scan_whole(cfg: &Config<'_>, data: &[u8], emit: &mut Emit<'_, '_>, stop: &AtomicBool) {
+fn scan_whole(cfg: &Config<'_>, data: &[u8], emit: &mut Emit<'_>, stop: &AtomicBool) {
     let ex = &cfg.extractor;
     let seg = 4usize
         .saturating_mul(rayon::current_num_threads().max(1))
