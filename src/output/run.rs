@@ -217,7 +217,7 @@ impl<W: Write + Send> RecordWriter for super::parquet::ParquetWriter<W> {
 /// let opts = Options { unique: true, ..Options::default() };
 /// let cfg = run::Config::new(opts, Extractor::new());
 /// let (mut out, mut err) = (Vec::new(), Vec::new());
-/// let sum = run::run(&cfg, &[Source::File(p)], &mut out, &mut err);
+/// let sum = run::run(&cfg, &[Source::Path(p)], &mut out, &mut err);
 /// assert_eq!(out, b"http://a.example/\nhttp://b.example/\n");
 /// assert_eq!((sum.found, sum.exit_code(false)), (3, 0));
 /// ```
