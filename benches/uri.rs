@@ -1,7 +1,8 @@
 //! URI engine throughput on `datasets/urls.txt` (URLs from real text), with
 //! fluent-uri 0.4 and the url crate (WHATWG) as peers on the same list.
 //!
-//! Groups: `parse` (split + validate), `normalize` (to an owned String),
+//! Groups: `parse` (split + validate), `normalize` (to an owned String, as
+//! the peers do; `urlsift-into` appends to one reused buffer instead),
 //! `resolve` (a relative reference against a fixed base). Criterion reports
 //! the time per pass over the list; divide by the URL count (or read the
 //! throughput line, in URLs per second) for ns/URL.
@@ -105,6 +106,19 @@ fn bench(c: &mut Criterion) {
             urls.iter()
                 .filter_map(|u| uri::normalize(black_box(u.as_bytes()), &opts).ok())
                 .map(|s| s.len())
+                .sum::<usize>()
+        })
+    });
+    // The same work into one reused buffer: no allocation, no UTF-8 check.
+    g.bench_function("urlsift-into", |b| {
+        let mut buf = Vec::new();
+        b.iter(|| {
+            urls.iter()
+                .filter_map(|u| {
+                    buf.clear();
+                    uri::normalize_into(black_box(u.as_bytes()), &opts, &mut buf).ok()?;
+                    Some(buf.len())
+                })
                 .sum::<usize>()
         })
     });

@@ -49,9 +49,10 @@ pub mod normalize;
 pub mod parse;
 pub mod resolve;
 pub mod scheme;
+mod swar;
 pub mod validate;
 
-pub use normalize::{NormalizeOptions, normalize};
+pub use normalize::{NormalizeOptions, normalize, normalize_into};
 pub use resolve::{relativize, remove_dot_segments, resolve, resolve_parsed};
 pub use scheme::{SchemeError, default_port};
 
@@ -310,6 +311,23 @@ impl<'a> UriRef<'a> {
     pub fn fragment(&self) -> Option<&'a [u8]> {
         (self.frag_start < self.text.len())
             .then(|| sub(self.text, self.frag_start + 1, self.text.len()))
+    }
+
+    /// Append the RFC 3986 section 6 normal form of this reference to `out`
+    /// (what [`normalize()`] returns, without parsing again or allocating a
+    /// `String`). The reference should come from [`parse`](UriRef::parse) or
+    /// [`parse_iri`](UriRef::parse_iri); for a [`split`](UriRef::split) of
+    /// invalid text the output is unspecified (but this never panics).
+    ///
+    /// ```
+    /// use urlsift::uri::{NormalizeOptions, UriRef};
+    /// let u = UriRef::parse(b"HTTP://Example.COM:80/a/./b/%7e").unwrap();
+    /// let mut out = Vec::new();
+    /// u.normalize_into(&NormalizeOptions::default(), &mut out);
+    /// assert_eq!(out, b"http://example.com/a/b/~");
+    /// ```
+    pub fn normalize_into(&self, opts: &NormalizeOptions, out: &mut Vec<u8>) {
+        normalize::normalize_parsed(self, opts, out);
     }
 
     /// Check the RFC 1738 rules of the schemes it defines (ftp, http, gopher,

@@ -31,7 +31,7 @@
 
 use super::resolve::{dot_kind, remove_dot_segments_in_place};
 use super::validate::{self, TABLE, UNRESERVED};
-use super::{Error, scheme};
+use super::{Error, UriRef, scheme, swar};
 
 /// What [`normalize`] does beyond the syntax-based normalization.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,25 +78,57 @@ static REWRITE: [u8; 256] = {
     t
 };
 
-/// Copy `src` to `out` with percent-encodings normalized, non-ASCII bytes
-/// percent-encoded and, with `lower`, ASCII letters lower-cased.
-fn pct_normalize(src: &[u8], out: &mut Vec<u8>, lower: bool) {
-    let mask = if lower { 3 } else { 1 };
-    let mut run = 0;
-    let mut i = 0;
-    loop {
-        while let Some(chunk) = src.get(i..i + 8).and_then(|c| <&[u8; 8]>::try_from(c).ok()) {
-            if chunk.iter().fold(0, |acc, &b| acc | REWRITE[b as usize]) & mask != 0 {
-                break;
-            }
-            i += 8;
+/// Lanes of the word `x` that [`pct_normalize`] rewrites: `%`, non-ASCII,
+/// and with `lower` upper-case letters.
+#[inline(always)]
+fn rewrite_lanes(x: u64, lower: bool) -> u64 {
+    let m = swar::non_ascii(x) | swar::eq(x, b'%');
+    if lower { m | swar::upper(x) } else { m }
+}
+
+/// Index of the first byte in `src[i..]` that [`pct_normalize`] rewrites,
+/// or `src.len()`. Eight bytes at a time (most components have none); the
+/// last few bytes are one more word ending at the end of `src`, with the
+/// lanes before `i` masked off.
+#[inline]
+fn find_rewrite(src: &[u8], mut i: usize, lower: bool) -> usize {
+    while let Some(x) = swar::word(src, i) {
+        let hits = rewrite_lanes(x, lower);
+        if hits != 0 {
+            return i + (hits.trailing_zeros() / 8) as usize;
         }
-        let rest = src.get(i..).unwrap_or_default();
-        i += rest
-            .iter()
-            .position(|&b| REWRITE[b as usize] & mask != 0)
-            .unwrap_or(rest.len());
-        let Some(&b) = src.get(i) else { break };
+        i += 8;
+    }
+    if i >= src.len() {
+        return src.len();
+    }
+    if let Some(last) = src.len().checked_sub(8)
+        && let Some(x) = swar::word(src, last)
+    {
+        // 1..=7 lanes at the front were already looked at.
+        let seen = 8 * (i - last) as u32;
+        let hits = (rewrite_lanes(x, lower) >> seen) << seen;
+        return if hits == 0 {
+            src.len()
+        } else {
+            last + (hits.trailing_zeros() / 8) as usize
+        };
+    }
+    let mask = if lower { 3 } else { 1 };
+    let rest = src.get(i..).unwrap_or_default();
+    i + rest
+        .iter()
+        .position(|&b| REWRITE[usize::from(b)] & mask != 0)
+        .unwrap_or(rest.len())
+}
+
+/// Copy `src` to `out` with percent-encodings normalized, non-ASCII bytes
+/// percent-encoded and, with `lower`, ASCII letters lower-cased. Runs of
+/// bytes that need no change are copied whole.
+fn pct_normalize(src: &[u8], out: &mut Vec<u8>, lower: bool) {
+    let mut run = 0;
+    let mut i = find_rewrite(src, 0, lower);
+    while let Some(&b) = src.get(i) {
         out.extend_from_slice(src.get(run..i).unwrap_or_default());
         if b == b'%' {
             let h1 = src.get(i + 1).copied().unwrap_or(b'0');
@@ -116,8 +148,19 @@ fn pct_normalize(src: &[u8], out: &mut Vec<u8>, lower: bool) {
             i += 1;
         }
         run = i;
+        i = find_rewrite(src, i, lower);
     }
     out.extend_from_slice(src.get(run..).unwrap_or_default());
+}
+
+/// A host: lower-cased, percent-encodings normalized. Nearly always that is
+/// a plain copy.
+fn push_host(host: &[u8], out: &mut Vec<u8>) {
+    if find_rewrite(host, 0, true) == host.len() {
+        out.extend_from_slice(host);
+    } else {
+        pct_normalize(host, out, true);
+    }
 }
 
 /// Dot-segment removal for a rootless path, segment by segment.
@@ -178,18 +221,58 @@ pub(crate) fn rootless_dots(p: &[u8], out: &mut Vec<u8>, relative: bool) {
     }
 }
 
+/// True if the segment starting at `path[i]` (a `.`) is `.` or `..`.
+#[inline]
+fn dot_segment_at(path: &[u8], i: usize) -> bool {
+    match path.get(i + 1) {
+        None | Some(b'/') => true,
+        Some(b'.') => matches!(path.get(i + 2), None | Some(b'/')),
+        Some(_) => false,
+    }
+}
+
 /// True if `path` has a `.` or `..` segment (after percent normalization,
 /// so `%2E` is already `.`).
+///
+/// Eight bytes at a time, it looks for a `.` that starts a segment (at the
+/// start or after a `/`); only those few candidates are checked in full.
+/// The last word ends at the end of the path and may overlap the one before
+/// (looking at a candidate twice does no harm).
 fn has_dot_segment(path: &[u8]) -> bool {
-    memchr::memchr_iter(b'.', path).any(|i| {
-        let starts = i.checked_sub(1).is_none_or(|j| path.get(j) == Some(&b'/'));
-        starts
-            && match path.get(i + 1) {
-                None | Some(b'/') => true,
-                Some(b'.') => matches!(path.get(i + 2), None | Some(b'/')),
-                Some(_) => false,
+    let word_has = |i: usize, x: u64| {
+        // The lane before lane 0 is path[i - 1], or the start (a segment start).
+        let before = i.checked_sub(1).is_none_or(|j| path.get(j) == Some(&b'/'));
+        let mut starts = swar::eq(x, b'.') & ((swar::eq(x, b'/') << 8) | (u64::from(before) << 7));
+        while starts != 0 {
+            if dot_segment_at(path, i + (starts.trailing_zeros() / 8) as usize) {
+                return true;
             }
-    })
+            starts &= starts - 1;
+        }
+        false
+    };
+    let mut i = 0;
+    while let Some(x) = swar::word(path, i) {
+        if word_has(i, x) {
+            return true;
+        }
+        i += 8;
+    }
+    if i < path.len()
+        && let Some(last) = path.len().checked_sub(8)
+        && let Some(x) = swar::word(path, last)
+    {
+        return word_has(last, x);
+    }
+    let mut after_slash = i == 0 || path.get(i - 1) == Some(&b'/');
+    while let Some(&b) = path.get(i) {
+        if b == b'.' && after_slash && dot_segment_at(path, i) {
+            return true;
+        }
+        after_slash = b == b'/';
+        i += 1;
+    }
+    false
 }
 
 /// Normalize a URI reference (RFC 3986 6.2.2, plus 6.2.3 if asked); see the
@@ -210,39 +293,147 @@ fn has_dot_segment(path: &[u8]) -> bool {
 pub fn normalize(input: &[u8], opts: &NormalizeOptions) -> Result<String, Error> {
     let u = validate::parse(input, true)?;
     let mut out: Vec<u8> = Vec::with_capacity(input.len() + 8);
-    let scheme = u.scheme();
-    if let Some(s) = scheme {
-        out.extend(s.iter().map(u8::to_ascii_lowercase));
-        out.push(b':');
-    }
-    let known = scheme
-        .and_then(scheme::lookup)
-        .filter(|_| opts.scheme_based);
-    let has_auth = u.auth_start > 0;
-    if has_auth {
-        out.extend_from_slice(b"//");
-        if let Some(ui) = u.userinfo() {
-            pct_normalize(ui, &mut out, false);
-            out.push(b'@');
+    normalize_parsed(&u, opts, &mut out);
+    Ok(String::from_utf8(out)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+}
+
+/// [`normalize`], appending the normal form to `out` instead of allocating a
+/// `String`: with one buffer reused for many references, normalizing
+/// allocates nothing once the buffer has grown. On error `out` is unchanged.
+///
+/// The bytes appended are always ASCII (non-ASCII bytes of an IRI are
+/// percent-encoded), so `std::str::from_utf8` on them never fails.
+///
+/// ```
+/// use urlsift::uri::{normalize_into, NormalizeOptions};
+/// let opts = NormalizeOptions::default();
+/// let mut buf = Vec::new();
+/// for url in [&b"HTTP://Example.COM:80"[..], b"https://a/b/../%7e%41"] {
+///     buf.clear();
+///     normalize_into(url, &opts, &mut buf).unwrap();
+///     println!("{}", std::str::from_utf8(&buf).unwrap());
+/// }
+/// assert_eq!(buf, b"https://a/~A");
+/// assert!(normalize_into(b"http://a b/", &opts, &mut buf).is_err());
+/// assert_eq!(buf, b"https://a/~A");
+/// ```
+pub fn normalize_into(
+    input: &[u8],
+    opts: &NormalizeOptions,
+    out: &mut Vec<u8>,
+) -> Result<(), Error> {
+    let u = validate::parse(input, true)?;
+    normalize_parsed(&u, opts, out);
+    Ok(())
+}
+
+/// True if no byte of `s` is in `lanes`, a word-at-a-time predicate that
+/// also gets whether the byte before the word is a `/`. The last word ends
+/// at the end of `s` (overlapping the one before: this only asks "any?");
+/// a shorter `s` is padded with zero bytes, which no predicate here matches.
+#[inline(always)]
+fn no_lanes(s: &[u8], lanes: impl Fn(u64, bool) -> u64) -> bool {
+    let slash_before = |i: usize| i.checked_sub(1).and_then(|j| s.get(j)) == Some(&b'/');
+    let mut i = 0;
+    while let Some(x) = swar::word(s, i) {
+        if lanes(x, slash_before(i)) != 0 {
+            return false;
         }
-        pct_normalize(u.host().unwrap_or_default(), &mut out, true);
-        if let Some(p) = u.port().filter(|p| !p.is_empty()) {
-            let default = known.is_some_and(|k| scheme::port_value(p) == Some(u32::from(k.port)));
-            if !default {
-                out.push(b':');
-                out.extend_from_slice(p);
+        i += 8;
+    }
+    if i >= s.len() {
+        return true;
+    }
+    if let Some(last) = s.len().checked_sub(8)
+        && let Some(x) = swar::word(s, last)
+    {
+        return lanes(x, slash_before(last)) == 0;
+    }
+    let mut w = [0u8; 8];
+    for (d, b) in w.iter_mut().zip(s) {
+        *d = *b;
+    }
+    lanes(u64::from_le_bytes(w), false) == 0
+}
+
+/// True if [`normalize_parsed`] may copy `u` as it is (but for the port and
+/// an empty path): no upper case before the port (in the scheme or host;
+/// one in a userinfo is counted too, to keep this to one scan), and no `%`,
+/// non-ASCII byte or `/.` after it, nor a path starting with `.`. Those are
+/// all the bytes that case folding, percent normalization and dot-segment
+/// removal could change (a `/.` in a query is a false alarm, and only costs
+/// the slow path).
+fn is_plain(u: &UriRef<'_>) -> bool {
+    let text = u.as_bytes();
+    let head = text.get(..u.host_end).unwrap_or_default();
+    let rest = text.get(u.host_end..).unwrap_or_default();
+    u.path().first() != Some(&b'.')
+        && no_lanes(head, |x, _| rewrite_lanes(x, true))
+        && no_lanes(rest, |x, slash_before| {
+            let slashes = (swar::eq(x, b'/') << 8) | (u64::from(slash_before) << 7);
+            rewrite_lanes(x, false) | (swar::eq(x, b'.') & slashes)
+        })
+}
+
+/// The work of [`normalize`] on a reference already split, appended to `out`.
+/// For a reference that is not valid (a [`UriRef::split`] of bad text) the
+/// output is unspecified, but this never panics.
+///
+/// Most references need no change but the scheme-based ones (port, empty
+/// path): [`is_plain`] finds out in two word-at-a-time scans, and then each
+/// part is copied as it is. Otherwise each component is rewritten from its
+/// offsets.
+pub(crate) fn normalize_parsed(u: &UriRef<'_>, opts: &NormalizeOptions, out: &mut Vec<u8>) {
+    let text = u.as_bytes();
+    let verbatim = is_plain(u);
+    let start = out.len();
+    let has_auth = u.auth_start > 0;
+    if verbatim {
+        // Scheme, `//`, userinfo and host.
+        out.extend_from_slice(text.get(..u.host_end).unwrap_or_default());
+    } else {
+        if let Some(s) = u.scheme() {
+            out.extend_from_slice(s);
+            if let Some(lower) = out.get_mut(start..) {
+                lower.make_ascii_lowercase();
             }
+            out.push(b':');
+        }
+        if has_auth {
+            out.extend_from_slice(b"//");
+            if let Some(ui) = u.userinfo() {
+                pct_normalize(ui, out, false);
+                out.push(b'@');
+            }
+            push_host(u.host().unwrap_or_default(), out);
+        }
+    }
+    // The scheme, lower case, is at the start of what was written.
+    let known = u
+        .scheme()
+        .filter(|_| opts.scheme_based)
+        .and_then(|s| scheme::lookup_lower(out.get(start..start + s.len())?));
+    if let Some(p) = u.port().filter(|p| !p.is_empty()) {
+        let default = known.is_some_and(|k| scheme::port_value(p) == Some(u32::from(k.port)));
+        if !default {
+            out.push(b':');
+            out.extend_from_slice(p);
         }
     }
     let path_start = out.len();
-    pct_normalize(u.path(), &mut out, false);
-    let path = out.get(path_start..).unwrap_or_default();
-    if has_dot_segment(path) {
-        if has_auth || path.first() == Some(&b'/') {
-            remove_dot_segments_in_place(&mut out, path_start);
-        } else {
-            let p = out.split_off(path_start);
-            rootless_dots(&p, &mut out, scheme.is_none());
+    if verbatim {
+        out.extend_from_slice(u.path());
+    } else {
+        pct_normalize(u.path(), out, false);
+        let path = out.get(path_start..).unwrap_or_default();
+        if has_dot_segment(path) {
+            if has_auth || path.first() == Some(&b'/') {
+                remove_dot_segments_in_place(out, path_start);
+            } else {
+                let p = out.split_off(path_start);
+                rootless_dots(&p, out, u.scheme().is_none());
+            }
         }
     }
     if !has_auth && out.get(path_start..path_start + 2) == Some(b"//") {
@@ -251,49 +442,19 @@ pub fn normalize(input: &[u8], opts: &NormalizeOptions) -> Result<String, Error>
     if has_auth && out.len() == path_start && known.is_some() {
         out.push(b'/');
     }
-    if let Some(q) = u.query() {
-        out.push(b'?');
-        pct_normalize(q, &mut out, false);
+    // Query and fragment together: `?` and `#` are copied as they are.
+    let end = if opts.drop_fragment {
+        u.frag_start
+    } else {
+        text.len()
+    };
+    let tail = text.get(u.query_start..end).unwrap_or_default();
+    if verbatim {
+        out.extend_from_slice(tail);
+    } else {
+        pct_normalize(tail, out, false);
     }
-    if let Some(f) = u.fragment().filter(|_| !opts.drop_fragment) {
-        out.push(b'#');
-        pct_normalize(f, &mut out, false);
-    }
-    Ok(String::from_utf8(out)
-        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn n(s: &str) -> String {
-        normalize(s.as_bytes(), &NormalizeOptions::default()).unwrap()
-    }
-
-    #[test]
-    fn relative() {
-        assert_eq!(n("a/b/../../c"), "c");
-        assert_eq!(n("a/.."), "./");
-        assert_eq!(n(".."), "..");
-        assert_eq!(n("../a/.."), "../");
-        assert_eq!(n("./a:b"), "./a:b");
-        assert_eq!(n("a/..//b"), ".//b");
-        assert_eq!(n("/..//b"), "/.//b");
-        assert_eq!(n("%2e/x"), "x");
-    }
-
-    #[test]
-    fn scheme_based() {
-        for s in [
-            "http://example.com",
-            "http://example.com/",
-            "http://example.com:/",
-            "http://example.com:80/",
-        ] {
-            assert_eq!(n(s), "http://example.com/");
-        }
-        assert_eq!(n("HTTP://A:0080?q"), "http://a/?q");
-        assert_eq!(n("foo://A:80"), "foo://a:80");
-    }
-}
+mod tests;

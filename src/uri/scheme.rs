@@ -46,28 +46,32 @@ pub(crate) struct Known {
     pub(crate) port: u16,
 }
 
-const KNOWN: &[(&str, u16)] = &[
-    ("http", 80),
-    ("https", 443),
-    ("ftp", 21),
-    ("gopher", 70),
-    ("nntp", 119),
-    ("telnet", 23),
-    ("wais", 210),
-    ("prospero", 1525),
-    ("ws", 80),
-    ("wss", 443),
-];
-
+/// The schemes with scheme-based normalization (case-insensitive), with
+/// their default ports (RFC 1738 section 3, plus ws/wss; `file` has none).
 pub(crate) fn lookup(scheme: &[u8]) -> Option<Known> {
-    if scheme.eq_ignore_ascii_case(b"file") {
+    let mut lower = [0u8; 8];
+    let lower = lower.get_mut(..scheme.len())?;
+    lower.copy_from_slice(scheme);
+    lower.make_ascii_lowercase();
+    lookup_lower(lower)
+}
+
+/// [`lookup`] for a scheme already in lower case (one `match`, no loop).
+pub(crate) fn lookup_lower(scheme: &[u8]) -> Option<Known> {
+    let port = match scheme {
         // No port: port 0 never equals a real default, but the path rule applies.
-        return Some(Known { port: 0 });
-    }
-    KNOWN
-        .iter()
-        .find(|(name, _)| scheme.eq_ignore_ascii_case(name.as_bytes()))
-        .map(|&(_, port)| Known { port })
+        b"file" => 0,
+        b"http" | b"ws" => 80,
+        b"https" | b"wss" => 443,
+        b"ftp" => 21,
+        b"gopher" => 70,
+        b"nntp" => 119,
+        b"telnet" => 23,
+        b"wais" => 210,
+        b"prospero" => 1525,
+        _ => return None,
+    };
+    Some(Known { port })
 }
 
 /// The numeric value of an all-digit port (leading zeros allowed), if it fits.
@@ -89,10 +93,7 @@ pub(crate) fn port_value(p: &[u8]) -> Option<u32> {
 /// assert_eq!(urlsift::uri::default_port(b"foo"), None);
 /// ```
 pub fn default_port(scheme: &[u8]) -> Option<u16> {
-    KNOWN
-        .iter()
-        .find(|(name, _)| scheme.eq_ignore_ascii_case(name.as_bytes()))
-        .map(|&(_, p)| p)
+    lookup(scheme).map(|k| k.port).filter(|&p| p != 0)
 }
 
 fn fail(index: usize, message: &'static str) -> Result<(), SchemeError> {
