@@ -680,3 +680,51 @@ fn closed_pipe_ends_quietly() {
         assert_eq!(o.status.code(), Some(0), "{:?}", o.status);
     }
 }
+
+/// A full disk: writing the output fails. The error names the output, the
+/// exit status is 2, and nothing panics, for stdout and for `-o`, with plain
+/// records, de-duplication and Parquet.
+#[test]
+fn write_error_on_output_exits_2() {
+    let full = Path::new("/dev/full");
+    if !full.exists() {
+        eprintln!("no /dev/full here: skipped");
+        return;
+    }
+    let d = tree(&[
+        ("a.txt", &generated(20_000)),
+        ("b.txt", b"http://b.example/\n"),
+    ]);
+    let mut cases: Vec<Vec<&str>> = vec![
+        vec!["a.txt", "b.txt"],
+        vec!["--unique", "a.txt", "b.txt"],
+        vec!["--count-by", "host", "a.txt"],
+        vec!["--format", "json", "-o", "/dev/full", "a.txt", "b.txt"],
+    ];
+    if cfg!(feature = "parquet") {
+        cases.push(vec!["--format", "parquet", "-o", "/dev/full", "a.txt"]);
+    }
+    for args in cases {
+        let o = Command::new(BIN)
+            .args(&args)
+            .current_dir(d.path())
+            .env_remove("URLSIFT_ISA")
+            .stdin(Stdio::null())
+            .stdout(std::fs::File::create(full).unwrap())
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+        assert!(!e.contains("panicked"), "{e}");
+        let want = if args.contains(&"-o") {
+            "urlsift: writing /dev/full: "
+        } else {
+            "urlsift: writing output: "
+        };
+        assert!(
+            e.contains(want) && e.contains("No space left"),
+            "{args:?}: {e}"
+        );
+    }
+}
