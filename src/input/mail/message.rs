@@ -8,6 +8,7 @@ use mail_parser::{HeaderName, Message, MessageParser, MessagePart, MimeHeaders, 
 use memchr::memmem;
 
 use super::decode::{self, Base64End};
+use super::mime;
 use super::simple::{self, Cte};
 
 use super::html::decode_refs;
@@ -34,12 +35,15 @@ pub fn parser() -> MessageParser {
 
 /// Read Content-Transfer-Encoding from the raw header block of `part`.
 fn transfer_encoding(raw: &[u8], part: &MessagePart<'_>) -> Cte {
-    const NAME: &[u8] = b"content-transfer-encoding:";
     let s = part.offset_header as usize;
     let e = (part.offset_body as usize).min(raw.len());
-    let Some(block) = raw.get(s..e) else {
-        return Cte::Identity;
-    };
+    raw.get(s..e).map_or(Cte::Identity, block_transfer_encoding)
+}
+
+/// Read Content-Transfer-Encoding from a raw header block: the first line
+/// that starts with the field name, as written on that line.
+fn block_transfer_encoding(block: &[u8]) -> Cte {
+    const NAME: &[u8] = b"content-transfer-encoding:";
     let mut at = 0;
     while at + NAME.len() <= block.len() {
         let line_end = memchr::memchr(b'\n', &block[at..]).map_or(block.len(), |n| at + n);
@@ -83,10 +87,24 @@ pub fn scan_message(
     } else {
         Unquoted::borrowed(raw)
     };
+    scan_unquoted(ex, parser, &uq, file_offset, index, out, true);
+}
+
+/// [`scan_message`] after unquoting; `fast`: try the multipart walk
+/// ([`mime`]) before mail-parser (tests compare both ways).
+fn scan_unquoted(
+    ex: &Extractor,
+    parser: &MessageParser,
+    uq: &Unquoted<'_>,
+    file_offset: u64,
+    index: u64,
+    out: &mut Scanned,
+    fast: bool,
+) {
     if let Some(sm) = simple::parse(&uq.text) {
         let mut w = Walk {
             ex,
-            uq: &uq,
+            uq,
             file_offset,
             index,
             message_id: sm.message_id.clone(),
@@ -101,10 +119,28 @@ pub fn scan_message(
         }
         return;
     }
+    if let Some(walked) = mime::walk(&uq.text).filter(|_| fast) {
+        let mut w = Walk {
+            ex,
+            uq,
+            file_offset,
+            index,
+            message_id: walked.message_id.clone(),
+            next_part: 1,
+            out,
+            problems: 0,
+            buf: Vec::new(),
+        };
+        w.walked(&uq.text, &walked);
+        if w.problems > 0 {
+            w.out.stats.problem_messages += 1;
+        }
+        return;
+    }
     let msg = parser.parse(&uq.text[..]);
     let mut w = Walk {
         ex,
-        uq: &uq,
+        uq,
         file_offset,
         index,
         message_id: msg.as_ref().and_then(|m| m.message_id()).map(str::to_owned),
@@ -133,6 +169,33 @@ pub fn scan_message(
 }
 
 impl Walk<'_> {
+    /// A multipart message walked by [`mime::walk`] (no structure problems:
+    /// the walk accepts only well-formed structure; a part may still fail to
+    /// decode).
+    fn walked(&mut self, raw: &[u8], walked: &mime::Walked) {
+        for (k, p) in walked.parts.iter().enumerate() {
+            if k == 0 {
+                let text = unfold(&raw[p.header.clone()]);
+                let at = self.file_pos(p.header.start);
+                self.scan(&text, 0, HEADER_TYPE.to_owned(), at);
+            }
+            let n = self.next_part;
+            self.next_part += 1;
+            let at = self.file_pos(p.body.start);
+            match p.kind {
+                mime::Kind::Multipart => {}
+                mime::Kind::Text | mime::Kind::Html => {
+                    let cte = block_transfer_encoding(&raw[p.header.clone()]);
+                    let cs = p.charset.as_deref().unwrap_or("us-ascii");
+                    let html = p.kind == mime::Kind::Html;
+                    let body = &raw[p.body.clone()];
+                    self.text(body, cte, cs, html, n, p.content_type.clone(), at);
+                }
+                mime::Kind::Other => self.out.stats.parts_skipped += 1,
+            }
+        }
+    }
+
     /// A single-part message read by [`simple::parse`].
     fn simple(&mut self, raw: &[u8], sm: &simple::Simple) {
         let text = unfold(&raw[..sm.header_end]);
@@ -416,5 +479,149 @@ mod tests {
             b"List-Unsubscribe: <http://x/a>,\t<mailto:u@x>\nTo: y\n"
         );
         assert!(matches!(unfold(b"A: b\nC: d\n"), Cow::Borrowed(_)));
+    }
+}
+
+#[cfg(test)]
+mod differential {
+    //! The multipart walk ([`mime`]) against mail-parser: the same output for
+    //! the test messages and for thousands of mutations of them.
+
+    use super::*;
+
+    fn both(msg: &[u8]) -> (String, String, bool) {
+        let ex = Extractor::new();
+        let parser = parser();
+        let uq = Unquoted::borrowed(msg);
+        let run = |fast| {
+            let mut s = Scanned::default();
+            scan_unquoted(&ex, &parser, &uq, 7, 1, &mut s, fast);
+            format!("{s:?}")
+        };
+        (run(true), run(false), mime::walk(msg).is_some())
+    }
+
+    /// Test messages: the files under tests/data/mail, and the .eml files
+    /// under `URLSIFT_MAIL_DIFF_DIR` when set (mail-parser's resources/eml).
+    fn messages() -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        let mut dirs = vec![std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/mail"
+        ))];
+        if let Ok(d) = std::env::var("URLSIFT_MAIL_DIFF_DIR") {
+            dirs.push(d.into());
+        }
+        while let Some(d) = dirs.pop() {
+            let Ok(rd) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            for e in rd.flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if let Ok(data) = std::fs::read(&p) {
+                    for r in super::super::mbox::split(&data) {
+                        out.push(data[r].to_vec());
+                    }
+                }
+            }
+        }
+        out.push(
+            b"Message-ID: <m@x>\r\nContent-Type: multipart/mixed; boundary=\"out\"\r\n\r\npre\r\n--out\r\nContent-Type: multipart/alternative;\r\n boundary=in\r\n\r\n--in\r\nContent-Type: text/plain; charset=iso-8859-1\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\nsee http://a.example/x=3Dy=\r\nz caf=E9\r\n--in\r\nContent-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\nPGEgaHJlZj0iaHR0cDovL2IuZXhhbXBsZS8/YT0xJmFtcDtiPTIiPng8L2E+\r\n--in--\r\n--out\r\nContent-Type: application/pdf\r\n\r\nJVBER\r\n--out--\r\n"
+                .to_vec(),
+        );
+        out
+    }
+
+    /// A small deterministic generator (xorshift).
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n.max(1) as u64) as usize
+        }
+    }
+
+    fn mutate(rng: &mut Rng, m: &[u8]) -> Vec<u8> {
+        const BITS: &[&[u8]] = &[
+            b"--",
+            b"\n",
+            b"\r\n",
+            b" ",
+            b"\t",
+            b"-",
+            b";",
+            b"\"",
+            b"=?",
+            b":",
+            b"\n\n",
+            b"Content-Type: text/plain\n",
+            b"Content-Type: multipart/mixed; boundary=b\n",
+            b"--b\n",
+            b"--b--\n",
+            b"Message-ID: <z@y>\n",
+            b"message/rfc822",
+            b"\r",
+        ];
+        let mut v = m.to_vec();
+        for _ in 0..1 + rng.below(3) {
+            let at = rng.below(v.len() + 1);
+            match rng.below(5) {
+                0 => {
+                    let n = rng.below(8).min(v.len() - at);
+                    v.drain(at..at + n);
+                }
+                1 | 2 => {
+                    let b = BITS[rng.below(BITS.len())];
+                    v.splice(at..at, b.iter().copied());
+                }
+                3 => v.truncate(at),
+                _ => {
+                    // Copy a line from elsewhere to here.
+                    let from = rng.below(v.len() + 1);
+                    let end = memchr::memchr(b'\n', &v[from..]).map_or(v.len(), |n| from + n + 1);
+                    let line = v[from..end].to_vec();
+                    v.splice(at..at, line);
+                }
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn walk_equals_mail_parser() {
+        let msgs = messages();
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let rounds: usize = std::env::var("URLSIFT_MAIL_DIFF_ROUNDS")
+            .ok()
+            .and_then(|r| r.parse().ok())
+            .unwrap_or(300);
+        let (mut walked, mut tried) = (0, 0);
+        for m in &msgs {
+            let (fast, slow, w) = both(m);
+            assert_eq!(fast, slow, "{}", String::from_utf8_lossy(m));
+            if !w {
+                continue;
+            }
+            walked += 1;
+            for _ in 0..rounds {
+                let v = mutate(&mut rng, m);
+                let (fast, slow, w) = both(&v);
+                tried += usize::from(w);
+                assert_eq!(fast, slow, "mutant:\n{}", String::from_utf8_lossy(&v));
+            }
+        }
+        eprintln!(
+            "{} messages, {walked} walked, {tried} mutants walked",
+            msgs.len()
+        );
+        assert!(walked >= 3, "{walked} messages walked");
+        assert!(tried > 300, "{tried} mutants walked");
     }
 }

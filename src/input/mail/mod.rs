@@ -45,6 +45,7 @@ pub mod decode;
 pub mod html;
 pub mod mbox;
 pub mod message;
+pub mod mime;
 pub mod simple;
 
 /// Where a URL found in a mail archive came from.
