@@ -7,6 +7,7 @@ use mail_parser::decoders::charsets::map::charset_decoder;
 use mail_parser::{HeaderName, Message, MessageParser, MessagePart, MimeHeaders, PartType};
 use memchr::memmem;
 
+use super::charset;
 use super::decode::{self, Base64End};
 use super::mime;
 use super::simple::{self, Cte};
@@ -332,6 +333,10 @@ impl Walk<'_> {
             if ascii_compatible && transfer.is_ascii() {
                 // ASCII reads the same in every ASCII-compatible charset.
                 Cow::Borrowed(transfer)
+            } else if let Some(table) = charset::Table::new(charset, dec) {
+                let mut v = Vec::new();
+                table.convert(transfer, &mut v);
+                Cow::Owned(v)
             } else {
                 Cow::Owned(dec(transfer).into_bytes())
             }

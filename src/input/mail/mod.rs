@@ -41,6 +41,7 @@ use serde::Serialize;
 
 use crate::extract::{Extractor, Match};
 
+pub mod charset;
 pub mod decode;
 pub mod html;
 pub mod mbox;
