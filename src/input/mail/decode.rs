@@ -65,6 +65,37 @@ const B64: [u8; 256] = {
     t
 };
 
+/// Set in a [`SHIFTED`] entry for a byte outside the alphabet.
+const BAD: u32 = 1 << 31;
+
+/// [`B64`] values shifted into their place in a 24-bit group (one table per
+/// position), so a group is four lookups ORed; [`BAD`] marks the rest.
+static SHIFTED: [[u32; 256]; 4] = {
+    let mut t = [[BAD; 256]; 4];
+    let mut b = 0;
+    while b < 256 {
+        let v = B64[b];
+        if v < 64 {
+            let mut k = 0;
+            while k < 4 {
+                t[k][b] = (v as u32) << (18 - 6 * k);
+                k += 1;
+            }
+        }
+        b += 1;
+    }
+    t
+};
+
+/// Four characters as a 24-bit group, or with [`BAD`] set.
+#[inline(always)]
+fn group(c: &[u8; 4]) -> u32 {
+    SHIFTED[0][c[0] as usize]
+        | SHIFTED[1][c[1] as usize]
+        | SHIFTED[2][c[2] as usize]
+        | SHIFTED[3][c[3] as usize]
+}
+
 /// How a base64 body ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Base64End {
@@ -116,21 +147,21 @@ impl Decoder<'_> {
         while i < src.len() {
             if self.n == 0 {
                 // Whole groups: 8 characters, then 4.
-                while let Some(c) = src.get(i..i + 8) {
-                    let v: [u8; 8] = std::array::from_fn(|k| B64[c[k] as usize]);
-                    if v.iter().fold(0, |a, &x| a | x) >= 64 {
+                while let Some(c) = src[i..].first_chunk::<8>() {
+                    let x = group(&[c[0], c[1], c[2], c[3]]);
+                    let y = group(&[c[4], c[5], c[6], c[7]]);
+                    if (x | y) & BAD != 0 {
                         break;
                     }
-                    let w = v.iter().fold(0u64, |w, &x| w << 6 | u64::from(x)) << 16;
+                    let w = u64::from(x) << 40 | u64::from(y) << 16;
                     self.out[self.o..self.o + 8].copy_from_slice(&w.to_be_bytes());
                     self.o += 6;
                     i += 8;
                 }
-                if let Some(c) = src.get(i..i + 4) {
-                    let v: [u8; 4] = std::array::from_fn(|k| B64[c[k] as usize]);
-                    if v.iter().fold(0, |a, &x| a | x) < 64 {
-                        let w = v.iter().fold(0u32, |w, &x| w << 6 | u32::from(x));
-                        self.out[self.o..self.o + 3].copy_from_slice(&w.to_be_bytes()[1..]);
+                if let Some(c) = src[i..].first_chunk::<4>() {
+                    let x = group(c);
+                    if x & BAD == 0 {
+                        self.out[self.o..self.o + 3].copy_from_slice(&x.to_be_bytes()[1..]);
                         self.o += 3;
                         i += 4;
                         continue;
