@@ -10,6 +10,7 @@ use memchr::memmem;
 use super::charset;
 use super::decode::{self, Base64End};
 use super::mime;
+use super::rfc2047;
 use super::simple::{self, Cte};
 
 use super::html::decode_refs;
@@ -176,7 +177,7 @@ impl Walk<'_> {
     fn walked(&mut self, raw: &[u8], walked: &mime::Walked) {
         for (k, p) in walked.parts.iter().enumerate() {
             if k == 0 {
-                let text = unfold(&raw[p.header.clone()]);
+                let text = header_text(&raw[p.header.clone()]);
                 let at = self.file_pos(p.header.start);
                 self.scan(&text, 0, HEADER_TYPE.to_owned(), at);
             }
@@ -199,7 +200,7 @@ impl Walk<'_> {
 
     /// A single-part message read by [`simple::parse`].
     fn simple(&mut self, raw: &[u8], sm: &simple::Simple) {
-        let text = unfold(&raw[..sm.header_end]);
+        let text = header_text(&raw[..sm.header_end]);
         let at = self.file_pos(0);
         self.scan(&text, 0, HEADER_TYPE.to_owned(), at);
         let body = &raw[sm.body..];
@@ -234,7 +235,7 @@ impl Walk<'_> {
         let Some(block) = raw.get(s..e.min(raw.len())) else {
             return;
         };
-        let text = unfold(block);
+        let text = header_text(block);
         let ty = HEADER_TYPE.to_owned();
         let at = self.file_pos(s);
         self.scan(&text, part, ty, at);
@@ -448,6 +449,21 @@ fn is_utf8_compatible(cs: &str) -> bool {
     ["utf-8", "utf8", "us-ascii", "ascii", "ansi_x3.4-1968"]
         .iter()
         .any(|c| cs.eq_ignore_ascii_case(c))
+}
+
+/// A header block as it is scanned: unfolded, then RFC 2047 encoded words
+/// decoded ([`rfc2047::decode_words`]).
+pub fn header_text(block: &[u8]) -> Cow<'_, [u8]> {
+    match unfold(block) {
+        Cow::Borrowed(b) => rfc2047::decode_words(b),
+        Cow::Owned(v) => {
+            let decoded = match rfc2047::decode_words(&v) {
+                Cow::Owned(w) => Some(w),
+                Cow::Borrowed(_) => None,
+            };
+            Cow::Owned(decoded.unwrap_or(v))
+        }
+    }
 }
 
 /// RFC 5322 unfolding: a line break followed by a space or tab is removed
