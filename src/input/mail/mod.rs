@@ -47,6 +47,8 @@ use crate::extract::{Extractor, Match};
 
 pub mod charset;
 pub mod decode;
+#[cfg(test)]
+mod differential;
 pub mod html;
 pub mod mbox;
 pub mod message;
