@@ -336,3 +336,18 @@ fn issue5_cli_stdin() {
     let stdin_out = String::from_utf8(o.stdout).unwrap();
     assert_eq!(stdin_out, file_out.replace(&format!("\"{f}\""), "\"-\""));
 }
+
+#[test]
+fn issue5_rfc2047_encoded_words_in_headers() {
+    let o = scan(&format!("{OWN}/encoded-words.eml"));
+    assert_eq!(
+        urls(&o),
+        [
+            "https://talks.example.org/köln/2024?page=2",
+            "http://b64.example.net/path?x=1",
+            "http://plain.example.com/a=?b?c?=d",
+        ]
+    );
+    assert!(o.urls.iter().all(|(w, _)| w.part == 0));
+    assert!(o.problems.is_empty());
+}

@@ -7,7 +7,10 @@ use mail_parser::decoders::charsets::map::charset_decoder;
 use mail_parser::{HeaderName, Message, MessageParser, MessagePart, MimeHeaders, PartType};
 use memchr::memmem;
 
+use super::charset;
 use super::decode::{self, Base64End};
+use super::mime;
+use super::rfc2047;
 use super::simple::{self, Cte};
 
 use super::html::decode_refs;
@@ -34,12 +37,15 @@ pub fn parser() -> MessageParser {
 
 /// Read Content-Transfer-Encoding from the raw header block of `part`.
 fn transfer_encoding(raw: &[u8], part: &MessagePart<'_>) -> Cte {
-    const NAME: &[u8] = b"content-transfer-encoding:";
     let s = part.offset_header as usize;
     let e = (part.offset_body as usize).min(raw.len());
-    let Some(block) = raw.get(s..e) else {
-        return Cte::Identity;
-    };
+    raw.get(s..e).map_or(Cte::Identity, block_transfer_encoding)
+}
+
+/// Read Content-Transfer-Encoding from a raw header block: the first line
+/// that starts with the field name, as written on that line.
+fn block_transfer_encoding(block: &[u8]) -> Cte {
+    const NAME: &[u8] = b"content-transfer-encoding:";
     let mut at = 0;
     while at + NAME.len() <= block.len() {
         let line_end = memchr::memchr(b'\n', &block[at..]).map_or(block.len(), |n| at + n);
@@ -83,10 +89,24 @@ pub fn scan_message(
     } else {
         Unquoted::borrowed(raw)
     };
+    scan_unquoted(ex, parser, &uq, file_offset, index, out, true);
+}
+
+/// [`scan_message`] after unquoting; `fast`: try the multipart walk
+/// ([`mime`]) before mail-parser (tests compare both ways).
+pub(super) fn scan_unquoted(
+    ex: &Extractor,
+    parser: &MessageParser,
+    uq: &Unquoted<'_>,
+    file_offset: u64,
+    index: u64,
+    out: &mut Scanned,
+    fast: bool,
+) {
     if let Some(sm) = simple::parse(&uq.text) {
         let mut w = Walk {
             ex,
-            uq: &uq,
+            uq,
             file_offset,
             index,
             message_id: sm.message_id.clone(),
@@ -101,10 +121,28 @@ pub fn scan_message(
         }
         return;
     }
+    if let Some(walked) = mime::walk(&uq.text).filter(|_| fast) {
+        let mut w = Walk {
+            ex,
+            uq,
+            file_offset,
+            index,
+            message_id: walked.message_id.clone(),
+            next_part: 1,
+            out,
+            problems: 0,
+            buf: Vec::new(),
+        };
+        w.walked(&uq.text, &walked);
+        if w.problems > 0 {
+            w.out.stats.problem_messages += 1;
+        }
+        return;
+    }
     let msg = parser.parse(&uq.text[..]);
     let mut w = Walk {
         ex,
-        uq: &uq,
+        uq,
         file_offset,
         index,
         message_id: msg.as_ref().and_then(|m| m.message_id()).map(str::to_owned),
@@ -133,9 +171,36 @@ pub fn scan_message(
 }
 
 impl Walk<'_> {
+    /// A multipart message walked by [`mime::walk`] (no structure problems:
+    /// the walk accepts only well-formed structure; a part may still fail to
+    /// decode).
+    fn walked(&mut self, raw: &[u8], walked: &mime::Walked) {
+        for (k, p) in walked.parts.iter().enumerate() {
+            if k == 0 {
+                let text = header_text(&raw[p.header.clone()]);
+                let at = self.file_pos(p.header.start);
+                self.scan(&text, 0, HEADER_TYPE.to_owned(), at);
+            }
+            let n = self.next_part;
+            self.next_part += 1;
+            let at = self.file_pos(p.body.start);
+            match p.kind {
+                mime::Kind::Multipart => {}
+                mime::Kind::Text | mime::Kind::Html => {
+                    let cte = block_transfer_encoding(&raw[p.header.clone()]);
+                    let cs = p.charset.as_deref().unwrap_or("us-ascii");
+                    let html = p.kind == mime::Kind::Html;
+                    let body = &raw[p.body.clone()];
+                    self.text(body, cte, cs, html, n, p.content_type.clone(), at);
+                }
+                mime::Kind::Other => self.out.stats.parts_skipped += 1,
+            }
+        }
+    }
+
     /// A single-part message read by [`simple::parse`].
     fn simple(&mut self, raw: &[u8], sm: &simple::Simple) {
-        let text = unfold(&raw[..sm.header_end]);
+        let text = header_text(&raw[..sm.header_end]);
         let at = self.file_pos(0);
         self.scan(&text, 0, HEADER_TYPE.to_owned(), at);
         let body = &raw[sm.body..];
@@ -170,7 +235,7 @@ impl Walk<'_> {
         let Some(block) = raw.get(s..e.min(raw.len())) else {
             return;
         };
-        let text = unfold(block);
+        let text = header_text(block);
         let ty = HEADER_TYPE.to_owned();
         let at = self.file_pos(s);
         self.scan(&text, part, ty, at);
@@ -269,6 +334,10 @@ impl Walk<'_> {
             if ascii_compatible && transfer.is_ascii() {
                 // ASCII reads the same in every ASCII-compatible charset.
                 Cow::Borrowed(transfer)
+            } else if let Some(table) = charset::Table::new(charset, dec) {
+                let mut v = Vec::new();
+                table.convert(transfer, &mut v);
+                Cow::Owned(v)
             } else {
                 Cow::Owned(dec(transfer).into_bytes())
             }
@@ -380,6 +449,21 @@ fn is_utf8_compatible(cs: &str) -> bool {
     ["utf-8", "utf8", "us-ascii", "ascii", "ansi_x3.4-1968"]
         .iter()
         .any(|c| cs.eq_ignore_ascii_case(c))
+}
+
+/// A header block as it is scanned: unfolded, then RFC 2047 encoded words
+/// decoded ([`rfc2047::decode_words`]).
+pub fn header_text(block: &[u8]) -> Cow<'_, [u8]> {
+    match unfold(block) {
+        Cow::Borrowed(b) => rfc2047::decode_words(b),
+        Cow::Owned(v) => {
+            let decoded = match rfc2047::decode_words(&v) {
+                Cow::Owned(w) => Some(w),
+                Cow::Borrowed(_) => None,
+            };
+            Cow::Owned(decoded.unwrap_or(v))
+        }
+    }
 }
 
 /// RFC 5322 unfolding: a line break followed by a space or tab is removed
