@@ -266,3 +266,46 @@ impl Extractor {
         (consumed, None)
     }
 }
+
+/// Small enough for Miri (`scripts/miri.sh`): extraction on short inputs,
+/// every ISA against scalar, and chunked against whole.
+#[cfg(test)]
+mod small_tests {
+    use super::*;
+
+    #[test]
+    fn small_inputs_agree_across_isas_and_restarts() {
+        let texts: [&[u8]; 4] = [
+            b"<URL:http://a.example/very-\n   long> and \"http://b.example/q?x=1\".",
+            b"(see www.c.example/(x)) \xff\xfe news:comp.lang.rust, <mailto:d@e.example>",
+            b"http://[2001:db8::1]:80/p \xe3\x80\x8chttps://f.example/\xe3\x80\x8d http://",
+            b"<<<<((((http://g.example/)))) www. www.h.example. Note: 10:30",
+        ];
+        let scalar = Extractor::with_isa(Isa::Scalar).expect("scalar always runs");
+        let isas: Vec<Extractor> = crate::classify::Isa::ALL
+            .iter()
+            .filter_map(|&i| Extractor::with_isa(i))
+            .collect();
+        for t in texts {
+            let want: Vec<(usize, usize, Vec<u8>)> = {
+                let mut v = Vec::new();
+                scalar.scan(t, 0, t.len(), 0, |m| v.push((m.start, m.end, m.url.to_vec())));
+                v
+            };
+            assert!(!want.is_empty());
+            for e in &isas {
+                let mut got = Vec::new();
+                e.scan(t, 0, t.len(), 0, |m| got.push((m.start, m.end, m.url.to_vec())));
+                assert_eq!(got, want, "{:?}", e.isa());
+            }
+            // Chunked (cut at stop bytes, stitched) gives the whole.
+            for chunk in [1, 7, 16] {
+                let mut got = Vec::new();
+                crate::parallel::scan_range(&scalar, t, 0, t.len(), 0, chunk, |m| {
+                    got.push((m.start, m.end, m.url.to_vec()))
+                });
+                assert_eq!(got, want, "chunk size {chunk}");
+            }
+        }
+    }
+}
