@@ -289,17 +289,27 @@ mod small_tests {
         for t in texts {
             let want: Vec<(usize, usize, Vec<u8>)> = {
                 let mut v = Vec::new();
-                scalar.scan(t, 0, t.len(), 0, |m| v.push((m.start, m.end, m.url.to_vec())));
+                scalar.scan(t, 0, t.len(), 0, |m| {
+                    v.push((m.start, m.end, m.url.to_vec()))
+                });
                 v
             };
             assert!(!want.is_empty());
             for e in &isas {
                 let mut got = Vec::new();
-                e.scan(t, 0, t.len(), 0, |m| got.push((m.start, m.end, m.url.to_vec())));
+                e.scan(t, 0, t.len(), 0, |m| {
+                    got.push((m.start, m.end, m.url.to_vec()))
+                });
                 assert_eq!(got, want, "{:?}", e.isa());
             }
-            // Chunked (cut at stop bytes, stitched) gives the whole.
+            // Chunked (cut at stop bytes, stitched) gives the whole. Not under
+            // Miri: the chunks go through rayon, whose crossbeam-epoch
+            // trips Stacked Borrows (a known false alarm there); this module
+            // has no unsafe code of its own.
             for chunk in [1, 7, 16] {
+                if cfg!(miri) {
+                    break;
+                }
                 let mut got = Vec::new();
                 crate::parallel::scan_range(&scalar, t, 0, t.len(), 0, chunk, |m| {
                     got.push((m.start, m.end, m.url.to_vec()))
