@@ -351,3 +351,51 @@ fn issue5_rfc2047_encoded_words_in_headers() {
     assert!(o.urls.iter().all(|(w, _)| w.part == 0));
     assert!(o.problems.is_empty());
 }
+
+/// An input that is not mail at all under `--mail` (random bytes, plain
+/// text, a gzip stream of plain text) is an error: named, exit 2. It is
+/// still scanned as plain text, and the other inputs are complete.
+#[test]
+fn issue7_invalid_mbox_is_an_error_and_others_complete() {
+    let d = tempfile::tempdir().unwrap();
+    let garbage = d.path().join("garbage.mbox");
+    let mut x = 7u32;
+    let bytes: Vec<u8> = (0..5000)
+        .map(|_| {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            (x >> 16) as u8 | 0x80
+        })
+        .collect();
+    std::fs::write(&garbage, bytes).unwrap();
+    let text = d.path().join("notes.mbox");
+    std::fs::write(&text, "just notes, see http://notes.example/a\n").unwrap();
+    let gz = d.path().join("notes.mbox.gz");
+    {
+        use std::io::Write;
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(b"gzipped notes http://gz.example/b\n").unwrap();
+        std::fs::write(&gz, e.finish().unwrap()).unwrap();
+    }
+    let good = format!("{OWN}/archive.mbox");
+    let (alone, _, code) = bin(&["--mail", &good]);
+    assert_eq!(code, 0);
+    let args = [
+        "--mail",
+        garbage.to_str().unwrap(),
+        &good,
+        text.to_str().unwrap(),
+        gz.to_str().unwrap(),
+    ];
+    let (out, err, code) = bin(&args);
+    assert_eq!(code, 2, "{err}");
+    for f in [&garbage, &text, &gz] {
+        let want = format!("urlsift: {}: byte 0: not mail", f.display());
+        assert!(err.contains(&want), "{want} in {err}");
+    }
+    assert!(!err.contains(&format!("{good}: byte 0: not mail")), "{err}");
+    // The good archive is complete, and the text inputs are still scanned.
+    assert_eq!(
+        out,
+        format!("{alone}http://notes.example/a\nhttp://gz.example/b\n")
+    );
+}

@@ -40,6 +40,27 @@ pub fn looks_like_mail(data: &[u8]) -> bool {
         .any(|h| head.len() >= h.len() && head[..h.len()].eq_ignore_ascii_case(h))
 }
 
+/// True if `data` can be mail at all: after any leading blank lines, it
+/// starts with an mbox `From ` line or a header field (`Name:`, the name
+/// printable ASCII without `:`). An input that does not is reported as an
+/// error under `--mail` (and still scanned, as plain text).
+pub fn starts_like_mail(data: &[u8]) -> bool {
+    let start = data
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(data.len());
+    let d = &data[start..];
+    if d.is_empty() || d.starts_with(b"From ") {
+        return true;
+    }
+    let name = d
+        .iter()
+        .take(1000)
+        .take_while(|&&b| (33..=126).contains(&b) && b != b':');
+    let n = name.count();
+    n > 0 && d.get(n) == Some(&b':')
+}
+
 /// The line after the one that starts at `at` (empty at the end).
 fn next_line(data: &[u8], at: usize) -> &[u8] {
     match memchr::memchr(b'\n', &data[at..]) {

@@ -103,6 +103,8 @@ pub struct MailStats {
     pub problems: u64,
     /// Bytes of decoded part text scanned.
     pub decoded_bytes: u64,
+    /// Inputs that did not start like mail ([`mbox::starts_like_mail`]).
+    pub not_mail: u64,
 }
 
 impl AddAssign<&MailStats> for MailStats {
@@ -114,6 +116,7 @@ impl AddAssign<&MailStats> for MailStats {
         self.problem_messages += o.problem_messages;
         self.problems += o.problems;
         self.decoded_bytes += o.decoded_bytes;
+        self.not_mail += o.not_mail;
     }
 }
 
@@ -173,6 +176,9 @@ pub fn scan_archive(
     if data.iter().all(u8::is_ascii_whitespace) {
         // An empty file (a maildir's tmp/ placeholder) holds no message.
         return stats;
+    }
+    if !mbox::starts_like_mail(data) {
+        stats.not_mail += 1;
     }
     let at = At {
         offset: 0,
@@ -235,6 +241,9 @@ pub fn scan_reader<R: Read>(
         if first && (buf.len() >= 5 || eof) {
             first = false;
             at.mboxrd = buf.starts_with(b"From ");
+            if !mbox::starts_like_mail(&buf) {
+                stats.not_mail += 1;
+            }
         }
         if eof {
             if !buf.iter().all(u8::is_ascii_whitespace) {
@@ -382,6 +391,11 @@ impl MailRun {
         }
         if let Ok(mut s) = self.stats.lock() {
             *s += &stats;
+        }
+        if error.is_none() && stats.not_mail > 0 {
+            return Some(format!(
+                "{name}: byte 0: not mail (no mbox From line or header block); scanned as plain text"
+            ));
         }
         error
     }
