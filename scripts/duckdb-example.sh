@@ -3,14 +3,18 @@
 # count distinct normalized URLs and the top hosts with DuckDB, and check the
 # numbers against urlsift's own --unique / --count-by.
 #
-#   scripts/duckdb-example.sh [DIR]    (default: datasets/)
+#   [URLSIFT_BIN=path] scripts/duckdb-example.sh [DIR]
+#
+# Without DIR, it scans a directory made of datasets/sample.txt,
+# datasets/urls.txt and an 8 MiB link-dense corpus from
+# `scripts/make-corpus.sh -k links -s 8M` (deterministic).
 #
 # Needs python3 with the duckdb package; installs it with pip (--user) when
 # missing, and skips LOUDLY (exit 0) when it cannot. The README's section
 # "Beyond one machine" shows this script's output.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-dir=${1:-datasets}
+dir=${1:-}
 
 if ! python3 -c 'import duckdb' 2>/dev/null; then
     echo "duckdb-example: installing the duckdb Python package" >&2
@@ -20,12 +24,23 @@ if ! python3 -c 'import duckdb' 2>/dev/null; then
     fi
 fi
 
-cargo build --release -q
-bin=target/release/urlsift
+# URLSIFT_BIN: a urlsift binary already built (CI passes the debug one).
+bin=${URLSIFT_BIN:-}
+if [ -z "$bin" ]; then
+    cargo build --release -q
+    bin=target/release/urlsift
+fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+if [ -z "$dir" ]; then
+    dir=$out/corpus
+    mkdir -p "$dir"
+    cp datasets/sample.txt datasets/urls.txt "$dir/"
+    bash scripts/make-corpus.sh -k links -s 8M -o "$dir/links.txt" >/dev/null
+fi
 
-echo "\$ urlsift --format parquet --dedup-key scheme --shards 4 -o shards/ $dir"
+echo "\$ urlsift --format parquet --dedup-key scheme --shards 4 -o shards/ corpus/"
+ls -l "$dir" | awk 'NR > 1 { printf "  corpus/%s  %d bytes\n", $9, $5 }'
 "$bin" --format parquet --dedup-key scheme --shards 4 -o "$out/shards" "$dir"
 ls "$out/shards" | sed 's/^/  /'
 
