@@ -356,7 +356,7 @@ fn issue5_rfc2047_encoded_words_in_headers() {
 /// text, a gzip stream of plain text) is an error: named, exit 2. It is
 /// still scanned as plain text, and the other inputs are complete.
 #[test]
-fn issue7_invalid_mbox_is_an_error_and_others_complete() {
+fn issue7_cli_invalid_mbox_is_an_error_and_others_complete() {
     let d = tempfile::tempdir().unwrap();
     let garbage = d.path().join("garbage.mbox");
     let mut x = 7u32;
