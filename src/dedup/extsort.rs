@@ -108,14 +108,17 @@ impl ExtSorter {
         };
         let need_arena = self.arena.len() + key.len() + payload.len();
         if !self.index.is_empty() {
-            // Vec growth doubles: spill first if that would pass the limit.
-            let arena = match need_arena > self.arena.capacity() {
-                true => need_arena.max(self.arena.capacity() * 2),
-                false => self.arena.capacity(),
+            // Vec growth doubles, and the old buffer lives until the copy is
+            // done: spill first if that moment would pass the limit.
+            let cap = self.arena.capacity();
+            let arena = match need_arena > cap {
+                true => cap + need_arena.max(cap * 2),
+                false => cap,
             };
-            let index = match self.index.len() == self.index.capacity() {
-                true => (self.index.len() + 1).max(self.index.capacity() * 2),
-                false => self.index.capacity(),
+            let cap = self.index.capacity();
+            let index = match self.index.len() == cap {
+                true => cap + (self.index.len() + 1).max(cap * 2),
+                false => cap,
             };
             if arena + index * INDEX_BYTES > self.limit || need_arena > u32::MAX as usize {
                 self.spill()?;

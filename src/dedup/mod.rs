@@ -201,12 +201,23 @@ fn table_bytes(cap: usize, entry: usize) -> usize {
     buckets.saturating_mul(entry + 1)
 }
 
-/// Bytes the table would take after its next growth.
+/// The most bytes the table takes while inserting one more entry: when it
+/// must grow, the old and the new table are both allocated for a moment.
 fn grown_bytes(len: usize, cap: usize, entry: usize) -> usize {
     if len < cap {
         table_bytes(cap, entry)
     } else {
-        table_bytes((cap * 2).max(4), entry)
+        table_bytes(cap, entry) + table_bytes((cap * 2).max(4), entry)
+    }
+}
+
+/// The most bytes a vector of bytes takes while `need` bytes are made to fit
+/// (old and new buffer during a reallocation).
+fn grown_vec(len_needed: usize, cap: usize) -> usize {
+    if len_needed <= cap {
+        cap
+    } else {
+        cap + len_needed.max(cap * 2)
     }
 }
 
@@ -317,8 +328,7 @@ impl Unique {
             let grown = grown_bytes(self.seen.len(), self.seen.capacity(), 16);
             if grown <= self.limit / 2 {
                 self.seen.insert(fp);
-                let bytes = table_bytes(self.seen.capacity(), 16);
-                self.stats.peak_bytes = self.stats.peak_bytes.max(bytes);
+                self.stats.peak_bytes = self.stats.peak_bytes.max(grown);
                 self.stats.distinct += 1;
                 return Ok(Offer::New);
             }
@@ -449,10 +459,6 @@ impl Counter {
         }
     }
 
-    fn bytes(&self) -> usize {
-        table_bytes(self.map.capacity(), COUNT_ENTRY) + self.arena.capacity()
-    }
-
     /// Count one occurrence of `key` (with its fingerprint `fp`).
     pub fn add(&mut self, fp: u128, key: &[u8]) -> io::Result<()> {
         self.stats.offered += 1;
@@ -462,18 +468,16 @@ impl Counter {
         }
         let table = grown_bytes(self.map.len(), self.map.capacity(), COUNT_ENTRY);
         let need = self.arena.len() + key.len();
-        let arena = if need > self.arena.capacity() {
-            need.max(self.arena.capacity() * 2)
-        } else {
-            self.arena.capacity()
-        };
+        let arena = grown_vec(need, self.arena.capacity());
         if !self.map.is_empty() && (table + arena > self.limit / 2 || need > u32::MAX as usize) {
             self.spill()?;
         }
+        let table = grown_bytes(self.map.len(), self.map.capacity(), COUNT_ENTRY);
+        let arena = grown_vec(self.arena.len() + key.len(), self.arena.capacity());
+        self.stats.peak_bytes = self.stats.peak_bytes.max(table + arena);
         let off = self.arena.len() as u32;
         self.arena.extend_from_slice(key);
         self.map.insert(fp, (1, off, key.len() as u32));
-        self.stats.peak_bytes = self.stats.peak_bytes.max(self.bytes());
         Ok(())
     }
 
