@@ -45,7 +45,7 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
-use std::io;
+use std::io::{self, Read, Seek, Write};
 use std::path::PathBuf;
 
 use crate::uri::{self, NormalizeOptions};
@@ -274,11 +274,13 @@ pub enum Offer {
 /// While the fingerprints fit (half the limit), every record is decided at
 /// once: [`Offer::New`] records are printed by the caller as they come. Past
 /// that, the fingerprints seen so far go to disk as one sorted run of
-/// "already printed" markers, and every later record is deferred: kept with
-/// its payload and sequence number in an [`ExtSorter`] (duplicates within one
-/// run are dropped at once), and decided by [`Unique::finish`], which merges
-/// by fingerprint, keeps each fingerprint's earliest record unless it was
-/// printed already, and hands those payloads back in their original order.
+/// "already printed" markers, and every later record is deferred: its
+/// fingerprint and sequence number go to an [`ExtSorter`] (duplicates within
+/// one run are dropped at once) and its bytes to a log file, in input order.
+/// [`Unique::finish`] merges by fingerprint, keeps each fingerprint's
+/// earliest record unless it was printed already, sorts those sequence
+/// numbers, and reads the log once, handing back the chosen records in
+/// their original order.
 /// So the output is that of the in-memory filter, whatever the limit.
 pub struct Unique {
     limit: usize,
@@ -289,7 +291,11 @@ pub struct Unique {
 }
 
 struct Spill {
+    /// (fingerprint, sequence number) of every deferred record, with a tag.
     sorter: ExtSorter,
+    /// The deferred records' bytes, in input order (`u32` length, bytes).
+    log: io::BufWriter<std::fs::File>,
+    log_bytes: u64,
     run_seen: HashSet<u128, FpBuild>,
     runs: usize,
     seq: u64,
@@ -344,10 +350,12 @@ impl Unique {
         let mut key = [0u8; 24];
         key[..16].copy_from_slice(&fp.to_be_bytes());
         key[16..].copy_from_slice(&sp.seq.to_be_bytes());
-        let mut rec = Vec::with_capacity(payload.len() + 1);
-        rec.push(DEFERRED);
-        rec.extend_from_slice(payload);
-        sp.sorter.push(&key, &rec)?;
+        sp.sorter.push(&key, &[DEFERRED])?;
+        let len = u32::try_from(payload.len())
+            .map_err(|_| io::Error::other("record too long to de-duplicate"))?;
+        sp.log.write_all(&len.to_le_bytes())?;
+        sp.log.write_all(payload)?;
+        sp.log_bytes += 4 + payload.len() as u64;
         if sp.sorter.runs() != sp.runs {
             // A run went to disk: what it holds is decided at the merge.
             sp.runs = sp.sorter.runs();
@@ -368,9 +376,15 @@ impl Unique {
         }
         sorter.spill()?;
         self.seen = HashSet::default();
+        let log = match &self.dir {
+            Some(d) => tempfile::tempfile_in(d),
+            None => tempfile::tempfile(),
+        }?;
         self.spill = Some(Spill {
             runs: sorter.runs(),
             sorter,
+            log: io::BufWriter::with_capacity(256 << 10, log),
+            log_bytes: 0,
             run_seen: HashSet::default(),
             seq: 0,
         });
@@ -385,12 +399,18 @@ impl Unique {
             return Ok(stats);
         };
         let Spill {
-            sorter, run_seen, ..
+            sorter,
+            log,
+            log_bytes,
+            run_seen,
+            ..
         } = sp;
         drop(run_seen);
         stats.runs = sorter.runs();
-        stats.spilled_bytes = sorter.spilled_bytes();
-        let mut by_seq = ExtSorter::new(self.limit, self.dir.clone());
+        stats.spilled_bytes = sorter.spilled_bytes() + log_bytes;
+        // The first occurrences among the deferred records, by fingerprint;
+        // then their sequence numbers in order.
+        let mut firsts = ExtSorter::new(self.limit, self.dir.clone());
         let mut last: Option<[u8; 16]> = None;
         sorter.merge(|key, rec| {
             let fp: [u8; 16] = key[..16].try_into().unwrap_or_default();
@@ -400,13 +420,31 @@ impl Unique {
             last = Some(fp);
             if rec.first() == Some(&DEFERRED) {
                 stats.distinct += 1;
-                by_seq.push(&key[16..], &rec[1..])?;
+                firsts.push(&key[16..], &[])?;
             }
             Ok(())
         })?;
-        stats.runs += by_seq.runs();
-        stats.spilled_bytes += by_seq.spilled_bytes();
-        by_seq.merge(|_, payload| out(payload))?;
+        stats.runs += firsts.runs();
+        stats.spilled_bytes += firsts.spilled_bytes();
+        // Read the log once, in input order, printing the records whose
+        // sequence numbers came out.
+        let mut log = log.into_inner().map_err(|e| e.into_error())?;
+        log.seek(io::SeekFrom::Start(0))?;
+        let mut log = io::BufReader::with_capacity(256 << 10, log);
+        let (mut seq, mut buf) = (0u64, Vec::new());
+        firsts.merge(|key, _| {
+            let want = u64::from_be_bytes(key.try_into().unwrap_or_default());
+            loop {
+                let mut len = [0u8; 4];
+                log.read_exact(&mut len)?;
+                buf.resize(u32::from_le_bytes(len) as usize, 0);
+                log.read_exact(&mut buf)?;
+                seq += 1;
+                if seq == want {
+                    return out(&buf);
+                }
+            }
+        })?;
         Ok(stats)
     }
 }
