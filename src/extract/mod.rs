@@ -153,6 +153,11 @@ impl rules::Stops for Classifier {
     fn find_stop(&self, hay: &[u8], from: usize) -> usize {
         Classifier::find_stop(self, hay, from)
     }
+
+    #[inline]
+    fn find_run(&self, hay: &[u8], from: usize) -> (usize, usize) {
+        Classifier::find_run(self, hay, from)
+    }
 }
 
 /// A match with the scanner state around it, for stitching chunks together.
@@ -289,13 +294,17 @@ mod small_tests {
         for t in texts {
             let want: Vec<(usize, usize, Vec<u8>)> = {
                 let mut v = Vec::new();
-                scalar.scan(t, 0, t.len(), 0, |m| v.push((m.start, m.end, m.url.to_vec())));
+                scalar.scan(t, 0, t.len(), 0, |m| {
+                    v.push((m.start, m.end, m.url.to_vec()))
+                });
                 v
             };
             assert!(!want.is_empty());
             for e in &isas {
                 let mut got = Vec::new();
-                e.scan(t, 0, t.len(), 0, |m| got.push((m.start, m.end, m.url.to_vec())));
+                e.scan(t, 0, t.len(), 0, |m| {
+                    got.push((m.start, m.end, m.url.to_vec()))
+                });
                 assert_eq!(got, want, "{:?}", e.isa());
             }
             // Chunked (cut at stop bytes, stitched) gives the whole.
