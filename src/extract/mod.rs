@@ -308,10 +308,17 @@ mod small_tests {
                 assert_eq!(got, want, "{:?}", e.isa());
             }
             // Chunked (cut at stop bytes, stitched) gives the whole.
+            // (Two threads: a one-thread pool scans without chunks.)
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(2)
+                .build()
+                .expect("a thread pool");
             for chunk in [1, 7, 16] {
                 let mut got = Vec::new();
-                crate::parallel::scan_range(&scalar, t, 0, t.len(), 0, chunk, |m| {
-                    got.push((m.start, m.end, m.url.to_vec()))
+                pool.install(|| {
+                    crate::parallel::scan_range(&scalar, t, 0, t.len(), 0, chunk, |m| {
+                        got.push((m.start, m.end, m.url.to_vec()))
+                    })
                 });
                 assert_eq!(got, want, "chunk size {chunk}");
             }
