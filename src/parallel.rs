@@ -86,7 +86,8 @@ pub fn scan<'h>(ex: &Extractor, hay: &'h [u8], chunk_size: usize, sink: impl FnM
 }
 
 /// [`scan`] restricted to the candidates in `hay[start..end]`, starting from
-/// `floor` (see [`Extractor::scan`]); returns the floor after the range.
+/// `floor` (see [`Extractor::scan`]); returns the floor after the range. On a
+/// one-thread pool this is one [`Extractor::scan`], without chunks.
 pub fn scan_range<'h>(
     ex: &Extractor,
     hay: &'h [u8],
@@ -99,6 +100,12 @@ pub fn scan_range<'h>(
     let end = end.min(hay.len());
     if start >= end {
         return floor;
+    }
+    if rayon::current_num_threads() <= 1 {
+        // One thread: chunks would be scanned one after the other anyway,
+        // and the stitched result is that of one scan (the invariant above),
+        // so skip the chunk buffers and the stitching.
+        return ex.scan(hay, start, end, floor, sink);
     }
     let bounds = cuts_from(&ex.classifier(), &hay[..end], start, chunk_size);
     let chunks: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();

@@ -20,7 +20,7 @@ fn naive_candidates(hay: &[u8], start: usize, end: usize) -> Vec<usize> {
     out
 }
 
-/// Compare `candidates` on `start..end` and `find_stop` from `start`.
+/// Compare `candidates` on `start..end`, and `find_stop` and `find_run` from `start`.
 fn check_range(c: &Classifier, hay: &[u8], start: usize, end: usize) {
     let want = naive_candidates(hay, start, end);
     // Existing contents of `out` are kept.
@@ -38,6 +38,13 @@ fn check_range(c: &Classifier, hay: &[u8], start: usize, end: usize) {
         c.find_stop(hay, start),
         naive::find_stop(hay, start),
         "{}: find_stop({:?}, {start})",
+        c.isa(),
+        String::from_utf8_lossy(hay)
+    );
+    assert_eq!(
+        c.find_run(hay, start),
+        naive::find_run(hay, start),
+        "{}: find_run({:?}, {start})",
         c.isa(),
         String::from_utf8_lossy(hay)
     );
@@ -167,6 +174,7 @@ fn all_256_byte_values() {
                     check_range(&c, &hay, 0, hay.len());
                     for from in 0..hay.len() {
                         assert_eq!(c.find_stop(&hay, from), naive::find_stop(&hay, from));
+                        assert_eq!(c.find_run(&hay, from), naive::find_run(&hay, from));
                     }
                 }
             }
@@ -229,6 +237,25 @@ fn long_buffers() {
                     c.find_stop(&run[..len], from),
                     naive::find_stop(&run[..len], from)
                 );
+                assert_eq!(
+                    c.find_run(&run[..len], from),
+                    naive::find_run(&run[..len], from)
+                );
+            }
+        }
+        // find_run with closing brackets on every side of a block edge.
+        let mut run = vec![b'a'; 300];
+        for at in [0, 63, 64, 65, 127, 128, 200, 299] {
+            run[at] = if at % 2 == 0 { b')' } else { b']' };
+        }
+        for len in 0..=run.len() {
+            for from in 0..len.min(140) {
+                assert_eq!(
+                    c.find_run(&run[..len], from),
+                    naive::find_run(&run[..len], from),
+                    "{}: len {len} from {from}",
+                    c.isa()
+                );
             }
         }
     }
@@ -259,7 +286,7 @@ fn unavailable_isa_is_none() {
 fn adversarial_byte() -> impl Strategy<Value = u8> {
     prop_oneof![
         8 => prop::sample::select(
-            b":/wW. <>\"\n\x80\xE3aez09+-".to_vec()
+            b":/wW. <>\"\n\x80\xE3aez09+-)]([".to_vec()
         ),
         1 => any::<u8>(),
     ]
@@ -290,6 +317,7 @@ proptest! {
             check_range(&c, hay, x.min(y), x.max(y));
             check_range(&c, hay, 0, hay.len());
             prop_assert_eq!(c.find_stop(hay, y), naive::find_stop(hay, y));
+            prop_assert_eq!(c.find_run(hay, y), naive::find_run(hay, y));
         }
     }
 

@@ -285,7 +285,23 @@ pub(crate) unsafe fn candidates<V: Vector>(
     let t = unsafe { V::tables(&CANDIDATE) };
     let p = hay.as_ptr();
     let mut pos = start;
-    // Whole blocks before `end`: every colon in them counts.
+    // Two whole blocks at a time before `end` (every colon in them counts):
+    // one test skips both when neither holds a candidate, as in most text.
+    while pos + 128 <= end {
+        // SAFETY: `pos + 128 <= end <= hay.len()`.
+        let (v0, v1) = unsafe { (V::load(p.add(pos)), V::load(p.add(pos + 64))) };
+        // SAFETY: ISA support is this function's contract.
+        let (b0, b1) = unsafe {
+            let b0 = candidate_bits_fast(v0, &t, &mut carry);
+            (b0, candidate_bits_fast(v1, &t, &mut carry))
+        };
+        if (b0.colon_anchor | b0.www_end | b1.colon_anchor | b1.www_end) != 0 {
+            emit(out, hay, pos, b0, u64::MAX);
+            emit(out, hay, pos + 64, b1, u64::MAX);
+        }
+        pos += 128;
+    }
+    // At most one more whole block before `end`.
     while pos + 64 <= end {
         // SAFETY: `pos + 64 <= end <= hay.len()`.
         let v = unsafe { V::load(p.add(pos)) };
@@ -357,6 +373,69 @@ pub(crate) unsafe fn find_stop<V: Vector>(hay: &[u8], from: usize) -> usize {
     } else {
         (pos + m.trailing_zeros() as usize).min(len)
     }
+}
+
+/// The first stop byte at or after `from` ([`find_stop`]), and the first `)`
+/// or `]` from `from` up to it (the stop if there is none). Same as
+/// [`super::naive::find_run`].
+///
+/// # Safety
+/// The CPU supports `V`'s ISA.
+#[inline(always)]
+pub(crate) unsafe fn find_run<V: Vector>(hay: &[u8], from: usize) -> (usize, usize) {
+    let len = hay.len();
+    if from >= len {
+        return (from, from);
+    }
+    // SAFETY: ISA support is this function's contract.
+    let t = unsafe { V::tables(&STOPS) };
+    let p = hay.as_ptr();
+    let mut closer = usize::MAX;
+    let mut pos = from;
+    while pos + 64 <= len {
+        // SAFETY: `pos + 64 <= len`; ISA support is our contract.
+        let (m, cm) = unsafe {
+            let c = V::load(p.add(pos)).classify(&t);
+            (c.mask(&t, tables::STOP), c.mask(&t, tables::CLOSER))
+        };
+        if cm != 0 && closer == usize::MAX {
+            closer = pos + cm.trailing_zeros() as usize;
+        }
+        if m != 0 {
+            let stop = pos + m.trailing_zeros() as usize;
+            return (stop, closer.min(stop));
+        }
+        pos += 64;
+    }
+    if pos == len {
+        return (len, closer.min(len));
+    }
+    let (m, cm) = if len >= 64 {
+        // One overlapping final load, shifted so bit 0 is `pos`.
+        let base = len - 64;
+        // SAFETY: `base + 64 == len`; ISA support is our contract.
+        let (m, cm) = unsafe {
+            let c = V::load(p.add(base)).classify(&t);
+            (c.mask(&t, tables::STOP), c.mask(&t, tables::CLOSER))
+        };
+        (m >> (pos - base), cm >> (pos - base))
+    } else {
+        // Shorter than a block: pad with NUL, a stop byte and no bracket.
+        // SAFETY: `pos < len`; ISA support is our contract.
+        unsafe {
+            let c = load_padded::<V>(hay, pos, len, 0).classify(&t);
+            (c.mask(&t, tables::STOP), c.mask(&t, tables::CLOSER))
+        }
+    };
+    if cm != 0 && closer == usize::MAX {
+        closer = pos + cm.trailing_zeros() as usize;
+    }
+    let stop = if m == 0 {
+        len
+    } else {
+        (pos + m.trailing_zeros() as usize).min(len)
+    };
+    (stop, closer.min(stop))
 }
 
 /// All the masks of one block. See [`Masks`].

@@ -205,12 +205,14 @@ pub struct Masks {
 struct Kernels {
     candidates: unsafe fn(&[u8], usize, usize, &mut Vec<usize>),
     find_stop: unsafe fn(&[u8], usize) -> usize,
+    find_run: unsafe fn(&[u8], usize) -> (usize, usize),
     masks: unsafe fn(&[u8; 64], u8, [u8; 3]) -> Masks,
 }
 
 static SCALAR: Kernels = Kernels {
     candidates: scalar::candidates,
     find_stop: scalar::find_stop,
+    find_run: scalar::find_run,
     masks: scalar::masks,
 };
 
@@ -218,6 +220,7 @@ static SCALAR: Kernels = Kernels {
 static SSE2: Kernels = Kernels {
     candidates: x86_64::sse2::candidates,
     find_stop: x86_64::sse2::find_stop,
+    find_run: x86_64::sse2::find_run,
     masks: x86_64::sse2::masks,
 };
 
@@ -225,6 +228,7 @@ static SSE2: Kernels = Kernels {
 static AVX2: Kernels = Kernels {
     candidates: x86_64::avx2::candidates,
     find_stop: x86_64::avx2::find_stop,
+    find_run: x86_64::avx2::find_run,
     masks: x86_64::avx2::masks,
 };
 
@@ -232,6 +236,7 @@ static AVX2: Kernels = Kernels {
 static AVX512: Kernels = Kernels {
     candidates: x86_64::avx512::candidates,
     find_stop: x86_64::avx512::find_stop,
+    find_run: x86_64::avx512::find_run,
     masks: x86_64::avx512::masks,
 };
 
@@ -239,6 +244,7 @@ static AVX512: Kernels = Kernels {
 static NEON: Kernels = Kernels {
     candidates: aarch64::candidates,
     find_stop: aarch64::find_stop,
+    find_run: aarch64::find_run,
     masks: aarch64::masks,
 };
 
@@ -387,6 +393,23 @@ impl Classifier {
         unsafe { (self.kernels.find_stop)(hay, from) }
     }
 
+    /// [`Classifier::find_stop`], and the first `)` or `]` from `from` up to
+    /// that stop (the stop itself if there is none): where a bare URL's run
+    /// ends, and where its bracket balancing must start. Exactly
+    /// [`naive::find_run`].
+    ///
+    /// ```
+    /// use urlsift::classify::Classifier;
+    /// let text = b"see http://w.example/a_(b) now";
+    /// assert_eq!(Classifier::auto().find_run(text, 4), (26, 25));
+    /// assert_eq!(Classifier::auto().find_run(text, 27), (30, 30));
+    /// ```
+    #[inline]
+    pub fn find_run(&self, hay: &[u8], from: usize) -> (usize, usize) {
+        // SAFETY: as in `candidates`, the ISA is supported.
+        unsafe { (self.kernels.find_run)(hay, from) }
+    }
+
     /// All the [`Masks`] of one block. `prev` is the byte before the block (0
     /// if none), `next` the three bytes after it (zeros past the end).
     pub fn masks(&self, block: &[u8; 64], prev: u8, next: [u8; 3]) -> Masks {
@@ -452,6 +475,16 @@ pub mod naive {
         }
         i.max(from.min(hay.len()))
     }
+
+    /// `(stop, closer)`: `stop` is [`find_stop`], and `closer` the first `i`
+    /// in `from..stop` with `hay[i]` one of `)` `]`, else `stop`.
+    pub fn find_run(hay: &[u8], from: usize) -> (usize, usize) {
+        let stop = find_stop(hay, from);
+        let closer = (from..stop)
+            .find(|&i| matches!(hay[i], b')' | b']'))
+            .unwrap_or(stop);
+        (stop, closer)
+    }
 }
 
 /// Small enough for Miri (`scripts/miri.sh`): every ISA this build can run
@@ -461,7 +494,8 @@ pub mod naive {
 mod small_tests {
     use super::*;
 
-    const PATTERNS: [&[u8]; 6] = [
+    const PATTERNS: [&[u8]; 7] = [
+        b"(http://a.example/w_(x)y]z) [b](http://c.example/d) ))]]\xe2\x80\x9d)",
         b"see http://a.example/x?y#z, www.b.example and mailto:c@d.example.",
         b"<URL:ftp://e.example/f> a:b :// www. WWW.x (http://g.example/(h))",
         b"\x00\xff\xc3\xa9 https://\xe4\xbe\x8b.example/ \t\r\n: x:/ y:z",
@@ -506,6 +540,10 @@ mod small_tests {
                 let want = scalar.find_stop(&buf, start);
                 for c in &isas {
                     assert_eq!(c.find_stop(&buf, start), want, "{:?} find_stop", c.isa());
+                }
+                let want = naive::find_run(&buf, start);
+                for c in &isas {
+                    assert_eq!(c.find_run(&buf, start), want, "{:?} find_run", c.isa());
                 }
             }
         }

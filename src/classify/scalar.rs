@@ -52,6 +52,13 @@ pub(crate) fn find_stop(hay: &[u8], from: usize) -> usize {
     unsafe { generic::find_stop::<Block>(hay, from) }
 }
 
+/// The first stop byte at or after `from`, and the first closing bracket
+/// before it. See [`super::naive::find_run`].
+pub(crate) fn find_run(hay: &[u8], from: usize) -> (usize, usize) {
+    // SAFETY: the scalar block needs no CPU feature.
+    unsafe { generic::find_run::<Block>(hay, from) }
+}
+
 /// The masks of one block. See [`Masks`].
 pub(crate) fn masks(block: &[u8; 64], prev: u8, next: [u8; 3]) -> Masks {
     // SAFETY: the scalar block needs no CPU feature.

@@ -84,6 +84,8 @@ pub(crate) mod class {
         .union(ByteSet::range(0x80, 0xFF));
     /// Bytes `>= 0x80`.
     pub(crate) const NON_ASCII: ByteSet = ByteSet::range(0x80, 0xFF);
+    /// `)` and `]`: the closing brackets a bare URL keeps only when balanced.
+    pub(crate) const CLOSER: ByteSet = ByteSet::of(b")]");
     /// RFC 3986 `gen-delims`: the component boundaries `: / ? # [ ] @`.
     pub(crate) const GEN_DELIM: ByteSet = ByteSet::of(b":/?#[]@");
     /// RFC 3986 `sub-delims`: `! $ & ' ( ) * + , ; =`.
@@ -224,12 +226,15 @@ pub(crate) const DOT: usize = 3;
 // The candidate scan relies on this to skip masking the low nibble.
 const _: () = assert!(CANDIDATE.ascii_only);
 
-/// The classes that end a URL.
-pub(crate) const STOPS: ClassTable = ClassTable::new(&[class::STOP, class::NON_ASCII]);
+/// The classes that end a URL, and the closing brackets that may.
+pub(crate) const STOPS: ClassTable =
+    ClassTable::new(&[class::STOP, class::NON_ASCII, class::CLOSER]);
 /// Index of [`class::STOP`] in [`STOPS`].
 pub(crate) const STOP: usize = 0;
 /// Index of [`class::NON_ASCII`] in [`STOPS`].
 pub(crate) const NON_ASCII: usize = 1;
+/// Index of [`class::CLOSER`] in [`STOPS`].
+pub(crate) const CLOSER: usize = 2;
 
 /// The RFC 3986 delimiter classes, for splitting into components.
 pub(crate) const DELIMS: ClassTable =
@@ -285,6 +290,7 @@ mod tests {
             assert_eq!(class::DOT.contains(x), x == b'.');
             assert_eq!(class::W.contains(x), x | 0x20 == b'w');
             assert_eq!(class::NON_ASCII.contains(x), x >= 0x80);
+            assert_eq!(class::CLOSER.contains(x), x == b')' || x == b']');
             assert_eq!(class::GEN_DELIM.contains(x), b":/?#[]@".contains(&x));
             assert_eq!(class::SUB_DELIM.contains(x), b"!$&'()*+,;=".contains(&x));
             assert_eq!(class::PERCENT.contains(x), x == b'%');

@@ -37,9 +37,12 @@ pub(crate) struct Found {
     pub resume: usize,
 }
 
-/// What the scanner needs from stage 1: the next stop byte at or after `from`.
+/// What the scanner needs from stage 1: the next stop byte at or after
+/// `from`, and with it the first closing bracket before it
+/// ([`crate::classify::Classifier::find_run`]).
 pub(crate) trait Stops {
     fn find_stop(&self, hay: &[u8], from: usize) -> usize;
+    fn find_run(&self, hay: &[u8], from: usize) -> (usize, usize);
 }
 
 #[inline]
@@ -58,34 +61,22 @@ static STOP: [bool; 256] = {
     t
 };
 
-/// For the first bytes of a run: [`RUN_STOP`] for a stop byte, [`RUN_CLOSER`]
-/// for `)` and `]`, 0 otherwise.
-static RUN: [u8; 256] = {
-    let mut t = [0u8; 256];
+/// [`naive::is_scheme_char`] as a table: [`SCHEME`] for a scheme
+/// character, and [`SCHEME_DOT`] too for `.`; 0 otherwise.
+static SCHEME_CHAR: [u8; 256] = {
+    let mut t = [0; 256];
     let mut b = 0;
     while b < 256 {
-        if STOP[b] {
-            t[b] = RUN_STOP;
-        } else if b == b')' as usize || b == b']' as usize {
-            t[b] = RUN_CLOSER;
+        if naive::is_scheme_char(b as u8) {
+            t[b] = SCHEME;
         }
         b += 1;
     }
+    t[b'.' as usize] |= SCHEME_DOT;
     t
 };
-const RUN_STOP: u8 = 1;
-const RUN_CLOSER: u8 = 2;
-
-/// [`naive::is_scheme_char`] as a table.
-static SCHEME_CHAR: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        t[b] = naive::is_scheme_char(b as u8);
-        b += 1;
-    }
-    t
-};
+const SCHEME: u8 = 1;
+const SCHEME_DOT: u8 = 2;
 
 /// The whitespace character at `hay[j]`, ASCII or Unicode (U+00A0 indents
 /// are common in converted text): its length, and whether it breaks a line.
@@ -119,30 +110,24 @@ pub(crate) struct RunCache {
 impl RunCache {
     fn run_end<S: Stops>(&mut self, stops: &S, hay: &[u8], s: usize) -> usize {
         if !(self.from <= s && s < self.end) {
-            // Most URLs are short: one pass over the first bytes finds both
-            // the end and any closing bracket, before a vector search.
-            let probe = hay.len().min(s + 64);
-            let mut k = s;
-            let mut closer = usize::MAX;
-            while k < probe {
-                let f = RUN[hay[k] as usize];
-                if f != 0 {
-                    if f == RUN_STOP {
-                        break;
-                    }
-                    closer = closer.min(k);
-                }
-                k += 1;
-            }
+            // One vector search finds the first stop byte and any closing
+            // bracket before it.
+            let (k, closer) = stops.find_run(hay, s);
             self.from = s;
-            if k < probe && hay[k] < 0x80 {
+            if k >= hay.len() || hay[k] < 0x80 {
                 self.end = k;
                 self.closer_from = s;
-                self.closer = closer.min(k);
+                self.closer = closer;
             } else {
+                // A non-ASCII character: the run may go on (an IRI).
                 self.end = run_end(stops, hay, k);
-                self.closer_from = self.end;
-                self.closer = self.end;
+                if closer < k {
+                    self.closer_from = s;
+                    self.closer = closer;
+                } else {
+                    self.closer_from = self.end;
+                    self.closer = self.end;
+                }
             }
         }
         self.end
@@ -170,18 +155,10 @@ impl RunCache {
 fn run_end<S: Stops>(stops: &S, hay: &[u8], from: usize) -> usize {
     let mut i = from;
     loop {
-        // Most URLs are short: look at the next bytes one by one before
-        // paying for a vector search.
-        let probe = hay.len().min(i + 32);
-        let mut k = i;
-        while k < probe && !STOP[hay[k] as usize] {
-            k += 1;
+        // (An IRI's runs between non-ASCII characters are often empty.)
+        if i < hay.len() && !STOP[hay[i] as usize] {
+            i = stops.find_stop(hay, i + 1);
         }
-        i = if k < probe {
-            k
-        } else {
-            stops.find_stop(hay, k)
-        };
         match hay.get(i) {
             Some(&b) if b >= 0x80 => match unicode::decode(hay, i) {
                 Some((c, len)) if !unicode::ends_url(c) => i += len,
@@ -199,11 +176,23 @@ fn run_end<S: Stops>(stops: &S, hay: &[u8], from: usize) -> usize {
 /// punctuation is not part of the URL). Returns `(end, cut)`: the URL's end,
 /// and where scanning resumes.
 fn bare_end(hay: &[u8], start: usize, run: usize, first_closer: usize) -> (usize, usize) {
-    let (mut paren, mut bracket) = (0usize, 0usize);
     let mut cut = run;
-    // Most URLs have no closing bracket at all: nothing to balance.
-    let scan_to = if first_closer < run { run } else { start };
-    for (i, &b) in hay[start..scan_to].iter().enumerate() {
+    // Most URLs have no closing bracket at all: nothing to balance. Before
+    // the first one, a bracket can only be an opening one: start there.
+    let (from, scan_to) = if first_closer < run {
+        let before = &hay[start..first_closer];
+        let opener = if before.len() < 16 {
+            before.iter().position(|&b| b == b'(' || b == b'[')
+        } else {
+            memchr::memchr2(b'(', b'[', before)
+        };
+        (start + opener.unwrap_or(before.len()), run)
+    } else {
+        (start, start)
+    };
+    let (mut paren, mut bracket) = (0usize, 0usize);
+    for (i, &b) in hay[from..scan_to].iter().enumerate() {
+        let i = from - start + i;
         match b {
             b'(' => paren += 1,
             b'[' => bracket += 1,
@@ -247,23 +236,45 @@ fn skip_ws_back(hay: &[u8], mut q: usize, floor: usize) -> usize {
     q
 }
 
+/// `URL:` (any case) ends at `cand`, as a word of its own.
+#[inline]
+fn url_prefix_at(hay: &[u8], cand: usize, floor: usize) -> bool {
+    cand >= floor + 4
+        && hay[cand - 1] == b':'
+        && hay[cand - 4..cand - 1].eq_ignore_ascii_case(b"URL")
+        && (cand == floor + 4 || !hay[cand - 5].is_ascii_alphanumeric())
+}
+
 fn context(hay: &[u8], s: usize, floor: usize) -> Context {
-    let mut q = s;
-    let mut prefix = false;
-    for cand in [s, skip_ws_back(hay, s, floor)] {
-        if cand >= floor + 4
-            && hay[cand - 4..cand].eq_ignore_ascii_case(b"URL:")
-            && (cand == floor + 4 || !hay[cand - 5].is_ascii_alphanumeric())
-        {
-            prefix = true;
-            q = cand - 4;
-            break;
-        }
+    // Only whitespace, `:` (of `URL:`), `<` or `"` right before the URL can
+    // make it anything but bare: most URLs stop here.
+    if s == floor
+        || !matches!(
+            hay[s - 1],
+            b' ' | b'\t' | b'\n' | b'\r' | b'\x0b' | b'\x0c' | b':' | b'<' | b'"'
+        )
+    {
+        return Context {
+            style: Style::Bare,
+            open: None,
+        };
     }
+    let back = skip_ws_back(hay, s, floor);
+    let (prefix, q) = if url_prefix_at(hay, s, floor) {
+        (true, s - 4)
+    } else if back < s && url_prefix_at(hay, back, floor) {
+        (true, back - 4)
+    } else {
+        (false, s)
+    };
     let open = if q > floor && (hay[q - 1] == b'<' || hay[q - 1] == b'"') {
         Some(hay[q - 1])
     } else {
-        let q2 = skip_ws_back(hay, q, floor);
+        let q2 = if prefix {
+            skip_ws_back(hay, q, floor)
+        } else {
+            back
+        };
         (q2 > floor && q2 < q && hay[q2 - 1] == b'<').then_some(b'<')
     };
     let style = match (prefix, open) {
@@ -348,14 +359,21 @@ fn wrapped<S: Stops>(stops: &S, hay: &[u8], s: usize, close: u8) -> Option<Wrapp
     }
 }
 
-/// Find the scheme that ends at the colon `c`: its first byte, or `None`.
-fn scheme_start(hay: &[u8], c: usize, floor: usize) -> Option<usize> {
+/// Find the scheme that ends at the colon `c`: its first byte, or `None`;
+/// and whether the scheme may hold a `.` (false means it has none).
+fn scheme_start(hay: &[u8], c: usize, floor: usize) -> Option<(usize, bool)> {
     let lo = c.saturating_sub(MAX_SCHEME + 1).max(floor);
     let mut j = c;
-    while j > lo && SCHEME_CHAR[hay[j - 1] as usize] {
+    let mut seen = 0;
+    while j > lo {
+        let t = SCHEME_CHAR[hay[j - 1] as usize];
+        if t == 0 {
+            break;
+        }
+        seen |= t;
         j -= 1;
     }
-    if j == lo && j > floor && SCHEME_CHAR[hay[j - 1] as usize] {
+    if j == lo && j > floor && SCHEME_CHAR[hay[j - 1] as usize] != 0 {
         return None; // longer than any scheme: a token, not a scheme
     }
     while j < c && !hay[j].is_ascii_alphabetic() {
@@ -364,11 +382,16 @@ fn scheme_start(hay: &[u8], c: usize, floor: usize) -> Option<usize> {
     if j == c {
         return None;
     }
-    Some(j)
+    Some((j, seen & SCHEME_DOT != 0))
 }
 
 /// Apply the rules at the candidate `c` (see [`crate::classify`]); `floor` is
 /// where the previous URL (and its delimiters) ended.
+///
+/// Always inlined: it has one caller, the scan loop, and returning a
+/// [`Found`] through memory from an outlined call costs more than the rules
+/// themselves on URL-dense text.
+#[inline(always)]
 pub(crate) fn match_at<S: Stops>(
     stops: &S,
     cache: &mut RunCache,
@@ -376,13 +399,16 @@ pub(crate) fn match_at<S: Stops>(
     c: usize,
     floor: usize,
 ) -> Option<Found> {
-    if hay[c] == b':' {
-        let mut s = scheme_start(hay, c, floor)?;
+    // Where the URL starts, where its body starts, and what it is; then
+    // one call to `finish` (inlined once).
+    let (s, body, kind, slashes) = if hay[c] == b':' {
+        let (mut s, dot) = scheme_start(hay, c, floor)?;
         let slashes = hay.get(c + 1..c + 3) == Some(b"//");
         let scheme = &hay[s..c];
         if slashes {
             // `go.http://`: the text before the dot is not part of the scheme.
-            if let Some(k) = scheme.iter().rposition(|&b| b == b'.')
+            if dot
+                && let Some(k) = scheme.iter().rposition(|&b| b == b'.')
                 && !schemes::is_common_with_slashes(scheme)
                 && schemes::is_common_with_slashes(&scheme[k + 1..])
             {
@@ -395,8 +421,7 @@ pub(crate) fn match_at<S: Stops>(
             // never costs a scan of a long run.)
             return None;
         }
-        let body = if slashes { c + 3 } else { c + 1 };
-        finish(stops, cache, hay, s, body, floor, Kind::Uri, slashes)
+        (s, if slashes { c + 3 } else { c + 1 }, Kind::Uri, slashes)
     } else {
         // `www.`: a word of its own, not the tail of a host or path.
         if c > floor {
@@ -407,13 +432,15 @@ pub(crate) fn match_at<S: Stops>(
                 return None;
             }
         }
-        finish(stops, cache, hay, c, c + 4, floor, Kind::Www, false)
-    }
+        (c, c + 4, Kind::Www, false)
+    };
+    finish(stops, cache, hay, s, body, floor, kind, slashes)
 }
 
 /// Delimit the URL starting at `s` whose body (after `scheme:`, `scheme://` or
 /// `www.`) starts at `body`.
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 fn finish<S: Stops>(
     stops: &S,
     cache: &mut RunCache,
@@ -502,16 +529,27 @@ fn www_host_ok(url: &[u8]) -> bool {
         .iter()
         .position(|&b| !(b.is_ascii_alphanumeric() || b == b'-' || b == b'.' || b >= 0x80))
         .unwrap_or(url.len());
-    if !matches!(url.get(host_len), None | Some(b'/' | b'?' | b'#' | b':')) {
+    if !matches!(url.get(host_len), None | Some(b'/' | b'?' | b'#' | b':')) || host_len <= 4 {
         return false;
     }
-    let host = &url[..host_len];
-    if host.len() <= 4 || !host[4..].contains(&b'.') {
-        return false;
+    // The labels after `www.`, in one pass: each non-empty, without a
+    // hyphen at either end, and at least two of them.
+    let rest = &url[4..host_len];
+    let label_ok = |l: &[u8]| l.first().is_some_and(|&b| b != b'-') && l.last() != Some(&b'-');
+    let mut label = 0;
+    let mut dots = 0;
+    for (i, &b) in rest.iter().enumerate() {
+        if b == b'.' {
+            if !label_ok(&rest[label..i]) {
+                return false;
+            }
+            dots += 1;
+            label = i + 1;
+        }
     }
-    let tld = host.rsplit(|&b| b == b'.').next().unwrap_or(b"");
-    let label_ok = |l: &[u8]| !l.is_empty() && !l.starts_with(b"-") && !l.ends_with(b"-");
-    host[4..].split(|&b| b == b'.').all(label_ok)
+    let tld = &rest[label..];
+    dots > 0
+        && label_ok(tld)
         && ((tld.len() >= 2 && tld.iter().all(|b| b.is_ascii_alphabetic()))
             || tld.iter().any(|&b| b >= 0x80)
             || (tld.len() > 4 && tld[..4].eq_ignore_ascii_case(b"xn--")))
@@ -525,7 +563,16 @@ mod tests {
     fn tables_match_the_oracle() {
         for b in 0..=255u8 {
             assert_eq!(STOP[b as usize], naive::is_stop(b), "{b:#x}");
-            assert_eq!(SCHEME_CHAR[b as usize], naive::is_scheme_char(b), "{b:#x}");
+            assert_eq!(
+                SCHEME_CHAR[b as usize] != 0,
+                naive::is_scheme_char(b),
+                "{b:#x}"
+            );
+            assert_eq!(
+                SCHEME_CHAR[b as usize] & SCHEME_DOT != 0,
+                b == b'.',
+                "{b:#x}"
+            );
         }
     }
 }

@@ -551,6 +551,17 @@ impl Emit<'_> {
         }
     }
 
+    /// Whether the records need their line numbers (`-n`, JSON, CSV/TSV):
+    /// counts, `--count-by` keys and plain text lines do not.
+    fn uses_line(&self) -> bool {
+        match self.mode {
+            Mode::CountOnly | Mode::Count => false,
+            Mode::Plain | Mode::Keyed => {
+                self.cfg.opts.format != Format::Text || self.cfg.opts.line_number
+            }
+        }
+    }
+
     /// Send what is buffered.
     fn send(&mut self) {
         if self.buf.is_empty() && self.metas.is_empty() {
@@ -661,6 +672,7 @@ fn scan_whole(cfg: &Config<'_>, data: &[u8], emit: &mut Emit<'_>, stop: &AtomicB
         .saturating_mul(cfg.chunk_size.max(1))
         .max(64);
     let mut lines = LineCounter::default();
+    let uses_line = emit.uses_line();
     let (mut start, mut floor) = (0usize, 0usize);
     while start < data.len() {
         if stop.load(Ordering::Relaxed) || emit.failed {
@@ -671,7 +683,12 @@ fn scan_whole(cfg: &Config<'_>, data: &[u8], emit: &mut Emit<'_>, stop: &AtomicB
             end = ex.classifier().find_stop(data, end + 1);
         }
         floor = parallel::scan_range(ex, data, start, end, floor, cfg.chunk_size, |m| {
-            let line = lines.line_at(data, m.start);
+            // Counting lines is a pass over the text: only when they are printed.
+            let line = if uses_line {
+                lines.line_at(data, m.start)
+            } else {
+                0
+            };
             emit.record(&m, line);
         });
         if let Some(p) = cfg.progress {

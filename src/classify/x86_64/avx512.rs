@@ -98,6 +98,17 @@ pub(crate) unsafe fn find_stop(hay: &[u8], from: usize) -> usize {
     unsafe { generic::find_stop::<Block>(hay, from) }
 }
 
+/// The first stop byte at or after `from`, and the first closing bracket
+/// before it. See [`crate::classify::naive::find_run`].
+///
+/// # Safety
+/// The CPU supports AVX-512F/BW, BMI1, BMI2 and POPCNT ([`is_available`]).
+#[target_feature(enable = "avx512f,avx512bw,bmi1,bmi2,popcnt")]
+pub(crate) unsafe fn find_run(hay: &[u8], from: usize) -> (usize, usize) {
+    // SAFETY: the features `Block` needs are enabled here and guaranteed by the caller.
+    unsafe { generic::find_run::<Block>(hay, from) }
+}
+
 /// The masks of one block. See [`Masks`].
 ///
 /// # Safety

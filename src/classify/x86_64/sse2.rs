@@ -148,6 +148,17 @@ pub(crate) unsafe fn find_stop(hay: &[u8], from: usize) -> usize {
     unsafe { generic::find_stop::<Block>(hay, from) }
 }
 
+/// The first stop byte at or after `from`, and the first closing bracket
+/// before it. See [`crate::classify::naive::find_run`].
+///
+/// # Safety
+/// The CPU supports SSE2 and SSSE3 ([`is_available`]).
+#[target_feature(enable = "sse2,ssse3")]
+pub(crate) unsafe fn find_run(hay: &[u8], from: usize) -> (usize, usize) {
+    // SAFETY: the features `Block` needs are enabled here and guaranteed by the caller.
+    unsafe { generic::find_run::<Block>(hay, from) }
+}
+
 /// The masks of one block. See [`Masks`].
 ///
 /// # Safety
