@@ -233,8 +233,19 @@ fn whatwg_corpus_never_panics() {
 /// quadratic path (8x when linear; 32x allowed for noise on tiny times).
 #[test]
 fn one_mib_inputs_are_linear() {
-    let small = time_cases(1 << 17);
-    let big = time_cases(1 << 20);
+    // The fastest of three runs of each size: a loaded machine (or a
+    // preempted thread) only ever makes a run slower.
+    let fastest = |n: usize| {
+        let mut best = time_cases(n);
+        for _ in 0..2 {
+            for (b, (_, t)) in best.iter_mut().zip(time_cases(n)) {
+                b.1 = b.1.min(t);
+            }
+        }
+        best
+    };
+    let small = fastest(1 << 17);
+    let big = fastest(1 << 20);
     for ((name, t1), (_, t8)) in small.iter().zip(&big) {
         let floor = Duration::from_millis(2);
         let ratio = t8.as_secs_f64() / t1.max(&floor).as_secs_f64();
