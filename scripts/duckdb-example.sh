@@ -18,8 +18,13 @@ dir=${1:-}
 
 if ! python3 -c 'import duckdb' 2>/dev/null; then
     echo "duckdb-example: installing the duckdb Python package" >&2
-    if ! python3 -m pip install --quiet --user duckdb >&2; then
+    if ! python3 -m pip install --quiet --user duckdb >&2 &&
+        ! python3 -m pip install --quiet duckdb >&2; then
         echo "duckdb-example: SKIPPED: the duckdb Python package cannot be had" >&2
+        exit 0
+    fi
+    if ! python3 -c 'import duckdb' 2>/dev/null; then
+        echo "duckdb-example: SKIPPED: duckdb installed but not importable" >&2
         exit 0
     fi
 fi
