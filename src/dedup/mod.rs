@@ -82,6 +82,22 @@ pub enum KeyLevel {
 }
 
 impl KeyLevel {
+    /// The normalization this level applies (`None` for [`KeyLevel::Raw`]).
+    pub fn normalize_options(self) -> Option<NormalizeOptions> {
+        match self {
+            KeyLevel::Raw => None,
+            KeyLevel::Syntax => Some(NormalizeOptions {
+                scheme_based: false,
+                drop_fragment: false,
+            }),
+            KeyLevel::Scheme => Some(NormalizeOptions::default()),
+            KeyLevel::NoFragment => Some(NormalizeOptions {
+                scheme_based: true,
+                drop_fragment: true,
+            }),
+        }
+    }
+
     /// The level's name on the command line.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -107,29 +123,29 @@ impl KeyLevel {
 /// assert_eq!(key(b"www.Example.com", true, KeyLevel::Scheme).as_ref(), b"http://www.example.com/");
 /// ```
 pub fn key(url: &[u8], www: bool, level: KeyLevel) -> Cow<'_, [u8]> {
-    let opts = match level {
-        KeyLevel::Raw => return Cow::Borrowed(url),
-        KeyLevel::Syntax => NormalizeOptions {
-            scheme_based: false,
-            drop_fragment: false,
-        },
-        KeyLevel::Scheme => NormalizeOptions::default(),
-        KeyLevel::NoFragment => NormalizeOptions {
-            scheme_based: true,
-            drop_fragment: true,
-        },
+    let Some(opts) = level.normalize_options() else {
+        return Cow::Borrowed(url);
     };
-    let normalized = if www {
+    match normal_form(url, www, &opts) {
+        Ok(s) => Cow::Owned(s.into_bytes()),
+        Err(_) => Cow::Borrowed(url),
+    }
+}
+
+/// The normal form of `url` by `opts`; an abbreviated `www.` URI (`www`)
+/// is taken as `http://`.
+pub(crate) fn normal_form(
+    url: &[u8],
+    www: bool,
+    opts: &NormalizeOptions,
+) -> Result<String, uri::Error> {
+    if www {
         let mut t = Vec::with_capacity(url.len() + 7);
         t.extend_from_slice(b"http://");
         t.extend_from_slice(url);
-        uri::normalize(&t, &opts)
+        uri::normalize(&t, opts)
     } else {
-        uri::normalize(url, &opts)
-    };
-    match normalized {
-        Ok(s) => Cow::Owned(s.into_bytes()),
-        Err(_) => Cow::Borrowed(url),
+        uri::normalize(url, opts)
     }
 }
 

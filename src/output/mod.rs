@@ -26,7 +26,7 @@ use serde::Serialize;
 
 use crate::dedup::{self, Counter, KeyLevel, Offer, Unique, fingerprint};
 use crate::extract::{Kind, Match};
-use crate::uri::{self, NormalizeOptions, UriRef};
+use crate::uri::UriRef;
 
 #[cfg(feature = "parquet")]
 pub mod parquet;
@@ -305,31 +305,14 @@ impl Parts {
     /// The normal form at `level` (`None` when the URL is not valid enough
     /// to normalize; [`KeyLevel::Raw`] gives the URL as found).
     pub fn normalized_at(&self, level: KeyLevel) -> Option<String> {
-        let opts = match level {
-            KeyLevel::Raw => {
-                let t = if self.www {
-                    &self.text[2..]
-                } else {
-                    &self.text[..]
-                };
-                return Some(String::from_utf8_lossy(t).into_owned());
-            }
-            KeyLevel::Syntax => NormalizeOptions {
-                scheme_based: false,
-                drop_fragment: false,
-            },
-            KeyLevel::Scheme => NormalizeOptions::default(),
-            KeyLevel::NoFragment => NormalizeOptions {
-                scheme_based: true,
-                drop_fragment: true,
-            },
-        };
-        if self.www {
-            let mut t = b"http:".to_vec();
-            t.extend_from_slice(&self.text);
-            uri::normalize(&t, &opts).ok()
+        let url = if self.www {
+            &self.text[2..]
         } else {
-            uri::normalize(&self.text, &opts).ok()
+            &self.text[..]
+        };
+        match level.normalize_options() {
+            None => Some(String::from_utf8_lossy(url).into_owned()),
+            Some(opts) => dedup::normal_form(url, self.www, &opts).ok(),
         }
     }
 }
