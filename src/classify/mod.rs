@@ -58,6 +58,7 @@ use std::sync::OnceLock;
 
 mod generic;
 mod scalar;
+pub(crate) mod span;
 mod tables;
 
 #[cfg(target_arch = "x86_64")]
