@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Smoke-run every cargo-fuzz target in fuzz/ for SECONDS each (default 60).
 #
-#   scripts/fuzz-smoke.sh [SECONDS]
+#   scripts/fuzz-smoke.sh [--cpu] [SECONDS]
+#
+# SECONDS is wall time per target; with --cpu it is CPU time: each target is
+# run again (on its grown corpus) until it has used SECONDS of CPU, which on
+# a shared machine can take much longer than SECONDS of wall time.
 #
 # Installs cargo-fuzz if missing. cargo-fuzz needs nightly flags
 # (-Zsanitizer=address); on a stable toolchain RUSTC_BOOTSTRAP=1 unlocks them.
@@ -10,6 +14,11 @@
 # fuzz/corpus/TARGET/ (gitignored). Crash inputs land in fuzz/artifacts/TARGET/.
 set -euo pipefail
 
+CPU_MODE=0
+if [ "${1:-}" = "--cpu" ]; then
+    CPU_MODE=1
+    shift
+fi
 SECONDS_EACH="${1:-60}"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT/fuzz"
@@ -94,16 +103,51 @@ if ! cargo fuzz build -O; then
     cargo fuzz build -O "${SAN[@]}"
 fi
 
+# CPU_NOW := CPU seconds (user + sys) used so far by this shell's finished
+# children. `times` must run in this shell, not in a subshell ($(...) or a
+# pipeline), whose children are others.
+TIMES_FILE=$(mktemp)
+trap 'rm -f "$TIMES_FILE"' EXIT
+read_cpu() {
+    times >"$TIMES_FILE"
+    CPU_NOW=$(awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%d", t }' "$TIMES_FILE")
+}
+
+fuzz_once() { # TARGET SECONDS
+    cargo fuzz run -O "${SAN[@]}" "$1" "corpus/$1" -- \
+        -max_total_time="$2" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
+        -print_final_stats=1
+}
+
 failed=()
 for t in "${TARGETS[@]}"; do
+    if ((CPU_MODE)); then
+        echo "=== fuzz-smoke: $t until ${SECONDS_EACH} CPU seconds ==="
+        read_cpu
+        start_cpu=$CPU_NOW
+        start_wall=$SECONDS
+        used=0
+        rounds=0
+        while ((used < SECONDS_EACH)); do
+            left=$((SECONDS_EACH - used))
+            ((left < 30)) && left=30
+            rounds=$((rounds + 1))
+            if ! fuzz_once "$t" "$left"; then
+                failed+=("$t")
+                break
+            fi
+            read_cpu
+            used=$((CPU_NOW - start_cpu))
+        done
+        echo "fuzz-smoke: $t: cpu ${used} s (user + sys) in ${rounds} runs, wall $((SECONDS - start_wall)) s"
+        continue
+    fi
     echo "=== fuzz-smoke: $t for ${SECONDS_EACH}s ==="
     # The fuzzer's CPU seconds (bash's `time` counts the child processes):
     # on a shared machine, wall time overstates how much fuzzing was done.
     TIMEFORMAT="fuzz-smoke: $t: wall %R s, cpu %U s user + %S s sys"
     time {
-        if ! cargo fuzz run -O "${SAN[@]}" "$t" "corpus/$t" -- \
-            -max_total_time="$SECONDS_EACH" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
-            -print_final_stats=1; then
+        if ! fuzz_once "$t" "$SECONDS_EACH"; then
             failed+=("$t")
         fi
     }
@@ -112,4 +156,8 @@ if ((${#failed[@]})); then
     echo "fuzz-smoke: FAILED: ${failed[*]} (inputs under fuzz/artifacts/)" >&2
     exit 1
 fi
-echo "fuzz-smoke: all targets ran ${SECONDS_EACH}s without a crash"
+if ((CPU_MODE)); then
+    echo "fuzz-smoke: all targets ran ${SECONDS_EACH} CPU seconds without a crash"
+else
+    echo "fuzz-smoke: all targets ran ${SECONDS_EACH}s without a crash"
+fi
