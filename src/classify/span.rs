@@ -105,6 +105,48 @@ pub(crate) fn span(text: &[u8], from: usize, class: &NibbleClass) -> usize {
     span_scalar(text, from, class)
 }
 
+/// The index of the first byte of `text[from..]` that is not in `class` or
+/// is a `.` right after a `/` (at `i > from`: the byte before `from` does not
+/// count), or `text.len()`. The reference for [`span_dots`].
+///
+/// The normalizer asks this of everything after the host: a `.` that starts
+/// a segment may be a dot-segment to remove.
+#[inline]
+pub(crate) fn span_dots_scalar(text: &[u8], from: usize, class: &NibbleClass) -> usize {
+    let mut slash = false;
+    let mut i = from;
+    while let Some(&b) = text.get(i) {
+        if !class.contains(b) || (b == b'.' && slash) {
+            return i;
+        }
+        slash = b == b'/';
+        i += 1;
+    }
+    text.len().max(from)
+}
+
+/// [`span_dots_scalar`], with the fastest kernel this CPU has.
+#[inline]
+pub(crate) fn span_dots(text: &[u8], from: usize, class: &NibbleClass) -> usize {
+    if text.len() < 16 || from >= text.len() {
+        return span_dots_scalar(text, from, class);
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("ssse3") {
+            // SAFETY: SSSE3 (and so SSE2) was just detected.
+            return unsafe { span_dots_ssse3(text, from, class) };
+        }
+    }
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+    {
+        // SAFETY: NEON is enabled at compile time for this target.
+        return unsafe { span_dots_neon(text, from, class) };
+    }
+    #[allow(unreachable_code)]
+    span_dots_scalar(text, from, class)
+}
+
 /// SSSE3 kernel; needs `text.len() >= 16` and `from < text.len()`.
 ///
 /// # Safety
@@ -143,6 +185,66 @@ unsafe fn span_ssse3(text: &[u8], from: usize, class: &NibbleClass) -> usize {
         }
         // The last 16 bytes; lanes before `i` were checked already.
         let m = outside(_mm_loadu_si128(p.add(len - 16).cast())) >> (i - (len - 16));
+        if m != 0 {
+            i + m.trailing_zeros() as usize
+        } else {
+            len
+        }
+    }
+}
+
+/// SSSE3 kernel of [`span_dots`]; needs `text.len() >= 16` and
+/// `from < text.len()`.
+///
+/// # Safety
+/// The CPU must support SSE2 and SSSE3.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2,ssse3")]
+unsafe fn span_dots_ssse3(text: &[u8], from: usize, class: &NibbleClass) -> usize {
+    use std::arch::x86_64::*;
+    debug_assert!(text.len() >= 16 && from < text.len());
+    let len = text.len();
+    let p = text.as_ptr();
+    // SAFETY (whole block): as in `span_ssse3`: 16-byte loads at `p + i`
+    // with `i + 16 <= len`, or at `p + len - 16` with `len >= 16`.
+    unsafe {
+        let lo_t = _mm_loadu_si128(class.lo.as_ptr().cast());
+        let hi_t = _mm_loadu_si128(class.hi.as_ptr().cast());
+        let nib = _mm_set1_epi8(0x0F);
+        let zero = _mm_setzero_si128();
+        let dot = _mm_set1_epi8(b'.' as i8);
+        let slash = _mm_set1_epi8(b'/' as i8);
+        // (bytes not in the class, dots, slashes) as bitmasks.
+        let masks = |v: __m128i| -> (u32, u32, u32) {
+            let lo = _mm_shuffle_epi8(lo_t, _mm_and_si128(v, nib));
+            let hi = _mm_shuffle_epi8(hi_t, _mm_and_si128(_mm_srli_epi16(v, 4), nib));
+            (
+                _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(lo, hi), zero)) as u32,
+                _mm_movemask_epi8(_mm_cmpeq_epi8(v, dot)) as u32,
+                _mm_movemask_epi8(_mm_cmpeq_epi8(v, slash)) as u32,
+            )
+        };
+        // Bit 0: the byte before the next vector is a `/` (not before `from`).
+        let mut carry = 0u32;
+        let mut i = from;
+        while i + 16 <= len {
+            let (out, dots, slashes) = masks(_mm_loadu_si128(p.add(i).cast()));
+            let m = out | (dots & (slashes << 1 | carry));
+            if m != 0 {
+                return i + m.trailing_zeros() as usize;
+            }
+            carry = slashes >> 15;
+            i += 16;
+        }
+        if i == len {
+            return len;
+        }
+        // The last 16 bytes; lanes before `i` were checked already, and a
+        // slash before `from` does not count.
+        let base = len - 16;
+        let (out, dots, slashes) = masks(_mm_loadu_si128(p.add(base).cast()));
+        let slashes = slashes & (u32::MAX << (from.max(base) - base));
+        let m = (out | (dots & (slashes << 1))) >> (i - base);
         if m != 0 {
             i + m.trailing_zeros() as usize
         } else {
@@ -190,6 +292,66 @@ unsafe fn span_neon(text: &[u8], from: usize, class: &NibbleClass) -> usize {
             return len;
         }
         let m = outside(vld1q_u8(p.add(len - 16))) >> (4 * (i - (len - 16)));
+        if m != 0 {
+            i + (m.trailing_zeros() / 4) as usize
+        } else {
+            len
+        }
+    }
+}
+
+/// NEON kernel of [`span_dots`]; needs `text.len() >= 16` and
+/// `from < text.len()`.
+///
+/// # Safety
+/// The CPU must support NEON (always true where this is compiled).
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+unsafe fn span_dots_neon(text: &[u8], from: usize, class: &NibbleClass) -> usize {
+    use std::arch::aarch64::*;
+    debug_assert!(text.len() >= 16 && from < text.len());
+    let len = text.len();
+    let p = text.as_ptr();
+    // SAFETY (whole block): as in `span_neon`.
+    unsafe {
+        let lo_t = vld1q_u8(class.lo.as_ptr());
+        let hi_t = vld1q_u8(class.hi.as_ptr());
+        let nib = vdupq_n_u8(0x0F);
+        let dot = vdupq_n_u8(b'.');
+        let slash = vdupq_n_u8(b'/');
+        // Four bits per byte, as in `span_neon`.
+        let narrow = |v: uint8x16_t| -> u64 {
+            vget_lane_u64(
+                vreinterpret_u64_u8(vshrn_n_u16(vreinterpretq_u16_u8(v), 4)),
+                0,
+            )
+        };
+        let masks = |v: uint8x16_t| -> (u64, u64, u64) {
+            let lo = vqtbl1q_u8(lo_t, vandq_u8(v, nib));
+            let hi = vqtbl1q_u8(hi_t, vshrq_n_u8(v, 4));
+            (
+                narrow(vceqzq_u8(vandq_u8(lo, hi))),
+                narrow(vceqq_u8(v, dot)),
+                narrow(vceqq_u8(v, slash)),
+            )
+        };
+        let mut carry = 0u64;
+        let mut i = from;
+        while i + 16 <= len {
+            let (out, dots, slashes) = masks(vld1q_u8(p.add(i)));
+            let m = out | (dots & (slashes << 4 | carry));
+            if m != 0 {
+                return i + (m.trailing_zeros() / 4) as usize;
+            }
+            carry = slashes >> 60;
+            i += 16;
+        }
+        if i == len {
+            return len;
+        }
+        let base = len - 16;
+        let (out, dots, slashes) = masks(vld1q_u8(p.add(base)));
+        let slashes = slashes & (u64::MAX << (4 * (from.max(base) - base)));
+        let m = (out | (dots & (slashes << 4))) >> (4 * (i - base));
         if m != 0 {
             i + (m.trailing_zeros() / 4) as usize
         } else {
@@ -252,55 +414,71 @@ mod tests {
         }
     }
 
-    /// Every kernel against the scalar reference: every text length 0..=80,
-    /// every start, stop bytes at every position (and none).
+    /// Every kernel ([`span`] and [`span_dots`]) against its scalar
+    /// reference on `text` from `from`; returns how many vector kernels ran.
+    fn check(text: &[u8], from: usize) -> usize {
+        let mut n = 0;
+        for c in &CLASSES {
+            let want = span_scalar(text, from, c);
+            let want_dots = span_dots_scalar(text, from, c);
+            assert_eq!(span(text, from, c), want, "{text:?} {from}");
+            assert_eq!(span_dots(text, from, c), want_dots, "dots {text:?} {from}");
+            let direct = text.len() >= 16 && from < text.len();
+            #[cfg(target_arch = "x86_64")]
+            if direct && std::arch::is_x86_feature_detected!("ssse3") {
+                // SAFETY: SSSE3 detected; length and start as required.
+                let got = unsafe { (span_ssse3(text, from, c), span_dots_ssse3(text, from, c)) };
+                assert_eq!(got, (want, want_dots), "ssse3 {text:?} {from}");
+                n += 1;
+            }
+            #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+            if direct {
+                // SAFETY: NEON enabled; length and start as required.
+                let got = unsafe { (span_neon(text, from, c), span_dots_neon(text, from, c)) };
+                assert_eq!(got, (want, want_dots), "neon {text:?} {from}");
+                n += 1;
+            }
+            let _ = direct;
+        }
+        n
+    }
+
+    /// Every text length 0..=80, every start, a stop byte at every position
+    /// (and none), on two fills: one without `/.`, one full of them.
     #[test]
     fn kernels_match_scalar_at_every_offset() {
-        let fill = b"abcdefghijklmnopqrstuvwxyz0123456789-._~/?:@ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop";
-        let stops = [b' ', b'%', b'#', 0u8, 0x80, 0xFF, b'"', b'[', b'7', b'\x7f'];
+        let fills: [&[u8]; 2] = [
+            b"abcdefghijklmnopqrstuvwxyz0123456789-._~/?:@ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop",
+            b"/./a/../b.c/d/.e/f./g//./h/i/j/k.l/m/n/o/p/q/r/s/t/u/v/w/x/y/z/./../././/..//a/b/c/d",
+        ];
+        let stops = [
+            b' ', b'%', b'#', 0u8, 0x80, 0xFF, b'"', b'[', b'7', b'\x7f', b'.', b'/',
+        ];
         let mut n = 0;
-        for len in 0..=80usize {
-            for stop_at in (0..=len).chain([usize::MAX]) {
-                for &stop in &stops {
-                    let mut text = fill[..len].to_vec();
-                    if let Some(b) = text.get_mut(stop_at) {
-                        *b = stop;
-                    }
-                    for from in 0..=len + 1 {
-                        for c in &CLASSES {
-                            let want = span_scalar(&text, from, c);
-                            assert_eq!(span(&text, from, c), want, "{text:?} {from}");
-                            #[cfg(target_arch = "x86_64")]
-                            if std::arch::is_x86_feature_detected!("ssse3")
-                                && len >= 16
-                                && from < len
-                            {
-                                // SAFETY: SSSE3 detected; length and start as required.
-                                let got = unsafe { span_ssse3(&text, from, c) };
-                                assert_eq!(got, want, "ssse3 {text:?} {from}");
-                                n += 1;
-                            }
-                            #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
-                            if len >= 16 && from < len {
-                                // SAFETY: NEON enabled; length and start as required.
-                                let got = unsafe { span_neon(&text, from, c) };
-                                assert_eq!(got, want, "neon {text:?} {from}");
-                                n += 1;
-                            }
+        for fill in fills {
+            for len in 0..=80usize {
+                for stop_at in (0..=len).chain([usize::MAX]) {
+                    for &stop in &stops {
+                        let mut text = fill[..len].to_vec();
+                        if let Some(b) = text.get_mut(stop_at) {
+                            *b = stop;
                         }
-                    }
-                    if stop_at == usize::MAX {
-                        break;
+                        for from in 0..=len + 1 {
+                            n += check(&text, from);
+                        }
+                        if stop_at == usize::MAX {
+                            break;
+                        }
                     }
                 }
             }
         }
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("ssse3") {
-            assert!(n > 0, "the SSSE3 kernel never ran");
+            assert!(n > 0, "the SSSE3 kernels never ran");
         }
         #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
-        assert!(n > 0, "the NEON kernel never ran");
+        assert!(n > 0, "the NEON kernels never ran");
         let _ = n;
     }
 

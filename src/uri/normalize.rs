@@ -32,6 +32,7 @@
 use super::resolve::{dot_kind, remove_dot_segments_in_place};
 use super::validate::{self, TABLE, UNRESERVED};
 use super::{Error, UriRef, scheme, swar};
+use crate::classify::span::{NibbleClass, span, span_dots};
 
 /// What [`normalize`] does beyond the syntax-based normalization.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -328,34 +329,23 @@ pub fn normalize_into(
     Ok(())
 }
 
-/// True if no byte of `s` is in `lanes`, a word-at-a-time predicate that
-/// also gets whether the byte before the word is a `/`. The last word ends
-/// at the end of `s` (overlapping the one before: this only asks "any?");
-/// a shorter `s` is padded with zero bytes, which no predicate here matches.
-#[inline(always)]
-fn no_lanes(s: &[u8], lanes: impl Fn(u64, bool) -> u64) -> bool {
-    let slash_before = |i: usize| i.checked_sub(1).and_then(|j| s.get(j)) == Some(&b'/');
-    let mut i = 0;
-    while let Some(x) = swar::word(s, i) {
-        if lanes(x, slash_before(i)) != 0 {
-            return false;
-        }
-        i += 8;
+/// Bytes [`is_plain`] lets through: 1 = not upper case, `%` or non-ASCII
+/// (before the port), 2 = not `%` or non-ASCII (after it).
+static PLAIN: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = match REWRITE[b] {
+            0 => 3,
+            2 => 2,
+            _ => 0,
+        };
+        b += 1;
     }
-    if i >= s.len() {
-        return true;
-    }
-    if let Some(last) = s.len().checked_sub(8)
-        && let Some(x) = swar::word(s, last)
-    {
-        return lanes(x, slash_before(last)) == 0;
-    }
-    let mut w = [0u8; 8];
-    for (d, b) in w.iter_mut().zip(s) {
-        *d = *b;
-    }
-    lanes(u64::from_le_bytes(w), false) == 0
-}
+    t
+};
+static PLAIN_HEAD: NibbleClass = NibbleClass::new(&PLAIN, 1);
+static PLAIN_REST: NibbleClass = NibbleClass::new(&PLAIN, 2);
 
 /// True if [`normalize_parsed`] may copy `u` as it is (but for the port and
 /// an empty path): no upper case before the port (in the scheme or host;
@@ -363,17 +353,13 @@ fn no_lanes(s: &[u8], lanes: impl Fn(u64, bool) -> u64) -> bool {
 /// non-ASCII byte or `/.` after it, nor a path starting with `.`. Those are
 /// all the bytes that case folding, percent normalization and dot-segment
 /// removal could change (a `/.` in a query is a false alarm, and only costs
-/// the slow path).
+/// the slow path). Two vector scans ([`span`], [`span_dots`]).
 fn is_plain(u: &UriRef<'_>) -> bool {
     let text = u.as_bytes();
     let head = text.get(..u.host_end).unwrap_or_default();
-    let rest = text.get(u.host_end..).unwrap_or_default();
     u.path().first() != Some(&b'.')
-        && no_lanes(head, |x, _| rewrite_lanes(x, true))
-        && no_lanes(rest, |x, slash_before| {
-            let slashes = (swar::eq(x, b'/') << 8) | (u64::from(slash_before) << 7);
-            rewrite_lanes(x, false) | (swar::eq(x, b'.') & slashes)
-        })
+        && span(head, 0, &PLAIN_HEAD) == head.len()
+        && span_dots(text, u.host_end, &PLAIN_REST) == text.len()
 }
 
 /// The work of [`normalize`] on a reference already split, appended to `out`.
@@ -389,6 +375,18 @@ pub(crate) fn normalize_parsed(u: &UriRef<'_>, opts: &NormalizeOptions, out: &mu
     let verbatim = is_plain(u);
     let start = out.len();
     let has_auth = u.auth_start > 0;
+    // The commonest case: nothing to rewrite, no port to drop, no empty path
+    // to fill in. (A path of a reference without authority cannot start
+    // with `//` here: only dot-segment removal makes one.) One copy.
+    if verbatim && u.port().is_none() && !(has_auth && u.path().is_empty()) {
+        let end = if opts.drop_fragment {
+            u.frag_start
+        } else {
+            text.len()
+        };
+        out.extend_from_slice(text.get(..end).unwrap_or_default());
+        return;
+    }
     if verbatim {
         // Scheme, `//`, userinfo and host.
         out.extend_from_slice(text.get(..u.host_end).unwrap_or_default());
