@@ -1,11 +1,17 @@
 //! Runs of one byte class, 16 bytes at a time: the URI engine's validator
 //! skips over a component with [`span`] instead of a table lookup per byte.
 //!
+//! Code generic over [`Spans`] runs under [`dispatch`], which compiles it
+//! once per ISA (the SSSE3 copy inside a `#[target_feature]` function, so
+//! the kernels inline into the caller's loop and the CPU feature test is
+//! done once per call of the URI engine, not per component).
+//!
 //! A class is given as two 16-entry nibble tables ([`NibbleClass`]): byte `b`
 //! is in it when `lo[b & 15] & hi[b >> 4] != 0`, the lookup that `pshufb`
 //! (SSSE3) and `tbl` (NEON) do for 16 bytes at once. [`span_scalar`] is the
-//! reference; every vector kernel gives exactly its answers (tests below, at
-//! every start offset and length).
+//! reference, and [`span_dots_scalar`] that of [`span_dots`]; every vector
+//! kernel gives exactly their answers (tests below, at every start offset
+//! and length, and through [`dispatch`]).
 //!
 //! A URL is short (45 bytes on average in `datasets/urls.txt`), so the
 //! kernels work on one 16-byte vector at a time and finish with one load of
@@ -83,8 +89,8 @@ pub(crate) fn span_scalar(text: &[u8], from: usize, class: &NibbleClass) -> usiz
 }
 
 /// [`span_scalar`], with the fastest kernel this CPU has (chosen per call
-/// from a cached feature test).
-#[inline]
+/// from a cached feature test; the URI engine uses [`dispatch`] instead).
+#[cfg(test)]
 pub(crate) fn span(text: &[u8], from: usize, class: &NibbleClass) -> usize {
     if text.len() < 16 || from >= text.len() {
         return span_scalar(text, from, class);
@@ -126,7 +132,7 @@ pub(crate) fn span_dots_scalar(text: &[u8], from: usize, class: &NibbleClass) ->
 }
 
 /// [`span_dots_scalar`], with the fastest kernel this CPU has.
-#[inline]
+#[cfg(test)]
 pub(crate) fn span_dots(text: &[u8], from: usize, class: &NibbleClass) -> usize {
     if text.len() < 16 || from >= text.len() {
         return span_dots_scalar(text, from, class);
@@ -145,6 +151,121 @@ pub(crate) fn span_dots(text: &[u8], from: usize, class: &NibbleClass) -> usize 
     }
     #[allow(unreachable_code)]
     span_dots_scalar(text, from, class)
+}
+
+/// The span operations for one ISA, as a zero-sized value: code generic
+/// over `S: Spans` is compiled once per ISA by [`dispatch`], with the kernels
+/// inlined into it (the feature test and the table loads happen once per
+/// [`dispatch`], not once per scan).
+pub(crate) trait Spans: Copy {
+    /// [`span_scalar`]'s answer.
+    fn span(self, text: &[u8], from: usize, class: &NibbleClass) -> usize;
+    /// [`span_dots_scalar`]'s answer.
+    fn span_dots(self, text: &[u8], from: usize, class: &NibbleClass) -> usize;
+}
+
+/// The portable kernels.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Scalar;
+
+impl Spans for Scalar {
+    #[inline(always)]
+    fn span(self, text: &[u8], from: usize, class: &NibbleClass) -> usize {
+        span_scalar(text, from, class)
+    }
+    #[inline(always)]
+    fn span_dots(self, text: &[u8], from: usize, class: &NibbleClass) -> usize {
+        span_dots_scalar(text, from, class)
+    }
+}
+
+/// The SSSE3 kernels. A value exists only inside [`dispatch`], after SSSE3
+/// was detected (the field is private to this module).
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Ssse3(());
+
+#[cfg(target_arch = "x86_64")]
+impl Spans for Ssse3 {
+    #[inline(always)]
+    fn span(self, text: &[u8], from: usize, class: &NibbleClass) -> usize {
+        if text.len() < 16 || from >= text.len() {
+            return span_scalar(text, from, class);
+        }
+        // SAFETY: an `Ssse3` exists only after SSSE3 was detected (`dispatch`).
+        unsafe { span_ssse3(text, from, class) }
+    }
+    #[inline(always)]
+    fn span_dots(self, text: &[u8], from: usize, class: &NibbleClass) -> usize {
+        if text.len() < 16 || from >= text.len() {
+            return span_dots_scalar(text, from, class);
+        }
+        // SAFETY: as above.
+        unsafe { span_dots_ssse3(text, from, class) }
+    }
+}
+
+/// The NEON kernels (NEON is part of every aarch64 target this builds for).
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Neon;
+
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+impl Spans for Neon {
+    #[inline(always)]
+    fn span(self, text: &[u8], from: usize, class: &NibbleClass) -> usize {
+        if text.len() < 16 || from >= text.len() {
+            return span_scalar(text, from, class);
+        }
+        // SAFETY: NEON is enabled at compile time for this target.
+        unsafe { span_neon(text, from, class) }
+    }
+    #[inline(always)]
+    fn span_dots(self, text: &[u8], from: usize, class: &NibbleClass) -> usize {
+        if text.len() < 16 || from >= text.len() {
+            return span_dots_scalar(text, from, class);
+        }
+        // SAFETY: as above.
+        unsafe { span_dots_neon(text, from, class) }
+    }
+}
+
+/// Work to run with the best [`Spans`] this CPU has; see [`dispatch`].
+pub(crate) trait WithSpans {
+    /// What the work returns.
+    type Output;
+    /// Do the work with kernel `s`. Mark the implementation
+    /// `#[inline(always)]` so that it is compiled into each ISA's entry point.
+    fn run<S: Spans>(self, s: S) -> Self::Output;
+}
+
+/// Run `work` with the best span kernel: on x86-64 with SSSE3, inside a
+/// function compiled for SSSE3 (so the kernels inline into `work`).
+#[inline]
+pub(crate) fn dispatch<W: WithSpans>(work: W) -> W::Output {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("ssse3") {
+            // SAFETY: SSSE3 (and so SSE2) was just detected.
+            return unsafe { run_ssse3(work) };
+        }
+    }
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+    {
+        return work.run(Neon);
+    }
+    #[allow(unreachable_code)]
+    work.run(Scalar)
+}
+
+/// [`WithSpans::run`] compiled with SSSE3 enabled.
+///
+/// # Safety
+/// The CPU must support SSE2 and SSSE3.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2,ssse3")]
+unsafe fn run_ssse3<W: WithSpans>(work: W) -> W::Output {
+    work.run(Ssse3(()))
 }
 
 /// SSSE3 kernel; needs `text.len() >= 16` and `from < text.len()`.
@@ -423,6 +544,17 @@ mod tests {
             let want_dots = span_dots_scalar(text, from, c);
             assert_eq!(span(text, from, c), want, "{text:?} {from}");
             assert_eq!(span_dots(text, from, c), want_dots, "dots {text:?} {from}");
+            struct Both<'a>(&'a [u8], usize, &'a NibbleClass);
+            impl WithSpans for Both<'_> {
+                type Output = (usize, usize);
+                fn run<S: Spans>(self, s: S) -> (usize, usize) {
+                    (
+                        s.span(self.0, self.1, self.2),
+                        s.span_dots(self.0, self.1, self.2),
+                    )
+                }
+            }
+            assert_eq!(dispatch(Both(text, from, c)), (want, want_dots), "dispatch");
             let direct = text.len() >= 16 && from < text.len();
             #[cfg(target_arch = "x86_64")]
             if direct && std::arch::is_x86_feature_detected!("ssse3") {

@@ -32,7 +32,7 @@
 use super::resolve::{dot_kind, remove_dot_segments_in_place};
 use super::validate::{self, TABLE, UNRESERVED};
 use super::{Error, UriRef, scheme, swar};
-use crate::classify::span::{NibbleClass, span, span_dots};
+use crate::classify::span::{NibbleClass, Spans, WithSpans, dispatch};
 
 /// What [`normalize`] does beyond the syntax-based normalization.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -292,9 +292,8 @@ fn has_dot_segment(path: &[u8]) -> bool {
 /// assert_eq!(normalize(b"HTTP://a:80#top", &syntax_only).unwrap(), "http://a:80");
 /// ```
 pub fn normalize(input: &[u8], opts: &NormalizeOptions) -> Result<String, Error> {
-    let u = validate::parse(input, true)?;
     let mut out: Vec<u8> = Vec::with_capacity(input.len() + 8);
-    normalize_parsed(&u, opts, &mut out);
+    normalize_into(input, opts, &mut out)?;
     Ok(String::from_utf8(out)
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
 }
@@ -324,9 +323,17 @@ pub fn normalize_into(
     opts: &NormalizeOptions,
     out: &mut Vec<u8>,
 ) -> Result<(), Error> {
-    let u = validate::parse(input, true)?;
-    normalize_parsed(&u, opts, out);
-    Ok(())
+    struct Job<'a>(&'a [u8], &'a NormalizeOptions, &'a mut Vec<u8>);
+    impl WithSpans for Job<'_> {
+        type Output = Result<(), Error>;
+        #[inline(always)]
+        fn run<S: Spans>(self, s: S) -> Self::Output {
+            let u = validate::parse_with(s, self.0, true)?;
+            normalize_parsed_with(s, &u, self.1, self.2);
+            Ok(())
+        }
+    }
+    dispatch(Job(input, opts, out))
 }
 
 /// Bytes [`is_plain`] lets through: 1 = not upper case, `%` or non-ASCII
@@ -354,12 +361,13 @@ static PLAIN_REST: NibbleClass = NibbleClass::new(&PLAIN, 2);
 /// all the bytes that case folding, percent normalization and dot-segment
 /// removal could change (a `/.` in a query is a false alarm, and only costs
 /// the slow path). Two vector scans ([`span`], [`span_dots`]).
-fn is_plain(u: &UriRef<'_>) -> bool {
+#[inline(always)]
+fn is_plain<S: Spans>(s: S, u: &UriRef<'_>) -> bool {
     let text = u.as_bytes();
     let head = text.get(..u.host_end).unwrap_or_default();
     u.path().first() != Some(&b'.')
-        && span(head, 0, &PLAIN_HEAD) == head.len()
-        && span_dots(text, u.host_end, &PLAIN_REST) == text.len()
+        && s.span(head, 0, &PLAIN_HEAD) == head.len()
+        && s.span_dots(text, u.host_end, &PLAIN_REST) == text.len()
 }
 
 /// The work of [`normalize`] on a reference already split, appended to `out`.
@@ -371,8 +379,27 @@ fn is_plain(u: &UriRef<'_>) -> bool {
 /// part is copied as it is. Otherwise each component is rewritten from its
 /// offsets.
 pub(crate) fn normalize_parsed(u: &UriRef<'_>, opts: &NormalizeOptions, out: &mut Vec<u8>) {
+    struct Job<'a, 'b>(&'a UriRef<'b>, &'a NormalizeOptions, &'a mut Vec<u8>);
+    impl WithSpans for Job<'_, '_> {
+        type Output = ();
+        #[inline(always)]
+        fn run<S: Spans>(self, s: S) {
+            normalize_parsed_with(s, self.0, self.1, self.2);
+        }
+    }
+    dispatch(Job(u, opts, out));
+}
+
+/// [`normalize_parsed`] with span kernel `s`.
+#[inline(always)]
+fn normalize_parsed_with<S: Spans>(
+    s: S,
+    u: &UriRef<'_>,
+    opts: &NormalizeOptions,
+    out: &mut Vec<u8>,
+) {
     let text = u.as_bytes();
-    let verbatim = is_plain(u);
+    let verbatim = is_plain(s, u);
     let start = out.len();
     let has_auth = u.auth_start > 0;
     // The commonest case: nothing to rewrite, no port to drop, no empty path

@@ -18,7 +18,7 @@
 //! ```
 
 use super::{Error, ErrorKind, UriRef, host};
-use crate::classify::span::{NibbleClass, span};
+use crate::classify::span::{NibbleClass, Spans, WithSpans, dispatch};
 
 /// `ALPHA / DIGIT / "+" / "-" / "."`
 pub(crate) const SCHEME: u8 = 1;
@@ -136,10 +136,10 @@ fn nibbles(class: u8, na: u8) -> &'static NibbleClass {
 /// well-formed percent-encodings from `i`; return the index of the first
 /// other byte (or the end).
 #[inline(always)]
-fn scan(text: &[u8], mut i: usize, class: u8, na: u8) -> Result<usize, Error> {
+fn scan<S: Spans>(s: S, text: &[u8], mut i: usize, class: u8, na: u8) -> Result<usize, Error> {
     let nib = nibbles(class, na);
     loop {
-        i = span(text, i, nib);
+        i = s.span(text, i, nib);
         if text.get(i) != Some(&b'%') {
             return Ok(i);
         }
@@ -156,7 +156,22 @@ fn scan(text: &[u8], mut i: usize, class: u8, na: u8) -> Result<usize, Error> {
 /// Parse `text` strictly. With `iri`, bytes >= 0x80 are accepted wherever a
 /// percent-encoding is (the RFC 3987 mapping percent-encodes them there).
 pub(crate) fn parse(text: &[u8], iri: bool) -> Result<UriRef<'_>, Error> {
-    parse_inner(text, iri).map_err(|mut e| {
+    struct Job<'a>(&'a [u8], bool);
+    impl<'a> WithSpans for Job<'a> {
+        type Output = Result<UriRef<'a>, Error>;
+        #[inline(always)]
+        fn run<S: Spans>(self, s: S) -> Self::Output {
+            parse_with(s, self.0, self.1)
+        }
+    }
+    dispatch(Job(text, iri))
+}
+
+/// [`parse`] with span kernel `s` (for callers that run inside a
+/// [`dispatch`] of their own).
+#[inline(always)]
+pub(crate) fn parse_with<S: Spans>(s: S, text: &[u8], iri: bool) -> Result<UriRef<'_>, Error> {
+    parse_inner(s, text, iri).map_err(|mut e| {
         if e.kind != ErrorKind::PercentEncoding && at(text, e.index) >= 0x80 {
             e.kind = ErrorKind::NonAscii;
         }
@@ -164,7 +179,8 @@ pub(crate) fn parse(text: &[u8], iri: bool) -> Result<UriRef<'_>, Error> {
     })
 }
 
-fn parse_inner(text: &[u8], iri: bool) -> Result<UriRef<'_>, Error> {
+#[inline(always)]
+fn parse_inner<S: Spans>(s: S, text: &[u8], iri: bool) -> Result<UriRef<'_>, Error> {
     let na = if iri { NONASCII } else { 0 };
     let mut u = UriRef {
         text,
@@ -188,7 +204,7 @@ fn parse_inner(text: &[u8], iri: bool) -> Result<UriRef<'_>, Error> {
         }
     }
     if text.get(i..i + 2) == Some(b"//") {
-        i = authority(&mut u, i + 2, na)?;
+        i = authority(s, &mut u, i + 2, na)?;
     } else {
         u.host_start = i;
         u.host_end = i;
@@ -196,16 +212,16 @@ fn parse_inner(text: &[u8], iri: bool) -> Result<UriRef<'_>, Error> {
     u.path_start = i;
     if u.scheme_end == 0 && u.auth_start == 0 && at(text, i) != b'/' {
         // path-noscheme: no ':' in the first segment.
-        i = scan(text, i, SEGNC, na)?;
+        i = scan(s, text, i, SEGNC, na)?;
         if at(text, i) == b':' {
             return Err(err(i, ErrorKind::Scheme));
         }
     }
-    i = scan(text, i, PATH, na)?;
+    i = scan(s, text, i, PATH, na)?;
     let mut next = text.get(i);
     if next == Some(&b'?') {
         u.query_start = i;
-        i = scan(text, i + 1, QUERY, na)?;
+        i = scan(s, text, i + 1, QUERY, na)?;
         next = text.get(i);
     } else {
         u.query_start = i;
@@ -223,7 +239,7 @@ fn parse_inner(text: &[u8], iri: bool) -> Result<UriRef<'_>, Error> {
         }
     }
     u.frag_start = i;
-    i = scan(text, i + 1, QUERY, na)?;
+    i = scan(s, text, i + 1, QUERY, na)?;
     if i < text.len() {
         return Err(err(i, ErrorKind::Fragment));
     }
@@ -234,15 +250,16 @@ fn parse_inner(text: &[u8], iri: bool) -> Result<UriRef<'_>, Error> {
 ///
 /// One scan of reg-name characters usually settles it; only a `:` (port or
 /// userinfo?) needs a second look ahead for an `@`.
-fn authority(u: &mut UriRef<'_>, a: usize, na: u8) -> Result<usize, Error> {
+#[inline(always)]
+fn authority<S: Spans>(s: S, u: &mut UriRef<'_>, a: usize, na: u8) -> Result<usize, Error> {
     u.auth_start = a;
     let text = u.text;
-    let k1 = scan(text, a, REGNAME, na)?;
+    let k1 = scan(s, text, a, REGNAME, na)?;
     // `reach`: how far the text could still have been a userinfo (no '@' found).
     let (h, reach, known) = match at(text, k1) {
         b'@' => (k1 + 1, None, None),
         b':' => {
-            let k2 = scan(text, k1, USERINFO, na)?;
+            let k2 = scan(s, text, k1, USERINFO, na)?;
             if at(text, k2) == b'@' {
                 (k2 + 1, None, None)
             } else {
@@ -252,7 +269,7 @@ fn authority(u: &mut UriRef<'_>, a: usize, na: u8) -> Result<usize, Error> {
         _ => (a, Some(k1), (k1 > a || at(text, a) != b'[').then_some(k1)),
     };
     u.host_start = h;
-    match host_port(u, h, na, known) {
+    match host_port(s, u, h, na, known) {
         Ok(end) => Ok(end),
         // Without '@', everything up to `reach` could still have been a userinfo.
         Err(e) if reach.is_some_and(|k| k > e.index) => {
@@ -263,12 +280,19 @@ fn authority(u: &mut UriRef<'_>, a: usize, na: u8) -> Result<usize, Error> {
 }
 
 /// Host and port from `h`; `known` is the end of a reg-name already scanned.
-fn host_port(u: &mut UriRef<'_>, h: usize, na: u8, known: Option<usize>) -> Result<usize, Error> {
+#[inline(always)]
+fn host_port<S: Spans>(
+    s: S,
+    u: &mut UriRef<'_>,
+    h: usize,
+    na: u8,
+    known: Option<usize>,
+) -> Result<usize, Error> {
     let text = u.text;
     let mut i = match known {
         Some(k) => k,
         None if at(text, h) == b'[' => host::ip_literal(text, h + 1)?,
-        None => scan(text, h, REGNAME, na)?,
+        None => scan(s, text, h, REGNAME, na)?,
     };
     u.host_end = i;
     let mut kind = ErrorKind::Host;
@@ -288,6 +312,16 @@ fn host_port(u: &mut UriRef<'_>, h: usize, na: u8, known: Option<usize>) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::classify::span::Scalar;
+
+    /// `scan` with the dispatched (vector) kernel.
+    struct ScanJob<'a>(&'a [u8], usize, u8);
+    impl WithSpans for ScanJob<'_> {
+        type Output = Result<usize, Error>;
+        fn run<S: Spans>(self, s: S) -> Self::Output {
+            scan(s, self.0, self.1, self.2 & !NONASCII, self.2 & NONASCII)
+        }
+    }
 
     fn e(t: &str) -> (usize, ErrorKind) {
         let e = parse(t.as_bytes(), false).unwrap_err();
@@ -342,7 +376,8 @@ mod tests {
                 for end in start..text.len() {
                     let t = &text[start..end];
                     for i in 0..=t.len() {
-                        let got = scan(t, i, class & !NONASCII, class & NONASCII);
+                        let got = scan(Scalar, t, i, class & !NONASCII, class & NONASCII);
+                        assert_eq!(dispatch(ScanJob(t, i, class)), got, "{t:?} {i} {class}");
                         assert_eq!(got, oracle(t, i, class), "{t:?} {i} {class}");
                     }
                 }
