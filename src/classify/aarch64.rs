@@ -89,6 +89,47 @@ impl Vector for Block {
             vgetq_lane_u64::<0>(vreinterpretq_u64_u8(folded))
         }
     }
+
+    #[inline(always)]
+    unsafe fn events(p: *const u8) -> u64 {
+        // SAFETY: the caller guarantees `p - 1 .. p + 65` readable and NEON;
+        // `WEIGHTS` is 16 readable bytes.
+        unsafe {
+            let w = vld1q_u8(WEIGHTS.as_ptr());
+            let a = vandq_u8(events16(p), w);
+            let b = vandq_u8(events16(p.add(16)), w);
+            let c = vandq_u8(events16(p.add(32)), w);
+            let d = vandq_u8(events16(p.add(48)), w);
+            let ab = vpaddq_u8(a, b);
+            let cd = vpaddq_u8(c, d);
+            let abcd = vpaddq_u8(ab, cd);
+            let folded = vpaddq_u8(abcd, abcd);
+            vgetq_lane_u64::<0>(vreinterpretq_u64_u8(folded))
+        }
+    }
+}
+
+/// [`Vector::events`] of the 16 bytes at `p`, 0xFF per event byte.
+///
+/// # Safety
+/// `p - 1 .. p + 17` is readable, and the CPU supports NEON.
+#[inline(always)]
+unsafe fn events16(p: *const u8) -> uint8x16_t {
+    // SAFETY: the caller guarantees the bytes and NEON.
+    unsafe {
+        let v = vld1q_u8(p);
+        let next = vld1q_u8(p.add(1));
+        let prev = vld1q_u8(p.sub(1));
+        let colon = vandq_u8(
+            vceqq_u8(v, vdupq_n_u8(b':')),
+            vcgtq_u8(next, vdupq_n_u8(0x20)),
+        );
+        let w_dot = vandq_u8(
+            vceqq_u8(v, vdupq_n_u8(b'.')),
+            vceqq_u8(vorrq_u8(prev, vdupq_n_u8(0x20)), vdupq_n_u8(b'w')),
+        );
+        vorrq_u8(colon, w_dot)
+    }
 }
 
 /// The class bytes of one vector (see [`Vector::classify`]).

@@ -4,18 +4,24 @@
 //! these functions in one `#[target_feature]` entry point each, so the whole
 //! block loop is compiled for that ISA (the memchr layout).
 //!
-//! # Block state
+//! # The candidate pass
 //!
-//! A block yields `u64` masks, bit `i` for byte `i`. Two facts cross a block
-//! edge, and they are carried explicitly ([`Carry`]), never re-read:
+//! [`candidates`] asks each block for one `u64` of *events* ([`Vector::events`]:
+//! `:` before a byte above `0x20`, `.` after `w`), a superset of the anchors'
+//! key bytes found with three overlapping loads (the block, one byte back,
+//! one byte on), so no state crosses a block edge. Two blocks share one test;
+//! each event is then checked exactly, byte by byte ([`anchor_at`]). `www.` is
+//! found by its *last* byte, so its anchor is 3 bytes back, possibly in the
+//! previous block; no other anchor can lie inside `www.`, so anchors still
+//! come out ascending.
+//!
+//! # Block state of [`masks`]
+//!
+//! [`masks`] classifies whole blocks. Two facts cross a block edge, and they
+//! are carried explicitly ([`Carry`]), never re-read:
 //!
 //! - whether the byte before the block is a scheme character (for `x:`);
 //! - the `w` mask of the previous block (for `www.` that straddles the edge).
-//!
-//! `www.` is found by its *last* byte, `dot & w<<1 & w<<2 & w<<3`, so it
-//! needs only look-behind. A `www.` ending in bits 0..3 of a block starts in
-//! the previous block; those anchors are emitted before the block's own, which
-//! keeps the output ascending (no other anchor can lie inside `www.`).
 
 use super::Masks;
 use super::tables::{self, CANDIDATE, ClassTable, DELIMS, STOPS};
@@ -52,6 +58,34 @@ pub(crate) trait Vector: Copy {
     /// # Safety
     /// The CPU supports the ISA.
     unsafe fn mask(self, t: &Self::Tables, k: usize) -> u64;
+
+    /// The candidate *events* of the 64 bytes at `p`: bit `i` is set iff
+    /// - `p[i] == b':'` and `p[i + 1] > 0x20` (unsigned), or
+    /// - `p[i] == b'.'` and `p[i - 1] | 0x20 == b'w'`.
+    ///
+    /// Every candidate anchor has one (the colon itself; the `.` of `www.`),
+    /// and prose has few: most colons are followed by a space or a line end.
+    /// See [`events_scalar`], the definition.
+    ///
+    /// # Safety
+    /// `p - 1 .. p + 65` is readable, and the CPU supports the ISA.
+    unsafe fn events(p: *const u8) -> u64;
+}
+
+/// [`Vector::events`], byte by byte: the definition, and the scalar kernel.
+///
+/// # Safety
+/// `p - 1 .. p + 65` is readable.
+#[inline(always)]
+pub(crate) unsafe fn events_scalar(p: *const u8) -> u64 {
+    let mut m = 0u64;
+    for i in 0..64 {
+        // SAFETY: `i - 1 ..= i + 1` lies in `-1 .. 65`, readable (our contract).
+        let (q, b, n) = unsafe { (*p.add(i).sub(1), *p.add(i), *p.add(i + 1)) };
+        let e = (b == b':' && n > 0x20) || (b == b'.' && q | 0x20 == b'w');
+        m |= u64::from(e) << i;
+    }
+    m
 }
 
 /// State carried from one block to the next.
@@ -125,35 +159,11 @@ unsafe fn www_end_bits<V: Vector>(c: V, t: &V::Tables, w: u64, carry: &mut Carry
     }
 }
 
-/// The candidate pass's block classification: only `:` and `www.`. Whether
-/// the byte before a colon is a scheme character is checked later, per
-/// colon, with the byte after it ([`filter_colons`]): that is cheaper than a
-/// third mask for every block, since half the blocks of text have no colon.
-#[inline(always)]
-unsafe fn candidate_bits_fast<V: Vector>(v: V, t: &V::Tables, carry: &mut Carry) -> CandidateBits {
-    // SAFETY: the caller runs with the ISA's features (this function's contract).
-    let (c, colon, w) = unsafe {
-        let c = v.classify(t);
-        (c, c.mask(t, tables::COLON), c.mask(t, tables::W))
-    };
-    // SAFETY: as above.
-    let www_end = unsafe { www_end_bits(c, t, w, carry) };
-    CandidateBits {
-        colon,
-        scheme: 0,
-        colon_anchor: colon,
-        www_end,
-    }
-}
-
 /// Mask of the low `n` bits (all 64 for `n >= 64`).
 #[inline(always)]
 fn low_bits(n: usize) -> u64 {
     if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
 }
-
-/// The most anchors one block can emit: 3 `www.` from the block before, 64 own.
-const MAX_PER_BLOCK: usize = 67;
 
 /// For each byte value: [`NEXT_BODY`] if it may follow the colon of a scheme
 /// used without `//` ([`super::naive::may_follow_colon`]), [`NEXT_SLASH`] if
@@ -186,65 +196,61 @@ const NEXT_SLASH: u8 = 2;
 const PREV_SCHEME: u8 = 4;
 const PREV_ALPHA: u8 = 8;
 
-/// The colons of `colons` (block at `pos`) that are candidates: `x:/` with a
-/// scheme character `x`, or `a:b` with a letter `a` and a body byte `b`. Two
-/// table lookups per colon.
+/// The candidate anchor of the event at `j` (see [`Vector::events`]), if it
+/// is one: the colon `j` itself (`x:/` with a scheme character `x`, or `a:b`
+/// with a letter `a` and a body byte `b`, and `j < end`), or the start
+/// `j - 3 >= start` of `www.` ending at `j`.
 #[inline(always)]
-fn filter_colons(hay: &[u8], pos: usize, mut colons: u64) -> u64 {
-    let mut keep = 0u64;
-    while colons != 0 {
-        let bit = colons.trailing_zeros() as usize;
-        colons &= colons - 1;
-        let i = pos + bit;
-        let next = AROUND[*hay.get(i + 1).unwrap_or(&0) as usize];
-        let prev = match i.checked_sub(1) {
-            Some(j) => AROUND[hay[j] as usize],
+fn anchor_at(hay: &[u8], start: usize, end: usize, j: usize) -> Option<usize> {
+    if hay[j] == b':' {
+        let next = AROUND[*hay.get(j + 1).unwrap_or(&0) as usize];
+        let prev = match j.checked_sub(1) {
+            Some(i) => AROUND[hay[i] as usize],
             None => 0,
         };
         let slash = (next & NEXT_SLASH != 0) & (prev & PREV_SCHEME != 0);
         let body = (next & NEXT_BODY != 0) & (prev & PREV_ALPHA != 0);
-        keep |= ((slash | body) as u64) << bit;
+        ((slash | body) & (j < end)).then_some(j)
+    } else {
+        // A `.` after `w`: the anchor is 3 bytes back, if `www.` starts there.
+        let i = j.checked_sub(3).filter(|&i| i >= start)?;
+        let www = hay[i..=j].eq_ignore_ascii_case(b"www.");
+        www.then_some(i)
     }
-    keep
 }
 
-/// Push the anchors of the block at `pos`: first `www.` that started in the
-/// previous block (`www_end` bits 0..3), then the block's own.
+/// Push the anchors of the events `e` of the block at `pos`, ascending.
+///
+/// An event is a colon (anchor: itself) or the `.` of `www.` (anchor: 3 bytes
+/// back). No colon lies inside `www`, so anchors come out in event order.
 #[inline(always)]
-fn emit(out: &mut Vec<usize>, hay: &[u8], pos: usize, b: CandidateBits, colon_limit: u64) {
-    let early = b.www_end & 0b111;
-    let colons = b.colon_anchor & colon_limit;
-    let colons = if colons != 0 {
-        filter_colons(hay, pos, colons)
-    } else {
-        0
-    };
-    let own = colons | (b.www_end >> 3);
-    if early | own == 0 {
-        return;
-    }
-    // Room for a whole block's anchors, then plain stores into the spare
-    // capacity: no capacity check per anchor.
-    out.reserve(MAX_PER_BLOCK);
-    let len = out.len();
-    let spare = &mut out.spare_capacity_mut()[..MAX_PER_BLOCK];
-    let mut n = 0;
-    let mut m = early;
+fn emit_events(out: &mut Vec<usize>, hay: &[u8], start: usize, end: usize, pos: usize, e: u64) {
+    let mut m = e;
     while m != 0 {
-        // `early` is non-zero only after a previous block, so `pos >= 64`.
-        spare[n].write(pos - 3 + m.trailing_zeros() as usize);
-        n += 1;
+        let j = pos + m.trailing_zeros() as usize;
         m &= m - 1;
+        if let Some(a) = anchor_at(hay, start, end, j) {
+            out.push(a);
+        }
     }
-    let mut m = own;
-    while m != 0 {
-        spare[n].write(pos + m.trailing_zeros() as usize);
-        n += 1;
-        m &= m - 1;
-    }
-    // SAFETY: the `n` slots after `len` were initialised above, and
-    // `len + n <= capacity` (`n <= MAX_PER_BLOCK`, reserved).
-    unsafe { out.set_len(len + n) }
+}
+
+/// [`Vector::events`] of the block at `pos`, for a block too close to either
+/// end of `hay` to load in place: the bytes `pos - 1 .. pos + 65` that exist
+/// are copied into a zeroed stack buffer (a zero byte is in no event).
+///
+/// # Safety
+/// The CPU supports `V`'s ISA.
+#[inline(always)]
+unsafe fn events_padded<V: Vector>(hay: &[u8], pos: usize) -> u64 {
+    // `buf[1 + k]` is `hay[pos + k]`, `buf[0]` the byte before (if any).
+    let mut buf = [0u8; 66];
+    let from = pos.saturating_sub(1);
+    let to = (pos + 65).min(hay.len());
+    let at = from + 1 - pos;
+    buf[at..at + (to - from)].copy_from_slice(&hay[from..to]);
+    // SAFETY: `buf[1..]` is the block; `buf` is `1 + 64 + 1` readable bytes.
+    unsafe { V::events(buf.as_ptr().add(1)) }
 }
 
 /// Load `hay[pos..end]` padded with `pad` into a stack block.
@@ -259,6 +265,10 @@ unsafe fn load_padded<V: Vector>(hay: &[u8], pos: usize, end: usize, pad: u8) ->
 /// Append every candidate anchor in `start..end` to `out`, ascending.
 /// Same contract as [`super::naive::candidates`].
 ///
+/// One [`Vector::events`] mask per block, two blocks per test: most blocks
+/// of prose have no event, and nothing is carried between blocks (the events
+/// look at their neighbour bytes through overlapping loads).
+///
 /// # Safety
 /// The CPU supports `V`'s ISA.
 #[inline(always)]
@@ -268,61 +278,43 @@ pub(crate) unsafe fn candidates<V: Vector>(
     end: usize,
     out: &mut Vec<usize>,
 ) {
-    let end = end.min(hay.len());
+    let len = hay.len();
+    let end = end.min(len);
     if start >= end {
         return;
     }
-    // `www.` starting before `end` may end up to 3 bytes later.
-    let scan_end = (end + 3).min(hay.len());
-    let scheme_before =
-        start > 0 && CANDIDATE.scalar[hay[start - 1] as usize] & (1 << tables::SCHEME) != 0;
-    let mut carry = Carry {
-        scheme: scheme_before as u64,
-        w: 0,
-        www: 0,
-    };
-    // SAFETY: ISA support is this function's contract.
-    let t = unsafe { V::tables(&CANDIDATE) };
+    // `www.` starting before `end` ends (its `.`, the event) up to 3 bytes later.
+    let scan_end = (end + 3).min(len);
     let p = hay.as_ptr();
     let mut pos = start;
-    // Two whole blocks at a time before `end` (every colon in them counts):
-    // one test skips both when neither holds a candidate, as in most text.
-    while pos + 128 <= end {
-        // SAFETY: `pos + 128 <= end <= hay.len()`.
-        let (v0, v1) = unsafe { (V::load(p.add(pos)), V::load(p.add(pos + 64))) };
+    if pos == 0 {
+        // No byte before the first block.
         // SAFETY: ISA support is this function's contract.
-        let (b0, b1) = unsafe {
-            let b0 = candidate_bits_fast(v0, &t, &mut carry);
-            (b0, candidate_bits_fast(v1, &t, &mut carry))
-        };
-        if (b0.colon_anchor | b0.www_end | b1.colon_anchor | b1.www_end) != 0 {
-            emit(out, hay, pos, b0, u64::MAX);
-            emit(out, hay, pos + 64, b1, u64::MAX);
+        let e = unsafe { events_padded::<V>(hay, 0) };
+        emit_events(out, hay, start, end, 0, e & low_bits(scan_end));
+        pos = 64;
+    }
+    // Two whole blocks at a time, each with a byte before and after it.
+    while pos + 128 <= scan_end && pos + 129 <= len {
+        // SAFETY: `1 <= pos` and `pos + 129 <= len`: `pos - 1 .. pos + 129`
+        // is inside `hay`; ISA support is this function's contract.
+        let (e0, e1) = unsafe { (V::events(p.add(pos)), V::events(p.add(pos + 64))) };
+        if e0 | e1 != 0 {
+            emit_events(out, hay, start, end, pos, e0);
+            emit_events(out, hay, start, end, pos + 64, e1);
         }
         pos += 128;
     }
-    // At most one more whole block before `end`.
-    while pos + 64 <= end {
-        // SAFETY: `pos + 64 <= end <= hay.len()`.
-        let v = unsafe { V::load(p.add(pos)) };
-        // SAFETY: ISA support is this function's contract.
-        let b = unsafe { candidate_bits_fast(v, &t, &mut carry) };
-        emit(out, hay, pos, b, u64::MAX);
-        pos += 64;
-    }
-    // The rest, up to 66 bytes: at most one whole block and one padded block.
+    // The rest: at most two blocks (and the last may be partial).
     while pos < scan_end {
-        let v = if pos + 64 <= scan_end {
-            // SAFETY: `pos + 64 <= scan_end <= hay.len()`.
-            unsafe { V::load(p.add(pos)) }
+        let e = if pos + 65 <= len {
+            // SAFETY: `1 <= pos` and `pos + 65 <= len`; ISA support as above.
+            unsafe { V::events(p.add(pos)) }
         } else {
-            // SAFETY: `pos < scan_end <= hay.len()`; ISA support is our contract.
-            // Zero bytes are in no candidate class.
-            unsafe { load_padded(hay, pos, scan_end, 0) }
+            // SAFETY: ISA support is this function's contract.
+            unsafe { events_padded::<V>(hay, pos) }
         };
-        // SAFETY: ISA support is this function's contract.
-        let b = unsafe { candidate_bits_fast(v, &t, &mut carry) };
-        emit(out, hay, pos, b, low_bits(end.saturating_sub(pos)));
+        emit_events(out, hay, start, end, pos, e & low_bits(scan_end - pos));
         pos += 64;
     }
 }

@@ -15,10 +15,12 @@
 //!     (see [`naive::may_follow_colon`]), or
 //! - `hay[i..i+4]` equals `www.` ASCII case-insensitively.
 //!
-//! The SIMD pass finds `:` after a scheme character and `www.`; the byte
-//! after each such colon is then checked with one table lookup. In prose most
-//! colons are followed by a space (`Note: ...`) and in code by another colon
-//! (`std::vec`), so this keeps stage 2 away from nearly all of them.
+//! The SIMD pass finds *events*, a superset of the anchors' key bytes: `:`
+//! followed by a byte above `0x20`, and `.` after `w` or `W`. Each event is
+//! then checked exactly with a few byte reads (the bytes around a colon, one
+//! table lookup each; `www` before a dot). In prose most colons are followed
+//! by a space or a line end (`Note: ...`) and `w.` is rare, so most blocks
+//! have no event at all and cost a handful of vector instructions.
 //!
 //! A **stop byte** is an ASCII control (`0x00..=0x20`, `0x7F`, so space too),
 //! one of `" < > \ ^ ` { | }`, or any byte `>= 0x80` (non-ASCII, which stage 2
@@ -38,11 +40,12 @@
 //! - This file: [`Isa`], runtime detection, and [`Classifier`], which picks
 //!   the kernels once and holds them as function pointers.
 //!
-//! Each 64-byte block becomes `u64` masks (bit `i` = byte `i`). What crosses a
-//! block edge (the byte before is a scheme character; `www.` straddling the
-//! edge) is carried explicitly; the tail is padded into a stack block (or, for
-//! [`Classifier::find_stop`], read by one overlapping final load), so there is
-//! no scalar tail loop.
+//! Each 64-byte block becomes `u64` masks (bit `i` = byte `i`). The candidate
+//! pass looks at the bytes on either side of each byte through overlapping
+//! loads, so nothing is carried between its blocks; [`Classifier::masks`]
+//! carries what crosses a block edge explicitly. Blocks at either end of the
+//! input are padded into a stack block (or, for [`Classifier::find_stop`],
+//! read by one overlapping final load), so there is no scalar tail loop.
 //!
 //! # Choosing the ISA
 //!
@@ -532,6 +535,9 @@ mod small_tests {
                 for end in [n.saturating_sub(3).max(start), n] {
                     let mut want = Vec::new();
                     scalar.candidates(&buf, start, end, &mut want);
+                    let mut oracle = Vec::new();
+                    naive::candidates(&buf, start, end, &mut oracle);
+                    assert_eq!(want, oracle, "scalar {start}..{end} of {buf:?}");
                     for c in &isas {
                         let mut got = Vec::new();
                         c.candidates(&buf, start, end, &mut got);

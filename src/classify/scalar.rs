@@ -38,6 +38,12 @@ impl Vector for Block {
         }
         m
     }
+
+    #[inline(always)]
+    unsafe fn events(p: *const u8) -> u64 {
+        // SAFETY: the caller guarantees `p - 1 .. p + 65` readable.
+        unsafe { generic::events_scalar(p) }
+    }
 }
 
 /// Append every candidate anchor in `start..end` to `out`. See [`super::naive::candidates`].

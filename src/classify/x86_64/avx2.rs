@@ -99,6 +99,39 @@ impl Vector for Block {
             u64::from(ma as u32) | (u64::from(mb as u32) << 32)
         }
     }
+
+    #[inline(always)]
+    unsafe fn events(p: *const u8) -> u64 {
+        // SAFETY: the caller guarantees `p - 1 .. p + 65` readable and AVX2.
+        unsafe { u64::from(events32(p)) | (u64::from(events32(p.add(32))) << 32) }
+    }
+}
+
+/// [`Vector::events`] of the 32 bytes at `p`.
+///
+/// # Safety
+/// `p - 1 .. p + 33` is readable, and the CPU supports AVX2.
+#[inline(always)]
+unsafe fn events32(p: *const u8) -> u32 {
+    // SAFETY: the caller guarantees the bytes and AVX2.
+    unsafe {
+        let v = _mm256_loadu_si256(p.cast());
+        let next = _mm256_loadu_si256(p.add(1).cast());
+        let prev = _mm256_loadu_si256(p.sub(1).cast());
+        // The top bit of `next + 0x5F` (saturating) is set iff `next > 0x20`.
+        let colon = _mm256_and_si256(
+            _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b':' as i8)),
+            _mm256_adds_epu8(next, _mm256_set1_epi8(0x5F)),
+        );
+        let w_dot = _mm256_and_si256(
+            _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'.' as i8)),
+            _mm256_cmpeq_epi8(
+                _mm256_or_si256(prev, _mm256_set1_epi8(0x20)),
+                _mm256_set1_epi8(b'w' as i8),
+            ),
+        );
+        _mm256_movemask_epi8(_mm256_or_si256(colon, w_dot)) as u32
+    }
 }
 
 /// True if this CPU can run the kernel.

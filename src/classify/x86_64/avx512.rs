@@ -67,6 +67,25 @@ impl Vector for Block {
         // SAFETY: the caller guarantees AVX-512BW.
         unsafe { _mm512_test_epi8_mask(self.0, _mm512_set1_epi8(t.bits[k] as i8)) }
     }
+
+    #[inline(always)]
+    unsafe fn events(p: *const u8) -> u64 {
+        // SAFETY: the caller guarantees `p - 1 .. p + 65` readable, AVX-512F and BW.
+        unsafe {
+            let v = _mm512_loadu_si512(p.cast());
+            let next = _mm512_loadu_si512(p.add(1).cast());
+            let prev = _mm512_loadu_si512(p.sub(1).cast());
+            let colon = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b':' as i8));
+            let colon = _mm512_mask_cmpgt_epu8_mask(colon, next, _mm512_set1_epi8(0x20));
+            let dot = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'.' as i8));
+            let w_dot = _mm512_mask_cmpeq_epi8_mask(
+                dot,
+                _mm512_or_si512(prev, _mm512_set1_epi8(0x20)),
+                _mm512_set1_epi8(b'w' as i8),
+            );
+            colon | w_dot
+        }
+    }
 }
 
 /// True if this CPU can run the kernel.

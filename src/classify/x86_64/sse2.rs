@@ -80,6 +80,44 @@ impl Vector for Block {
                 | (u64::from(mask16(d, bits)) << 48)
         }
     }
+
+    #[inline(always)]
+    unsafe fn events(p: *const u8) -> u64 {
+        // SAFETY: the caller guarantees `p - 1 .. p + 65` readable and SSE2.
+        unsafe {
+            u64::from(events16(p))
+                | (u64::from(events16(p.add(16))) << 16)
+                | (u64::from(events16(p.add(32))) << 32)
+                | (u64::from(events16(p.add(48))) << 48)
+        }
+    }
+}
+
+/// [`Vector::events`] of the 16 bytes at `p`.
+///
+/// # Safety
+/// `p - 1 .. p + 17` is readable, and the CPU supports SSE2.
+#[inline(always)]
+unsafe fn events16(p: *const u8) -> u16 {
+    // SAFETY: the caller guarantees the bytes and SSE2.
+    unsafe {
+        let v = _mm_loadu_si128(p.cast());
+        let next = _mm_loadu_si128(p.add(1).cast());
+        let prev = _mm_loadu_si128(p.sub(1).cast());
+        // The top bit of `next + 0x5F` (saturating) is set iff `next > 0x20`.
+        let colon = _mm_and_si128(
+            _mm_cmpeq_epi8(v, _mm_set1_epi8(b':' as i8)),
+            _mm_adds_epu8(next, _mm_set1_epi8(0x5F)),
+        );
+        let w_dot = _mm_and_si128(
+            _mm_cmpeq_epi8(v, _mm_set1_epi8(b'.' as i8)),
+            _mm_cmpeq_epi8(
+                _mm_or_si128(prev, _mm_set1_epi8(0x20)),
+                _mm_set1_epi8(b'w' as i8),
+            ),
+        );
+        _mm_movemask_epi8(_mm_or_si128(colon, w_dot)) as u16
+    }
 }
 
 /// The class bytes of one vector (see [`Vector::classify`]).
