@@ -132,6 +132,40 @@ pub fn key(url: &[u8], www: bool, level: KeyLevel) -> Cow<'_, [u8]> {
     }
 }
 
+/// [`key`] without allocating (but for `www.` URIs): the key is `url`
+/// itself at [`KeyLevel::Raw`] or when `url` cannot be normalized, else its
+/// normal form, written to `buf` (cleared first). The bulk paths reuse one
+/// `buf` per worker.
+///
+/// ```
+/// use urlsift::dedup::{KeyLevel, key, key_into};
+/// let mut buf = Vec::new();
+/// for u in [&b"HTTP://a.example:80/%7Euser#x"[..], b"not a url", b"www.A.org"] {
+///     for level in [KeyLevel::Raw, KeyLevel::Scheme, KeyLevel::NoFragment] {
+///         let www = u.starts_with(b"www.");
+///         assert_eq!(key_into(u, www, level, &mut buf), &*key(u, www, level));
+///     }
+/// }
+/// ```
+pub fn key_into<'a>(url: &'a [u8], www: bool, level: KeyLevel, buf: &'a mut Vec<u8>) -> &'a [u8] {
+    let Some(opts) = level.normalize_options() else {
+        return url;
+    };
+    buf.clear();
+    let ok = if www {
+        match normal_form(url, true, &opts) {
+            Ok(s) => {
+                buf.extend_from_slice(s.as_bytes());
+                true
+            }
+            Err(_) => false,
+        }
+    } else {
+        uri::normalize_into(url, &opts, buf).is_ok()
+    };
+    if ok { buf } else { url }
+}
+
 /// The normal form of `url` by `opts`; an abbreviated `www.` URI (`www`)
 /// is taken as `http://`.
 pub(crate) fn normal_form(

@@ -472,6 +472,8 @@ struct Emit<'a> {
     shards: usize,
     fmt: Formatter,
     buf: Vec<u8>,
+    /// Scratch for dedup keys ([`dedup::key_into`]): no allocation per URL.
+    keybuf: Vec<u8>,
     metas: Vec<Meta>,
     tx: &'a SyncSender<Msg>,
     stop: &'a AtomicBool,
@@ -524,16 +526,21 @@ impl Emit<'_> {
             }
             Mode::Keyed => {
                 let www = m.kind == crate::extract::Kind::Www;
-                let url_key = || dedup::key(&m.url, www, opts.dedup_key);
-                let fp = if opts.unique {
-                    fingerprint(&url_key())
+                let sharded_by_url = self.shards > 1 && self.cfg.shard_by == ShardBy::Url;
+                let url_fp = if opts.unique || sharded_by_url {
+                    fingerprint(dedup::key_into(
+                        &m.url,
+                        www,
+                        opts.dedup_key,
+                        &mut self.keybuf,
+                    ))
                 } else {
                     0
                 };
+                let fp = if opts.unique { url_fp } else { 0 };
                 let shard = match (self.shards, self.cfg.shard_by) {
                     (1, _) => 0,
-                    (n, ShardBy::Url) if opts.unique => shard_of(fp, n),
-                    (n, ShardBy::Url) => shard_of(fingerprint(&url_key()), n),
+                    (n, ShardBy::Url) => shard_of(url_fp, n),
                     (n, ShardBy::Host) => {
                         shard_of(fingerprint(&host_key(m).unwrap_or_default()), n)
                     }
@@ -620,6 +627,7 @@ fn scan_source(
         shards,
         fmt: Formatter::new(&opts),
         buf: Vec::with_capacity(BATCH + 1024),
+        keybuf: Vec::new(),
         metas: Vec::new(),
         tx,
         stop,
