@@ -98,9 +98,9 @@ fn err(index: usize, kind: ErrorKind) -> Error {
     Error { index, kind }
 }
 
-/// The classes [`scan`] skips, as nibble tables for the vector kernel
-/// ([`span`]); built (and checked exact) at compile time.
-static NIBBLES: [NibbleClass; 12] = [
+/// The classes [`scan`] skips, as nibble tables for the vector kernels
+/// ([`Spans::span`]); built (and checked exact) at compile time.
+static NIBBLES: [NibbleClass; 10] = [
     NibbleClass::new(&TABLE, USERINFO),
     NibbleClass::new(&TABLE, USERINFO | NONASCII),
     NibbleClass::new(&TABLE, REGNAME),
@@ -111,8 +111,6 @@ static NIBBLES: [NibbleClass; 12] = [
     NibbleClass::new(&TABLE, SEGNC | NONASCII),
     NibbleClass::new(&TABLE, QUERY),
     NibbleClass::new(&TABLE, QUERY | NONASCII),
-    NibbleClass::new(&TABLE, SCHEME),
-    NibbleClass::new(&TABLE, SCHEME | NONASCII),
 ];
 
 /// The nibble tables of `class` (one of the component classes), with
@@ -126,8 +124,8 @@ fn nibbles(class: u8, na: u8) -> &'static NibbleClass {
         REGNAME => 2,
         PATH => 4,
         SEGNC => 6,
-        QUERY => 8,
-        _ => 10,
+        // QUERY: `scan` is given no other class.
+        _ => 8,
     };
     &NIBBLES[base + iri]
 }
