@@ -120,13 +120,23 @@ unsafe fn events16(p: *const u8) -> uint8x16_t {
         let v = vld1q_u8(p);
         let next = vld1q_u8(p.add(1));
         let prev = vld1q_u8(p.sub(1));
+        let lower = vorrq_u8(prev, vdupq_n_u8(0x20));
+        // `lower` in `0x61..=0x7F`: above 0x60 and below 0x80.
+        let after_letter = vandq_u8(
+            vcgtq_u8(lower, vdupq_n_u8(0x60)),
+            vcltq_u8(lower, vdupq_n_u8(0x80)),
+        );
+        let body = vbicq_u8(
+            vandq_u8(vcgtq_u8(next, vdupq_n_u8(0x20)), after_letter),
+            vceqq_u8(next, vdupq_n_u8(b':')),
+        );
         let colon = vandq_u8(
             vceqq_u8(v, vdupq_n_u8(b':')),
-            vcgtq_u8(next, vdupq_n_u8(0x20)),
+            vorrq_u8(vceqq_u8(next, vdupq_n_u8(b'/')), body),
         );
         let w_dot = vandq_u8(
             vceqq_u8(v, vdupq_n_u8(b'.')),
-            vceqq_u8(vorrq_u8(prev, vdupq_n_u8(0x20)), vdupq_n_u8(b'w')),
+            vceqq_u8(lower, vdupq_n_u8(b'w')),
         );
         vorrq_u8(colon, w_dot)
     }
@@ -191,4 +201,25 @@ pub(crate) unsafe fn find_run(hay: &[u8], from: usize) -> (usize, usize) {
 pub(crate) unsafe fn masks(block: &[u8; 64], prev: u8, next: [u8; 3]) -> Masks {
     // SAFETY: the features `Block` needs are enabled here and guaranteed by the caller.
     unsafe { generic::masks::<Block>(block, prev, next) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// # Safety
+    /// The CPU supports the kernel ([`is_available`]).
+    #[target_feature(enable = "neon")]
+    unsafe fn check_events() {
+        // SAFETY: the features are enabled here and guaranteed by the caller.
+        unsafe { generic::check_events::<Block>() }
+    }
+
+    #[test]
+    fn events_match_scalar() {
+        if is_available() {
+            // SAFETY: checked just above.
+            unsafe { check_events() }
+        }
+    }
 }

@@ -60,12 +60,15 @@ pub(crate) trait Vector: Copy {
     unsafe fn mask(self, t: &Self::Tables, k: usize) -> u64;
 
     /// The candidate *events* of the 64 bytes at `p`: bit `i` is set iff
-    /// - `p[i] == b':'` and `p[i + 1] > 0x20` (unsigned), or
+    /// - `p[i] == b':'` and `p[i + 1] == b'/'`, or
+    /// - `p[i] == b':'`, `p[i - 1] | 0x20` is in `0x61..=0x7F` (every ASCII
+    ///   letter, and `[ \ ] ^ _ { | } ~` DEL) and `p[i + 1]` is above `0x20`
+    ///   (unsigned) and not `:`, or
     /// - `p[i] == b'.'` and `p[i - 1] | 0x20 == b'w'`.
     ///
     /// Every candidate anchor has one (the colon itself; the `.` of `www.`),
-    /// and prose has few: most colons are followed by a space or a line end.
-    /// See [`events_scalar`], the definition.
+    /// and prose has few: most colons are followed by a space or a line end,
+    /// or lie between digits. See [`events_scalar`], the definition.
     ///
     /// # Safety
     /// `p - 1 .. p + 65` is readable, and the CPU supports the ISA.
@@ -82,10 +85,53 @@ pub(crate) unsafe fn events_scalar(p: *const u8) -> u64 {
     for i in 0..64 {
         // SAFETY: `i - 1 ..= i + 1` lies in `-1 .. 65`, readable (our contract).
         let (q, b, n) = unsafe { (*p.add(i).sub(1), *p.add(i), *p.add(i + 1)) };
-        let e = (b == b':' && n > 0x20) || (b == b'.' && q | 0x20 == b'w');
+        let after_letter = (0x61..=0x7F).contains(&(q | 0x20));
+        let colon = b == b':' && (n == b'/' || (after_letter && n > 0x20 && n != b':'));
+        let e = colon || (b == b'.' && q | 0x20 == b'w');
         m |= u64::from(e) << i;
     }
     m
+}
+
+/// Check `V::events` against [`events_scalar`]: every `prev`, `next` pair
+/// around each of a few key bytes, at a position that moves through the
+/// block, on a pseudo-random background (which has events of its own).
+///
+/// # Safety
+/// The CPU supports `V`'s ISA (call it from a function compiled with it).
+#[cfg(test)]
+#[inline(always)]
+pub(crate) unsafe fn check_events<V: Vector>() {
+    let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+    let mut buf = [0u8; 66];
+    for key in [b':', b'.', b'/', b'w', 0x80] {
+        for pair in 0..0x1_0000usize {
+            let (prev, next) = ((pair >> 8) as u8, pair as u8);
+            for b in buf.iter_mut() {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                // Mostly plain letters, some of the bytes the events look at.
+                const BG: &[u8] = b":./wW a0(\x7f\x80";
+                *b = BG[(seed % BG.len() as u64) as usize];
+            }
+            // `buf[1 + k]` is block byte `k`; the triple sits at k-1, k, k+1.
+            let k = (pair * 7) % 66;
+            let at = k.clamp(1, 64);
+            buf[at - 1] = prev;
+            buf[at] = key;
+            buf[at + 1] = next;
+            // SAFETY: `buf[1..]` is the block, with one readable byte on each
+            // side; ISA support is this function's contract.
+            let (got, want) = unsafe {
+                (
+                    V::events(buf.as_ptr().add(1)),
+                    events_scalar(buf.as_ptr().add(1)),
+                )
+            };
+            assert_eq!(got, want, "events of {buf:?}");
+        }
+    }
 }
 
 /// State carried from one block to the next.
@@ -262,6 +308,32 @@ unsafe fn load_padded<V: Vector>(hay: &[u8], pos: usize, end: usize, pad: u8) ->
     unsafe { V::load(buf.as_ptr()) }
 }
 
+/// How far ahead of the block being classified [`candidates`] asks for the
+/// cache line: beyond the next 4 KiB page, which the hardware prefetchers
+/// do not enter on their own. Measured on the 64 MiB prose corpus (AVX2
+/// loop, one core): the plain loop read 7.3 GB/s, 4 KiB ahead 11.7 GB/s,
+/// 8 KiB ahead 13.5 GB/s, 16 KiB ahead 14.1 GB/s.
+const PREFETCH_AHEAD: usize = 8 * 1024;
+
+/// Ask for the cache line at `p` (a hint: no effect on results). A prefetch
+/// never faults, so `p` may lie past the end of the input.
+#[inline(always)]
+fn prefetch(p: *const u8) {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    // SAFETY: PREFETCHT0 only hints the cache; it reads nothing into the
+    // program and does not fault on any address. SSE is part of x86-64.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p.cast::<i8>());
+    }
+    #[cfg(all(target_arch = "aarch64", not(miri)))]
+    // SAFETY: PRFM only hints the cache; it does not fault on any address.
+    unsafe {
+        core::arch::asm!("prfm pldl1keep, [{0}]", in(reg) p, options(nostack, readonly, preserves_flags));
+    }
+    #[cfg(any(miri, not(any(target_arch = "x86_64", target_arch = "aarch64"))))]
+    let _ = p;
+}
+
 /// Append every candidate anchor in `start..end` to `out`, ascending.
 /// Same contract as [`super::naive::candidates`].
 ///
@@ -296,6 +368,8 @@ pub(crate) unsafe fn candidates<V: Vector>(
     }
     // Two whole blocks at a time, each with a byte before and after it.
     while pos + 128 <= scan_end && pos + 129 <= len {
+        prefetch(p.wrapping_add(pos + PREFETCH_AHEAD));
+        prefetch(p.wrapping_add(pos + PREFETCH_AHEAD + 64));
         // SAFETY: `1 <= pos` and `pos + 129 <= len`: `pos - 1 .. pos + 129`
         // is inside `hay`; ISA support is this function's contract.
         let (e0, e1) = unsafe { (V::events(p.add(pos)), V::events(p.add(pos + 64))) };

@@ -16,11 +16,12 @@
 //! - `hay[i..i+4]` equals `www.` ASCII case-insensitively.
 //!
 //! The SIMD pass finds *events*, a superset of the anchors' key bytes: `:`
-//! followed by a byte above `0x20`, and `.` after `w` or `W`. Each event is
-//! then checked exactly with a few byte reads (the bytes around a colon, one
-//! table lookup each; `www` before a dot). In prose most colons are followed
-//! by a space or a line end (`Note: ...`) and `w.` is rare, so most blocks
-//! have no event at all and cost a handful of vector instructions.
+//! before `/`, `:` between a letter and a byte above `0x20` other than `:`,
+//! and `.` after `w` or `W`. Each event is then checked exactly with a few
+//! byte reads (the bytes around a colon, one table lookup each; `www` before
+//! a dot). In prose most colons are followed by a space or a line end
+//! (`Note: ...`) or lie between digits (`10:30`), and `w.` is rare, so most
+//! blocks have no event at all and cost a handful of vector instructions.
 //!
 //! A **stop byte** is an ASCII control (`0x00..=0x20`, `0x7F`, so space too),
 //! one of `" < > \ ^ ` { | }`, or any byte `>= 0x80` (non-ASCII, which stage 2

@@ -118,17 +118,24 @@ unsafe fn events32(p: *const u8) -> u32 {
         let v = _mm256_loadu_si256(p.cast());
         let next = _mm256_loadu_si256(p.add(1).cast());
         let prev = _mm256_loadu_si256(p.sub(1).cast());
-        // The top bit of `next + 0x5F` (saturating) is set iff `next > 0x20`.
+        let lower = _mm256_or_si256(prev, _mm256_set1_epi8(0x20));
+        // Only top bits count (the movemask). `next + 0x5F` (saturating) has
+        // it iff `next > 0x20`; `lower` is in `0x61..=0x7F` iff it is above
+        // 0x60 as a signed byte.
+        let body = _mm256_andnot_si256(
+            _mm256_cmpeq_epi8(next, _mm256_set1_epi8(b':' as i8)),
+            _mm256_and_si256(
+                _mm256_adds_epu8(next, _mm256_set1_epi8(0x5F)),
+                _mm256_cmpgt_epi8(lower, _mm256_set1_epi8(0x60)),
+            ),
+        );
         let colon = _mm256_and_si256(
             _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b':' as i8)),
-            _mm256_adds_epu8(next, _mm256_set1_epi8(0x5F)),
+            _mm256_or_si256(_mm256_cmpeq_epi8(next, _mm256_set1_epi8(b'/' as i8)), body),
         );
         let w_dot = _mm256_and_si256(
             _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'.' as i8)),
-            _mm256_cmpeq_epi8(
-                _mm256_or_si256(prev, _mm256_set1_epi8(0x20)),
-                _mm256_set1_epi8(b'w' as i8),
-            ),
+            _mm256_cmpeq_epi8(lower, _mm256_set1_epi8(b'w' as i8)),
         );
         _mm256_movemask_epi8(_mm256_or_si256(colon, w_dot)) as u32
     }
@@ -181,4 +188,25 @@ pub(crate) unsafe fn find_run(hay: &[u8], from: usize) -> (usize, usize) {
 pub(crate) unsafe fn masks(block: &[u8; 64], prev: u8, next: [u8; 3]) -> Masks {
     // SAFETY: the features `Block` needs are enabled here and guaranteed by the caller.
     unsafe { generic::masks::<Block>(block, prev, next) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// # Safety
+    /// The CPU supports the kernel ([`is_available`]).
+    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+    unsafe fn check_events() {
+        // SAFETY: the features are enabled here and guaranteed by the caller.
+        unsafe { generic::check_events::<Block>() }
+    }
+
+    #[test]
+    fn events_match_scalar() {
+        if is_available() {
+            // SAFETY: checked just above.
+            unsafe { check_events() }
+        }
+    }
 }

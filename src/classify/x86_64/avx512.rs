@@ -75,15 +75,15 @@ impl Vector for Block {
             let v = _mm512_loadu_si512(p.cast());
             let next = _mm512_loadu_si512(p.add(1).cast());
             let prev = _mm512_loadu_si512(p.sub(1).cast());
+            let lower = _mm512_or_si512(prev, _mm512_set1_epi8(0x20));
             let colon = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b':' as i8));
-            let colon = _mm512_mask_cmpgt_epu8_mask(colon, next, _mm512_set1_epi8(0x20));
+            let slash = _mm512_mask_cmpeq_epi8_mask(colon, next, _mm512_set1_epi8(b'/' as i8));
+            let body = _mm512_mask_cmpgt_epu8_mask(colon, next, _mm512_set1_epi8(0x20));
+            let body = _mm512_mask_cmpneq_epi8_mask(body, next, _mm512_set1_epi8(b':' as i8));
+            let body = _mm512_mask_cmpgt_epi8_mask(body, lower, _mm512_set1_epi8(0x60));
             let dot = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'.' as i8));
-            let w_dot = _mm512_mask_cmpeq_epi8_mask(
-                dot,
-                _mm512_or_si512(prev, _mm512_set1_epi8(0x20)),
-                _mm512_set1_epi8(b'w' as i8),
-            );
-            colon | w_dot
+            let w_dot = _mm512_mask_cmpeq_epi8_mask(dot, lower, _mm512_set1_epi8(b'w' as i8));
+            slash | body | w_dot
         }
     }
 }
@@ -136,4 +136,25 @@ pub(crate) unsafe fn find_run(hay: &[u8], from: usize) -> (usize, usize) {
 pub(crate) unsafe fn masks(block: &[u8; 64], prev: u8, next: [u8; 3]) -> Masks {
     // SAFETY: the features `Block` needs are enabled here and guaranteed by the caller.
     unsafe { generic::masks::<Block>(block, prev, next) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// # Safety
+    /// The CPU supports the kernel ([`is_available`]).
+    #[target_feature(enable = "avx512f,avx512bw,bmi1,bmi2,popcnt")]
+    unsafe fn check_events() {
+        // SAFETY: the features are enabled here and guaranteed by the caller.
+        unsafe { generic::check_events::<Block>() }
+    }
+
+    #[test]
+    fn events_match_scalar() {
+        if is_available() {
+            // SAFETY: checked just above.
+            unsafe { check_events() }
+        }
+    }
 }
