@@ -94,42 +94,50 @@ pub(crate) unsafe fn events_scalar(p: *const u8) -> u64 {
 }
 
 /// Check `V::events` against [`events_scalar`]: every `prev`, `next` pair
-/// around each of a few key bytes, at a position that moves through the
-/// block, on a pseudo-random background (which has events of its own).
+/// around each of a few key bytes, 21 triples per block (`prev key next` at
+/// block bytes `3j..3j + 3`, so each block edge has a triple at it), on a
+/// pseudo-random background.
 ///
 /// # Safety
 /// The CPU supports `V`'s ISA (call it from a function compiled with it).
 #[cfg(test)]
 #[inline(always)]
 pub(crate) unsafe fn check_events<V: Vector>() {
+    const BG: &[u8] = b":./wW a0(\x7f\x80";
     let mut seed = 0x9E37_79B9_7F4A_7C15u64;
     let mut buf = [0u8; 66];
+    let check = |buf: &[u8; 66]| {
+        // SAFETY: `buf[1..65]` is the block, with one readable byte on each
+        // side; ISA support is this function's contract.
+        let (got, want) = unsafe {
+            let p = buf.as_ptr().add(1);
+            (V::events(p), events_scalar(p))
+        };
+        assert_eq!(got, want, "events of {buf:?}");
+    };
     for key in [b':', b'.', b'/', b'w', 0x80] {
-        for pair in 0..0x1_0000usize {
-            let (prev, next) = ((pair >> 8) as u8, pair as u8);
+        let mut pairs = 0..0x1_0000usize;
+        loop {
             for b in buf.iter_mut() {
                 seed ^= seed << 13;
                 seed ^= seed >> 7;
                 seed ^= seed << 17;
-                // Mostly plain letters, some of the bytes the events look at.
-                const BG: &[u8] = b":./wW a0(\x7f\x80";
                 *b = BG[(seed % BG.len() as u64) as usize];
             }
-            // `buf[1 + k]` is block byte `k`; the triple sits at k-1, k, k+1.
-            let k = (pair * 7) % 66;
-            let at = k.clamp(1, 64);
-            buf[at - 1] = prev;
-            buf[at] = key;
-            buf[at + 1] = next;
-            // SAFETY: `buf[1..]` is the block, with one readable byte on each
-            // side; ISA support is this function's contract.
-            let (got, want) = unsafe {
-                (
-                    V::events(buf.as_ptr().add(1)),
-                    events_scalar(buf.as_ptr().add(1)),
-                )
-            };
-            assert_eq!(got, want, "events of {buf:?}");
+            let mut any = false;
+            // Triple j at buf[3j..3j + 3] (block bytes 3j - 1 ..= 3j + 1):
+            // the first one straddles the block start, the last its end.
+            for j in 0..22 {
+                let Some(pair) = pairs.next() else { break };
+                any = true;
+                buf[3 * j] = (pair >> 8) as u8;
+                buf[3 * j + 1] = key;
+                buf[3 * j + 2] = pair as u8;
+            }
+            if !any {
+                break;
+            }
+            check(&buf);
         }
     }
 }
