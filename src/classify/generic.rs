@@ -7,7 +7,8 @@
 //! # The candidate pass
 //!
 //! [`candidates`] asks each block for one `u64` of *events* ([`Vector::events`]:
-//! `:` before a byte above `0x20`, `.` after `w`), a superset of the anchors'
+//! `:` before `/` or between a letter and a byte above `0x20`, `.` after
+//! `w`), a superset of the anchors'
 //! key bytes found with three overlapping loads (the block, one byte back,
 //! one byte on), so no state crosses a block edge. Two blocks share one test;
 //! each event is then checked exactly, byte by byte ([`anchor_at`]). `www.` is
@@ -347,7 +348,8 @@ fn prefetch(p: *const u8) {
 ///
 /// One [`Vector::events`] mask per block, two blocks per test: most blocks
 /// of prose have no event, and nothing is carried between blocks (the events
-/// look at their neighbour bytes through overlapping loads).
+/// look at their neighbour bytes through overlapping loads). Each step asks
+/// for the cache lines [`PREFETCH_AHEAD`] bytes on.
 ///
 /// # Safety
 /// The CPU supports `V`'s ISA.

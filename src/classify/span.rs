@@ -1,5 +1,5 @@
 //! Runs of one byte class, 16 bytes at a time: the URI engine's validator
-//! skips over a component with [`span`] instead of a table lookup per byte.
+//! skips over a component with [`Spans::span`] instead of a table lookup per byte.
 //!
 //! Code generic over [`Spans`] runs under [`dispatch`], which compiles it
 //! once per ISA (the SSSE3 copy inside a `#[target_feature]` function, so
@@ -9,7 +9,7 @@
 //! A class is given as two 16-entry nibble tables ([`NibbleClass`]): byte `b`
 //! is in it when `lo[b & 15] & hi[b >> 4] != 0`, the lookup that `pshufb`
 //! (SSSE3) and `tbl` (NEON) do for 16 bytes at once. [`span_scalar`] is the
-//! reference, and [`span_dots_scalar`] that of [`span_dots`]; every vector
+//! reference, and [`span_dots_scalar`] that of [`Spans::span_dots`]; every vector
 //! kernel gives exactly their answers (tests below, at every start offset
 //! and length, and through [`dispatch`]).
 //!
@@ -113,7 +113,7 @@ pub(crate) fn span(text: &[u8], from: usize, class: &NibbleClass) -> usize {
 
 /// The index of the first byte of `text[from..]` that is not in `class` or
 /// is a `.` right after a `/` (at `i > from`: the byte before `from` does not
-/// count), or `text.len()`. The reference for [`span_dots`].
+/// count), or `text.len()`. The reference for [`Spans::span_dots`].
 ///
 /// The normalizer asks this of everything after the host: a `.` that starts
 /// a segment may be a dot-segment to remove.
@@ -314,7 +314,7 @@ unsafe fn span_ssse3(text: &[u8], from: usize, class: &NibbleClass) -> usize {
     }
 }
 
-/// SSSE3 kernel of [`span_dots`]; needs `text.len() >= 16` and
+/// SSSE3 kernel of [`Spans::span_dots`]; needs `text.len() >= 16` and
 /// `from < text.len()`.
 ///
 /// # Safety

@@ -360,7 +360,7 @@ static PLAIN_REST: NibbleClass = NibbleClass::new(&PLAIN, 2);
 /// non-ASCII byte or `/.` after it, nor a path starting with `.`. Those are
 /// all the bytes that case folding, percent normalization and dot-segment
 /// removal could change (a `/.` in a query is a false alarm, and only costs
-/// the slow path). Two vector scans ([`span`], [`span_dots`]).
+/// the slow path). Two vector scans ([`Spans::span`], [`Spans::span_dots`]).
 #[inline(always)]
 fn is_plain<S: Spans>(s: S, u: &UriRef<'_>) -> bool {
     let text = u.as_bytes();
