@@ -8,13 +8,13 @@
 //!
 //! [`candidates`] asks each block for one `u64` of *events* ([`Vector::events`]:
 //! `:` before `/` or between a letter and a byte above `0x20`, `.` after
-//! `w`), a superset of the anchors'
-//! key bytes found with three overlapping loads (the block, one byte back,
-//! one byte on), so no state crosses a block edge. Two blocks share one test;
-//! each event is then checked exactly, byte by byte ([`anchor_at`]). `www.` is
-//! found by its *last* byte, so its anchor is 3 bytes back, possibly in the
-//! previous block; no other anchor can lie inside `www.`, so anchors still
-//! come out ascending.
+//! `w`), a superset of the anchors' key bytes found with three overlapping
+//! loads (the block, one byte back, one byte on), so no state crosses a
+//! block edge. Two blocks share one test; each event is then checked
+//! exactly, byte by byte ([`anchor_at`]). `www.` is found by its *last* byte,
+//! so its anchor is 3 bytes back, possibly in the previous block; no other
+//! anchor can lie inside `www.`, so anchors still come out ascending. The
+//! loop prefetches [`PREFETCH_AHEAD`] bytes ahead.
 //!
 //! # Block state of [`masks`]
 //!
@@ -95,7 +95,7 @@ pub(crate) unsafe fn events_scalar(p: *const u8) -> u64 {
 }
 
 /// Check `V::events` against [`events_scalar`]: every `prev`, `next` pair
-/// around each of a few key bytes, 21 triples per block (`prev key next` at
+/// around each of a few key bytes, 22 triples per block (`prev key next` at
 /// block bytes `3j..3j + 3`, so each block edge has a triple at it), on a
 /// pseudo-random background.
 ///
@@ -319,9 +319,11 @@ unsafe fn load_padded<V: Vector>(hay: &[u8], pos: usize, end: usize, pad: u8) ->
 
 /// How far ahead of the block being classified [`candidates`] asks for the
 /// cache line: beyond the next 4 KiB page, which the hardware prefetchers
-/// do not enter on their own. Measured on the 64 MiB prose corpus (AVX2
-/// loop, one core): the plain loop read 7.3 GB/s, 4 KiB ahead 11.7 GB/s,
-/// 8 KiB ahead 13.5 GB/s, 16 KiB ahead 14.1 GB/s.
+/// do not enter on their own. Measured with a bare AVX2 loop over a mapped
+/// 64 MiB prose file on one core (the loop of `scripts/read-floor.sh`):
+/// 7.3 GB/s without prefetch, 11.7 GB/s 4 KiB ahead, 13.5 GB/s 8 KiB
+/// ahead, 14.1 GB/s 16 KiB ahead; in urlsift 4, 8, 16 and 32 KiB measured
+/// the same within the noise.
 const PREFETCH_AHEAD: usize = 8 * 1024;
 
 /// Ask for the cache line at `p` (a hint: no effect on results). A prefetch
