@@ -290,6 +290,24 @@ fn emit_events(out: &mut Vec<usize>, hay: &[u8], start: usize, end: usize, pos: 
     }
 }
 
+/// [`emit_events`] of two blocks, out of line: the block loop keeps its
+/// constants in registers instead of reloading them every step around a
+/// call it rarely makes.
+#[cold]
+#[inline(never)]
+fn emit_pair(
+    out: &mut Vec<usize>,
+    hay: &[u8],
+    start: usize,
+    end: usize,
+    pos: usize,
+    e0: u64,
+    e1: u64,
+) {
+    emit_events(out, hay, start, end, pos, e0);
+    emit_events(out, hay, start, end, pos + 64, e1);
+}
+
 /// [`Vector::events`] of the block at `pos`, for a block too close to either
 /// end of `hay` to load in place: the bytes `pos - 1 .. pos + 65` that exist
 /// are copied into a zeroed stack buffer (a zero byte is in no event).
@@ -386,8 +404,7 @@ pub(crate) unsafe fn candidates<V: Vector>(
         // is inside `hay`; ISA support is this function's contract.
         let (e0, e1) = unsafe { (V::events(p.add(pos)), V::events(p.add(pos + 64))) };
         if e0 | e1 != 0 {
-            emit_events(out, hay, start, end, pos, e0);
-            emit_events(out, hay, start, end, pos + 64, e1);
+            emit_pair(out, hay, start, end, pos, e0, e1);
         }
         pos += 128;
     }
