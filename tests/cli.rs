@@ -505,6 +505,18 @@ fn count_by_sorted_like_sort_uniq_c_sort_rn() {
         b"http://A.example HTTP://a.example/\n",
     );
     assert_eq!(lines(&o), ["      2 http://a.example/"]);
+    // A `www.` URI counts as its http:// normal form.
+    let o = run(
+        &["--count-by", "url", "--normalize"],
+        b"www.A.example/x and http://WWW.a.example/x and www.b.example\n",
+    );
+    assert_eq!(
+        lines(&o),
+        [
+            "      2 http://www.a.example/x",
+            "      1 http://www.b.example/"
+        ]
+    );
     let o = run(&["--count-by", "bogus"], text);
     assert_eq!(code(&o), 2);
 }

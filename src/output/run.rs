@@ -35,8 +35,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 use super::{
-    Format, Formatter, Options, Parts, Record, count_key, host_key, new_sink, write_count_row,
-    write_header,
+    CountBy, Format, Formatter, Options, Parts, Record, count_key, host_key, new_sink,
+    write_count_row, write_header,
 };
 use crate::classify::naive;
 use crate::dedup::{self, Counter, Unique, fingerprint};
@@ -514,11 +514,20 @@ impl Emit<'_> {
                 self.failed |= self.fmt.format(&rec, &mut self.buf).is_err();
             }
             Mode::Count => {
-                let Some(k) = count_key(m, opts.count_by, opts.dedup_key) else {
-                    return;
+                let owned;
+                let k: &[u8] = if matches!(opts.count_by, None | Some(CountBy::Url)) {
+                    // The URL key, normalized into the worker's buffer.
+                    let www = m.kind == crate::extract::Kind::Www;
+                    dedup::key_into(&m.url, www, opts.dedup_key, &mut self.keybuf)
+                } else {
+                    let Some(k) = count_key(m, opts.count_by, opts.dedup_key) else {
+                        return;
+                    };
+                    owned = k;
+                    &owned
                 };
-                self.buf.extend_from_slice(&k);
-                let fp = fingerprint(&k);
+                self.buf.extend_from_slice(k);
+                let fp = fingerprint(k);
                 self.metas.push(Meta {
                     fp,
                     end: self.buf.len(),
