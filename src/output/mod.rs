@@ -168,6 +168,8 @@ pub fn new_sink<'w, W: Write + 'w>(opts: &Options, out: W) -> Box<dyn Sink + 'w>
 pub struct Formatter {
     opts: Options,
     header: bool,
+    /// Scratch for `--normalize` in text output ([`dedup::key_into`]).
+    keybuf: Vec<u8>,
 }
 
 impl Formatter {
@@ -176,6 +178,7 @@ impl Formatter {
         Formatter {
             opts: opts.clone(),
             header: opts.no_header,
+            keybuf: Vec::new(),
         }
     }
 
@@ -211,7 +214,8 @@ impl Formatter {
                 }
                 if o.normalize {
                     let www = rec.m.kind == Kind::Www;
-                    out.extend_from_slice(&dedup::key(&rec.m.url, www, level));
+                    let key = dedup::key_into(&rec.m.url, www, level, &mut self.keybuf);
+                    out.extend_from_slice(key);
                 } else {
                     out.extend_from_slice(&rec.m.url);
                 }
