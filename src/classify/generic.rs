@@ -117,31 +117,54 @@ pub(crate) unsafe fn check_events<V: Vector>() {
         assert_eq!(got, want, "events of {buf:?}");
     };
     for key in [b':', b'.', b'/', b'w', 0x80] {
-        let mut pairs = 0..0x1_0000usize;
-        loop {
+        for first in (0..0x1_0000usize).step_by(22) {
             for b in buf.iter_mut() {
                 seed ^= seed << 13;
                 seed ^= seed >> 7;
                 seed ^= seed << 17;
                 *b = BG[(seed % BG.len() as u64) as usize];
             }
-            let mut any = false;
             // Triple j at buf[3j..3j + 3] (block bytes 3j - 1 ..= 3j + 1):
             // the first one straddles the block start, the last its end.
-            for j in 0..22 {
-                let Some(pair) = pairs.next() else { break };
-                any = true;
+            for (j, pair) in (first..(first + 22).min(0x1_0000)).enumerate() {
                 buf[3 * j] = (pair >> 8) as u8;
                 buf[3 * j + 1] = key;
                 buf[3 * j + 2] = pair as u8;
-            }
-            if !any {
-                break;
             }
             check(&buf);
         }
     }
 }
+
+/// The test module of an ISA file: [`check_events`] for its `Block`, run
+/// under `$features` when its `is_available()` says the CPU has them.
+#[cfg(test)]
+macro_rules! events_test {
+    ($features:literal) => {
+        #[cfg(test)]
+        mod tests {
+            use super::*;
+
+            /// # Safety
+            /// The CPU supports the kernel ([`is_available`]).
+            #[target_feature(enable = $features)]
+            unsafe fn check_events() {
+                // SAFETY: the features are enabled here and guaranteed by the caller.
+                unsafe { generic::check_events::<Block>() }
+            }
+
+            #[test]
+            fn events_match_scalar() {
+                if is_available() {
+                    // SAFETY: checked just above.
+                    unsafe { check_events() }
+                }
+            }
+        }
+    };
+}
+#[cfg(test)]
+pub(crate) use events_test;
 
 /// State carried from one block to the next.
 #[derive(Clone, Copy)]

@@ -215,22 +215,4 @@ pub(crate) unsafe fn masks(block: &[u8; 64], prev: u8, next: [u8; 3]) -> Masks {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// # Safety
-    /// The CPU supports the kernel ([`is_available`]).
-    #[target_feature(enable = "sse2,ssse3")]
-    unsafe fn check_events() {
-        // SAFETY: the features are enabled here and guaranteed by the caller.
-        unsafe { generic::check_events::<Block>() }
-    }
-
-    #[test]
-    fn events_match_scalar() {
-        if is_available() {
-            // SAFETY: checked just above.
-            unsafe { check_events() }
-        }
-    }
-}
+generic::events_test!("sse2,ssse3");
