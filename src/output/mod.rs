@@ -199,6 +199,18 @@ impl Formatter {
     /// Append `rec`, formatted, to `out` (for CSV/TSV, after the header row
     /// if this is the first record and the options do not leave it out).
     pub fn format(&mut self, rec: &Record<'_, '_>, out: &mut Vec<u8>) -> io::Result<()> {
+        self.format_with(rec, None, out)
+    }
+
+    /// [`Formatter::format`], given the URL's de-duplication key at `level`
+    /// when the caller has it: text output with `--normalize` prints that key
+    /// instead of normalizing the URL again, when it is the form printed.
+    pub(crate) fn format_with(
+        &mut self,
+        rec: &Record<'_, '_>,
+        key: Option<(&[u8], KeyLevel)>,
+        out: &mut Vec<u8>,
+    ) -> io::Result<()> {
         let level = self.normal_level();
         let o = &self.opts;
         match o.format {
@@ -219,7 +231,10 @@ impl Formatter {
                 }
                 if o.normalize {
                     let www = rec.m.kind == Kind::Www;
-                    let key = dedup::key_into(&rec.m.url, www, level, &mut self.keybuf);
+                    let key = match key {
+                        Some((k, l)) if l == level => k,
+                        _ => dedup::key_into(&rec.m.url, www, level, &mut self.keybuf),
+                    };
                     out.extend_from_slice(key);
                 } else {
                     out.extend_from_slice(&rec.m.url);
@@ -864,7 +879,8 @@ impl<W: Write> Sink for DedupSink<W> {
         }
         let k = dedup::key(&rec.m.url, rec.m.kind == Kind::Www, self.level);
         self.buf.clear();
-        self.f.format(rec, &mut self.buf)?;
+        self.f
+            .format_with(rec, Some((&k, self.level)), &mut self.buf)?;
         if self.unique.offer(fingerprint(&k), &self.buf)? == Offer::New {
             self.out.write_all(&self.buf)?;
         }
@@ -1001,6 +1017,48 @@ mod tests {
                     });
                 }
             }
+        }
+    }
+
+    #[test]
+    fn unique_normalize_prints_each_key_once_in_normal_form() {
+        let text = b"HTTP://A.example:80/%7e x http://a.example/~ y www.B.example/p#f \
+            http://www.b.example/p#g http://c.example/";
+        for (level, want) in [
+            (
+                KeyLevel::Scheme,
+                "http://a.example/~\nhttp://www.b.example/p#f\nhttp://www.b.example/p#g\nhttp://c.example/\n",
+            ),
+            (
+                KeyLevel::NoFragment,
+                "http://a.example/~\nhttp://www.b.example/p\nhttp://c.example/\n",
+            ),
+            (
+                KeyLevel::Raw,
+                "http://a.example/~\nhttp://a.example/~\nhttp://www.b.example/p#f\nhttp://www.b.example/p#g\nhttp://c.example/\n",
+            ),
+        ] {
+            let mut out = Vec::new();
+            {
+                let opts = Options {
+                    unique: true,
+                    normalize: true,
+                    dedup_key: level,
+                    ..Options::default()
+                };
+                let mut sink = new_sink(&opts, &mut out);
+                for m in crate::extract::extract(text) {
+                    sink.record(&Record {
+                        file: "-",
+                        line: 1,
+                        m: &m,
+                        mail: None,
+                    })
+                    .unwrap();
+                }
+                sink.finish().unwrap();
+            }
+            assert_eq!(String::from_utf8_lossy(&out), want, "{level:?}");
         }
     }
 

@@ -536,16 +536,9 @@ impl Emit<'_> {
             Mode::Keyed => {
                 let www = m.kind == crate::extract::Kind::Www;
                 let sharded_by_url = self.shards > 1 && self.cfg.shard_by == ShardBy::Url;
-                let url_fp = if opts.unique || sharded_by_url {
-                    fingerprint(dedup::key_into(
-                        &m.url,
-                        www,
-                        opts.dedup_key,
-                        &mut self.keybuf,
-                    ))
-                } else {
-                    0
-                };
+                let key = (opts.unique || sharded_by_url)
+                    .then(|| dedup::key_into(&m.url, www, opts.dedup_key, &mut self.keybuf));
+                let url_fp = key.map_or(0, fingerprint);
                 let fp = if opts.unique { url_fp } else { 0 };
                 let shard = match (self.shards, self.cfg.shard_by) {
                     (1, _) => 0,
@@ -555,7 +548,8 @@ impl Emit<'_> {
                     }
                 };
                 self.buf.extend_from_slice(&(shard as u32).to_le_bytes());
-                self.failed |= self.fmt.format(&rec, &mut self.buf).is_err();
+                let key = key.map(|k| (k, opts.dedup_key));
+                self.failed |= self.fmt.format_with(&rec, key, &mut self.buf).is_err();
                 self.metas.push(Meta {
                     fp,
                     end: self.buf.len(),
