@@ -245,7 +245,7 @@ impl Formatter {
                 let normalized = o.normalize.then(|| normal_at(rec.m, level));
                 let www = rec.m.kind == Kind::Www;
                 let text = split_text(rec.m, &mut self.partbuf);
-                write_json(rec, &Fields::new(text, www), normalized.as_ref(), out);
+                write_json(rec, &Fields::new(text, www), normalized.as_ref(), out)?;
             }
             Format::Csv | Format::Tsv => {
                 let tsv = o.format == Format::Tsv;
@@ -489,14 +489,14 @@ fn json_raw(out: &mut Vec<u8>, key: &[u8], value: &[u8]) {
 /// Append the JSON Lines object of `rec` (fields in DESIGN.md's CLI
 /// contract; `normalized` only with `--normalize`, the mail fields only
 /// with `--mail`), and a newline. Written field by field rather than
-/// through a serde struct: 3 to 4 times faster, with no allocation for a
-/// UTF-8 URL (measured in the session-5 note).
+/// through a serde struct: about twice as fast (README, "Output formats"),
+/// with no allocation per field for a UTF-8 URL.
 fn write_json(
     rec: &Record<'_, '_>,
     f: &Fields<'_>,
     normalized: Option<&Option<String>>,
     out: &mut Vec<u8>,
-) {
+) -> io::Result<()> {
     let mut n = itoa::Buffer::new();
     let tf = |b: bool| if b { &b"true"[..] } else { b"false" };
     out.reserve(256 + 2 * f.url.len());
@@ -535,16 +535,16 @@ fn write_json(
             // The mail fields, flattened into this object: serde's `{...}`
             // with its `{` turned into a `,`.
             let at = out.len();
-            if serde_json::to_writer(&mut *out, w).is_ok() && out.get(at) == Some(&b'{') {
-                out[at] = b',';
-            } else {
-                out.truncate(at);
-                out.push(b'}');
+            serde_json::to_writer(&mut *out, w)?;
+            match out.get_mut(at) {
+                Some(b) if *b == b'{' => *b = b',',
+                _ => return Err(io::Error::other("mail fields: not a JSON object")),
             }
         }
         None => out.push(b'}'),
     }
     out.push(b'\n');
+    Ok(())
 }
 
 /// One CSV/TSV row being written into `out`, through csv-core's quoting
@@ -576,9 +576,9 @@ impl CsvRow<'_> {
             spaced = s.replace(['\t', '\n', '\r'], " ");
             input = spaced.as_bytes();
         }
-        // At most 2 + 2 * len bytes come out (csv-core's bound: quotes
-        // doubled, and the opening one; the closing one comes with the
-        // delimiter or terminator), so one call takes the whole field.
+        // At most 1 + 2 * len bytes come out (the opening quote, and quotes
+        // doubled; the closing one comes with the delimiter or terminator),
+        // so one call with this room takes the whole field.
         let took = self.core(|w, o| w.field(input, o), 2 + 2 * input.len());
         debug_assert_eq!(took, input.len());
     }
@@ -603,7 +603,8 @@ impl CsvRow<'_> {
     ) -> usize {
         let at = self.out.len();
         self.out.resize(at + room, 0);
-        let (_, nin, nout) = step(self.w, &mut self.out[at..]);
+        let (r, nin, nout) = step(self.w, &mut self.out[at..]);
+        debug_assert_eq!(r, csv_core::WriteResult::InputEmpty);
         self.out.truncate(at + nout);
         nin
     }
@@ -731,17 +732,22 @@ pub fn write_header(opts: &Options, out: &mut dyn Write) -> io::Result<()> {
         Format::Tsv => b'\t',
         _ => return Ok(()),
     };
-    let mut w = csv::WriterBuilder::new().delimiter(delim).from_writer(out);
-    w.write_record(header_fields(opts.normalize))
-        .map_err(csv_err)?;
-    w.flush()
-}
-
-fn csv_err(e: csv::Error) -> io::Error {
-    match e.into_kind() {
-        csv::ErrorKind::Io(e) => e,
-        other => io::Error::other(format!("{other:?}")),
+    let mut w = csv_core::WriterBuilder::new()
+        .delimiter(delim)
+        .terminator(csv_core::Terminator::Any(b'\n'))
+        .build();
+    let mut buf = Vec::new();
+    let mut row = CsvRow {
+        w: &mut w,
+        out: &mut buf,
+        tsv: false,
+        first: true,
+    };
+    for h in header_fields(opts.normalize) {
+        row.field(h);
     }
+    row.end();
+    out.write_all(&buf)
 }
 
 /// The CSV/TSV fields of one record (TSV has no quoting: tabs and newlines
@@ -945,6 +951,7 @@ mod tests {
         for normalize in [
             None,
             Some(KeyLevel::Raw),
+            Some(KeyLevel::Syntax),
             Some(KeyLevel::Scheme),
             Some(KeyLevel::NoFragment),
         ] {
