@@ -250,41 +250,16 @@ impl Formatter {
             Format::Csv | Format::Tsv => {
                 let tsv = o.format == Format::Tsv;
                 let normalize = o.normalize;
-                let w = self.csv.get_or_insert_with(|| {
-                    csv_core::WriterBuilder::new()
-                        .delimiter(if tsv { b'\t' } else { b',' })
-                        .quote_style(if tsv {
-                            csv_core::QuoteStyle::Never
-                        } else {
-                            csv_core::QuoteStyle::Necessary
-                        })
-                        .terminator(csv_core::Terminator::Any(b'\n'))
-                        .build()
-                });
+                let w = self.csv.get_or_insert_with(|| csv_writer(tsv));
                 if !self.header {
                     self.header = true;
-                    let mut row = CsvRow {
-                        w,
-                        out,
-                        tsv,
-                        first: true,
-                    };
-                    for h in header_fields(normalize) {
-                        row.field(h);
-                    }
-                    row.end();
+                    csv_header(CsvRow::new(w, out, tsv), normalize);
                 }
                 let normalized = normalize.then(|| normal_at(rec.m, level));
                 let www = rec.m.kind == Kind::Www;
                 let text = split_text(rec.m, &mut self.partbuf);
                 let fields = Fields::new(text, www);
-                let row = CsvRow {
-                    w,
-                    out,
-                    tsv,
-                    first: true,
-                };
-                write_csv(row, rec, &fields, normalized.as_ref());
+                write_csv(CsvRow::new(w, out, tsv), rec, &fields, normalized.as_ref());
             }
         }
         Ok(())
@@ -557,7 +532,38 @@ struct CsvRow<'w> {
     first: bool,
 }
 
-impl CsvRow<'_> {
+/// The CSV (RFC 4180 quoting where needed) or TSV (no quoting) writer.
+fn csv_writer(tsv: bool) -> csv_core::Writer {
+    csv_core::WriterBuilder::new()
+        .delimiter(if tsv { b'\t' } else { b',' })
+        .quote_style(if tsv {
+            csv_core::QuoteStyle::Never
+        } else {
+            csv_core::QuoteStyle::Necessary
+        })
+        .terminator(csv_core::Terminator::Any(b'\n'))
+        .build()
+}
+
+/// Write the header row (with a `normalized` column if `normalize`).
+fn csv_header(mut row: CsvRow<'_>, normalize: bool) {
+    for h in header_fields(normalize) {
+        row.field(h);
+    }
+    row.end();
+}
+
+impl<'w> CsvRow<'w> {
+    /// A new row of `w` into `out`.
+    fn new(w: &'w mut csv_core::Writer, out: &'w mut Vec<u8>, tsv: bool) -> Self {
+        CsvRow {
+            w,
+            out,
+            tsv,
+            first: true,
+        }
+    }
+
     /// Append one field.
     fn field(&mut self, s: &str) {
         if !self.first {
@@ -727,26 +733,16 @@ fn header_fields(normalize: bool) -> Vec<&'static str> {
 
 /// Write the CSV/TSV header row that `opts` asks for (nothing for other formats).
 pub fn write_header(opts: &Options, out: &mut dyn Write) -> io::Result<()> {
-    let delim = match opts.format {
-        Format::Csv => b',',
-        Format::Tsv => b'\t',
+    let tsv = match opts.format {
+        Format::Csv => false,
+        Format::Tsv => true,
         _ => return Ok(()),
     };
-    let mut w = csv_core::WriterBuilder::new()
-        .delimiter(delim)
-        .terminator(csv_core::Terminator::Any(b'\n'))
-        .build();
     let mut buf = Vec::new();
-    let mut row = CsvRow {
-        w: &mut w,
-        out: &mut buf,
-        tsv: false,
-        first: true,
-    };
-    for h in header_fields(opts.normalize) {
-        row.field(h);
-    }
-    row.end();
+    csv_header(
+        CsvRow::new(&mut csv_writer(tsv), &mut buf, tsv),
+        opts.normalize,
+    );
     out.write_all(&buf)
 }
 
