@@ -399,3 +399,31 @@ fn issue7_cli_invalid_mbox_is_an_error_and_others_complete() {
         format!("{alone}http://notes.example/a\nhttp://gz.example/b\n")
     );
 }
+
+#[test]
+fn part_headers_are_scanned_as_their_part() {
+    // MHTML (RFC 2557) names each part's URL in its own header block, and
+    // message/external-body (RFC 2017) gives the body's URL as a parameter.
+    let o = scan(&format!("{OWN}/part-headers.eml"));
+    let got: Vec<(u32, &str, &str)> = o
+        .urls
+        .iter()
+        .map(|(w, u)| (w.part, w.content_type.as_str(), u.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (2, "header", "http://base.example.org/docs/"),
+            (3, "header", "http://saved.example.org/page.html"),
+            (3, "text/html", "http://body.example.org/x"),
+            (4, "header", "http://saved.example.org/logo.png"),
+            (5, "header", "ftp://ftp.example.org/pub/big.tar.gz"),
+        ]
+    );
+    // A part header's offset is its first header line in the file.
+    let data = std::fs::read(format!("{OWN}/part-headers.eml")).unwrap();
+    for (w, _) in o.urls.iter().filter(|(w, _)| w.content_type == "header") {
+        assert!(data[w.part_offset as usize..].starts_with(b"Content-Type: "));
+    }
+    assert_eq!(o.stats.problem_messages, 0);
+}

@@ -2,6 +2,7 @@
 //! every text part after transfer and charset decoding.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use mail_parser::decoders::charsets::map::charset_decoder;
 use mail_parser::{HeaderName, Message, MessageParser, MessagePart, MimeHeaders, PartType};
@@ -183,6 +184,9 @@ impl Walk<'_> {
             }
             let n = self.next_part;
             self.next_part += 1;
+            if k > 0 {
+                self.part_headers(raw, p.header.clone(), n);
+            }
             let at = self.file_pos(p.body.start);
             match p.kind {
                 mime::Kind::Multipart => {}
@@ -241,11 +245,29 @@ impl Walk<'_> {
         self.scan(&text, part, ty, at);
     }
 
-    /// Walk the parts of `m` in order (depth first), scanning text parts.
+    /// Scan the header block `block` of a body part (not a message's own
+    /// block) as part `n`: `Content-Location:`, `Content-Base:` and
+    /// `message/external-body`'s `URL=` parameter hold URLs.
+    fn part_headers(&mut self, raw: &[u8], block: Range<usize>, n: u32) {
+        let Some(bytes) = raw.get(block.start..block.end.min(raw.len())) else {
+            return;
+        };
+        let text = header_text(bytes);
+        let at = self.file_pos(block.start);
+        self.scan(&text, n, HEADER_TYPE.to_owned(), at);
+    }
+
+    /// Walk the parts of `m` in order (depth first), scanning text parts
+    /// and the header blocks of all parts but the root (`m`'s own headers,
+    /// scanned by [`Self::headers`]).
     fn parts(&mut self, raw: &[u8], m: &Message<'_>) {
-        for part in &m.parts {
+        for (k, part) in m.parts.iter().enumerate() {
             let n = self.next_part;
             self.next_part += 1;
+            if k > 0 {
+                let block = part.offset_header as usize..part.offset_body as usize;
+                self.part_headers(raw, block, n);
+            }
             let body_at = self.file_pos(part.offset_body as usize);
             let ty = content_type(part);
             if ty.starts_with("multipart/") {

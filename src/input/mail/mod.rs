@@ -13,6 +13,9 @@
 //! - the header block is unfolded (RFC 5322 2.2.3), its RFC 2047 encoded
 //!   words are decoded ([`rfc2047`]), and it is scanned, so
 //!   `List-Unsubscribe:` and `Archived-At:` URLs are found whole (part 0);
+//! - the header block of every MIME part is scanned the same way, as that
+//!   part with content type `header` (`Content-Location:` in MHTML,
+//!   `message/external-body`'s `URL=`);
 //! - every text part is scanned after decoding; text/html parts have their
 //!   character references decoded first ([`html::decode_refs`]), so
 //!   `href="...?a=1&amp;b=2"` gives `...?a=1&b=2`;
@@ -66,7 +69,8 @@ pub struct MailWhere {
     /// The byte offset of the message (its first header) in the file.
     pub message_offset: u64,
     /// The part: 0 is the message's header block; body parts are numbered
-    /// from 1 in depth-first order (multipart containers count).
+    /// from 1 in depth-first order (multipart containers count). A part's
+    /// own header block has the part's number and content type `header`.
     pub part: u32,
     /// The part's `type/subtype` (`header` for a header block).
     pub content_type: String,
