@@ -323,7 +323,7 @@ fn scan(args: &ScanArgs) -> u8 {
         opts,
         quiet: args.quiet,
         strict: args.strict,
-        threads: rayon::current_num_threads(),
+        threads: args.threads.filter(|&n| n > 0).unwrap_or_else(default_threads),
         chunk_size: args.chunk_size,
         extractor,
         progress: bar.as_ref().map(|_| &inc as &(dyn Fn(u64) + Sync)),
@@ -468,4 +468,17 @@ fn progress_bar(sources: &[Source]) -> Option<indicatif::ProgressBar> {
         bar.set_style(style);
     }
     Some(bar)
+}
+
+/// The number of threads rayon's global pool gets when `--threads` is not
+/// given (`RAYON_NUM_THREADS`, else one per core), found without starting
+/// the pool: a run over small inputs never needs it, and its idle threads
+/// spin for a while before they sleep.
+fn default_threads() -> usize {
+    std::env::var("RAYON_NUM_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
+        .unwrap_or(1)
 }

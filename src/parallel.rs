@@ -87,7 +87,8 @@ pub fn scan<'h>(ex: &Extractor, hay: &'h [u8], chunk_size: usize, sink: impl FnM
 
 /// [`scan`] restricted to the candidates in `hay[start..end]`, starting from
 /// `floor` (see [`Extractor::scan`]); returns the floor after the range. On a
-/// one-thread pool this is one [`Extractor::scan`], without chunks.
+/// one-thread pool, or for a range of at most `chunk_size` bytes, this is
+/// one [`Extractor::scan`], without chunks (and without starting the pool).
 pub fn scan_range<'h>(
     ex: &Extractor,
     hay: &'h [u8],
@@ -101,10 +102,11 @@ pub fn scan_range<'h>(
     if start >= end {
         return floor;
     }
-    if rayon::current_num_threads() <= 1 {
-        // One thread: chunks would be scanned one after the other anyway,
-        // and the stitched result is that of one scan (the invariant above),
-        // so skip the chunk buffers and the stitching.
+    if end - start <= chunk_size || rayon::current_num_threads() <= 1 {
+        // One chunk, or one thread: chunks would be scanned one after the
+        // other anyway, and the stitched result is that of one scan (the
+        // invariant above), so skip the chunk buffers and the stitching.
+        // A small input is checked first, so it never starts the pool.
         return ex.scan(hay, start, end, floor, sink);
     }
     let bounds = cuts_from(&ex.classifier(), &hay[..end], start, chunk_size);

@@ -679,7 +679,7 @@ fn scan_source(
 fn scan_whole(cfg: &Config<'_>, data: &[u8], emit: &mut Emit<'_>, stop: &AtomicBool) {
     let ex = &cfg.extractor;
     let seg = 4usize
-        .saturating_mul(rayon::current_num_threads().max(1))
+        .saturating_mul(cfg.threads.max(1))
         .saturating_mul(cfg.chunk_size.max(1))
         .max(64);
     let mut lines = LineCounter::default();

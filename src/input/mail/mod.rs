@@ -311,27 +311,34 @@ fn scan_messages(
 ) {
     let batches = batches(msgs, BATCH_BYTES);
     let parser = message::parser();
-    let window = rayon::current_num_threads().max(1) * 4;
+    let scan_batch = |r: &Range<usize>| {
+        let mut s = Scanned::default();
+        for i in r.clone() {
+            let m = &msgs[i];
+            message::scan_message(
+                ex,
+                &parser,
+                &data[m.clone()],
+                at.offset + m.start as u64,
+                at.index + i as u64 + 1,
+                at.mboxrd,
+                &mut s,
+            );
+        }
+        s
+    };
+    // One batch (a small file) is scanned here, without starting the pool.
+    let window = if batches.len() <= 1 {
+        1
+    } else {
+        rayon::current_num_threads().max(1) * 4
+    };
     for group in batches.chunks(window) {
-        let results: Vec<Scanned> = group
-            .par_iter()
-            .map(|r| {
-                let mut s = Scanned::default();
-                for i in r.clone() {
-                    let m = &msgs[i];
-                    message::scan_message(
-                        ex,
-                        &parser,
-                        &data[m.clone()],
-                        at.offset + m.start as u64,
-                        at.index + i as u64 + 1,
-                        at.mboxrd,
-                        &mut s,
-                    );
-                }
-                s
-            })
-            .collect();
+        let results: Vec<Scanned> = if group.len() <= 1 {
+            group.iter().map(scan_batch).collect()
+        } else {
+            group.par_iter().map(scan_batch).collect()
+        };
         for s in results {
             for f in &s.found {
                 on_match(&s.wheres[f.part], f.line, &f.m);
