@@ -323,7 +323,10 @@ fn scan(args: &ScanArgs) -> u8 {
         opts,
         quiet: args.quiet,
         strict: args.strict,
-        threads: args.threads.filter(|&n| n > 0).unwrap_or_else(default_threads),
+        threads: args
+            .threads
+            .filter(|&n| n > 0)
+            .unwrap_or_else(default_threads),
         chunk_size: args.chunk_size,
         extractor,
         progress: bar.as_ref().map(|_| &inc as &(dyn Fn(u64) + Sync)),
