@@ -177,16 +177,10 @@ impl Walk<'_> {
     /// decode).
     fn walked(&mut self, raw: &[u8], walked: &mime::Walked) {
         for (k, p) in walked.parts.iter().enumerate() {
-            if k == 0 {
-                let text = header_text(&raw[p.header.clone()]);
-                let at = self.file_pos(p.header.start);
-                self.scan(&text, 0, HEADER_TYPE.to_owned(), at);
-            }
             let n = self.next_part;
             self.next_part += 1;
-            if k > 0 {
-                self.part_headers(raw, p.header.clone(), n);
-            }
+            // The root's block is the message's own header block, part 0.
+            self.header_block(raw, p.header.clone(), if k == 0 { 0 } else { n });
             let at = self.file_pos(p.body.start);
             match p.kind {
                 mime::Kind::Multipart => {}
@@ -204,9 +198,7 @@ impl Walk<'_> {
 
     /// A single-part message read by [`simple::parse`].
     fn simple(&mut self, raw: &[u8], sm: &simple::Simple) {
-        let text = header_text(&raw[..sm.header_end]);
-        let at = self.file_pos(0);
-        self.scan(&text, 0, HEADER_TYPE.to_owned(), at);
+        self.header_block(raw, 0..sm.header_end, 0);
         let body = &raw[sm.body..];
         let at = self.file_pos(sm.body);
         if sm.content_type.starts_with("text/") {
@@ -235,20 +227,16 @@ impl Walk<'_> {
     /// Scan the (unfolded) header block of `m` as part `part`.
     fn headers(&mut self, raw: &[u8], m: &Message<'_>, part: u32) {
         let Some(root) = m.parts.first() else { return };
-        let (s, e) = (root.offset_header as usize, root.offset_body as usize);
-        let Some(block) = raw.get(s..e.min(raw.len())) else {
-            return;
-        };
-        let text = header_text(block);
-        let ty = HEADER_TYPE.to_owned();
-        let at = self.file_pos(s);
-        self.scan(&text, part, ty, at);
+        let block = root.offset_header as usize..root.offset_body as usize;
+        self.header_block(raw, block, part);
     }
 
-    /// Scan the header block `block` of a body part (not a message's own
-    /// block) as part `n`: `Content-Location:`, `Content-Base:` and
-    /// `message/external-body`'s `URL=` parameter hold URLs.
-    fn part_headers(&mut self, raw: &[u8], block: Range<usize>, n: u32) {
+    /// Scan the header block `raw[block]`, unfolded ([`header_text`]), as
+    /// part `n` with content type `header`: a message's own block (part 0,
+    /// or a `message/rfc822` part's number), or a body part's block, where
+    /// `Content-Location:`, `Content-Base:` and `message/external-body`'s
+    /// `URL=` parameter hold URLs.
+    fn header_block(&mut self, raw: &[u8], block: Range<usize>, n: u32) {
         let Some(bytes) = raw.get(block.start..block.end.min(raw.len())) else {
             return;
         };
@@ -266,7 +254,7 @@ impl Walk<'_> {
             self.next_part += 1;
             if k > 0 {
                 let block = part.offset_header as usize..part.offset_body as usize;
-                self.part_headers(raw, block, n);
+                self.header_block(raw, block, n);
             }
             let body_at = self.file_pos(part.offset_body as usize);
             let ty = content_type(part);
