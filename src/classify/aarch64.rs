@@ -121,11 +121,10 @@ unsafe fn events16(p: *const u8) -> uint8x16_t {
         let next = vld1q_u8(p.add(1));
         let prev = vld1q_u8(p.sub(1));
         let lower = vorrq_u8(prev, vdupq_n_u8(0x20));
-        // `lower` in `0x61..=0x7F`: above 0x60 and below 0x80.
-        let after_letter = vandq_u8(
-            vcgtq_u8(lower, vdupq_n_u8(0x60)),
-            vcltq_u8(lower, vdupq_n_u8(0x80)),
-        );
+        // `lower` in `0x61..=0x7F`: above 0x60 as a signed byte (one
+        // compare; the unsigned pair `> 0x60` and `< 0x80` took three
+        // operations after LLVM).
+        let after_letter = vcgtq_s8(vreinterpretq_s8_u8(lower), vdupq_n_s8(0x60));
         let body = vbicq_u8(
             vandq_u8(vcgtq_u8(next, vdupq_n_u8(0x20)), after_letter),
             vceqq_u8(next, vdupq_n_u8(b':')),

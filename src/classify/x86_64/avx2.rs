@@ -107,10 +107,75 @@ impl Vector for Block {
     }
 }
 
-/// [`Vector::events`] of the 32 bytes at `p`.
+/// [`Vector::events`] of the 32 bytes at `p`, in assembly.
+///
+/// Written with intrinsics ([`events32`] under Miri, which cannot run
+/// assembly), LLVM turns the one `vpaddusb` into `vpmaxub` + `vpcmpeqb` (it
+/// makes a full-byte `next > 0x20`, where only the top bit is read), runs out
+/// of the 16 registers when it merges the two blocks' tests, and spills and
+/// reloads constants in the loop: 18 vector operations per 32 bytes instead
+/// of these 14 (`llvm-mca`: 25.4 against 20.7 cycles per 128 bytes). The
+/// assembly is 9-18% faster on text (README, "Classification speed").
 ///
 /// # Safety
 /// `p - 1 .. p + 33` is readable, and the CPU supports AVX2.
+#[cfg(not(miri))]
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn events32(p: *const u8) -> u32 {
+    let r: u32;
+    // SAFETY: reads `p - 1 .. p + 33` (readable: the caller's contract) and
+    // nothing else; AVX2 is the caller's contract; touches no stack or flags.
+    unsafe {
+        core::arch::asm!(
+            "vmovdqu {v}, ymmword ptr [{p}]",
+            "vmovdqu {n}, ymmword ptr [{p} + 1]",
+            // lower = prev | 0x20
+            "vpor {l}, {k20}, ymmword ptr [{p} - 1]",
+            // body = (next + 0x5F saturating: top bit iff next > 0x20)
+            //        & !(next == ':') & (lower > 0x60, signed)
+            "vpcmpeqb {t1}, {n}, {kcolon}",
+            "vpaddusb {t2}, {n}, {k5f}",
+            "vpandn {t2}, {t1}, {t2}",
+            "vpcmpgtb {t1}, {l}, {k60}",
+            "vpand {t2}, {t2}, {t1}",
+            // colon = (v == ':') & (next == '/' | body)
+            "vpcmpeqb {t1}, {n}, {kslash}",
+            "vpor {t2}, {t2}, {t1}",
+            "vpcmpeqb {t1}, {v}, {kcolon}",
+            "vpand {t2}, {t2}, {t1}",
+            // w_dot = (v == '.') & (lower == 'w')
+            "vpcmpeqb {v}, {v}, {kdot}",
+            "vpcmpeqb {l}, {l}, {kw}",
+            "vpand {v}, {v}, {l}",
+            "vpor {t2}, {t2}, {v}",
+            "vpmovmskb {r:e}, {t2}",
+            p = in(reg) p,
+            k20 = in(ymm_reg) _mm256_set1_epi8(0x20),
+            kcolon = in(ymm_reg) _mm256_set1_epi8(b':' as i8),
+            kslash = in(ymm_reg) _mm256_set1_epi8(b'/' as i8),
+            k5f = in(ymm_reg) _mm256_set1_epi8(0x5F),
+            k60 = in(ymm_reg) _mm256_set1_epi8(0x60),
+            kdot = in(ymm_reg) _mm256_set1_epi8(b'.' as i8),
+            kw = in(ymm_reg) _mm256_set1_epi8(b'w' as i8),
+            v = out(ymm_reg) _,
+            n = out(ymm_reg) _,
+            l = out(ymm_reg) _,
+            t1 = out(ymm_reg) _,
+            t2 = out(ymm_reg) _,
+            r = lateout(reg) r,
+            options(pure, readonly, nostack, preserves_flags),
+        );
+    }
+    r
+}
+
+/// [`Vector::events`] of the 32 bytes at `p`, with intrinsics: the same
+/// operations as the assembly above, for Miri.
+///
+/// # Safety
+/// `p - 1 .. p + 33` is readable, and the CPU supports AVX2.
+#[cfg(miri)]
 #[inline(always)]
 unsafe fn events32(p: *const u8) -> u32 {
     // SAFETY: the caller guarantees the bytes and AVX2.
