@@ -58,7 +58,7 @@ pub fn bench_cmd(opts: &BenchOpts) -> u8 {
         Ok(code) => code,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => 0,
         Err(e) => {
-            eprintln!("urlsift bench: {e}");
+            urlsift::report!("bench: {e}");
             2
         }
     }

@@ -72,7 +72,7 @@ pub fn parse_cmd(urls: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i
                 message: e.message.to_string(),
             }),
         };
-        serde_json::to_writer(&mut *out, &rec).map_err(io::Error::other)?;
+        serde_json::to_writer(&mut *out, &rec).map_err(io::Error::from)?;
         out.write_all(b"\n")?;
     }
     Ok(code)

@@ -12,9 +12,12 @@
 //!       -> output   (text, JSON Lines, CSV/TSV)
 //! ```
 #![deny(missing_docs)]
+// Diagnostics go through `diag::report`, which never panics on a closed stderr.
+#![warn(clippy::print_stderr, clippy::print_stdout)]
 
 pub mod classify;
 pub mod dedup;
+pub mod diag;
 pub mod extract;
 pub mod input;
 pub mod output;

@@ -1,4 +1,6 @@
 //! The `urlsift` command line: thin wiring over the library.
+// Diagnostics go through `urlsift::report!`, which never panics on a closed stderr.
+#![warn(clippy::print_stderr, clippy::print_stdout)]
 
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
@@ -14,6 +16,7 @@ use urlsift::extract::Extractor;
 use urlsift::input::Source;
 use urlsift::output::run::{RecordWriter, ShardBy};
 use urlsift::output::{CountBy, Format, Options, run};
+use urlsift::report;
 
 // The allocator: the system one. mimalloc is an opt-in feature
 // (`cargo build --release --features mimalloc`) because it did not measure
@@ -172,9 +175,9 @@ struct ScanArgs {
     /// Split the output into N files (DIR/part-00000.EXT ...) by a hash of --shard-by.
     #[arg(long, value_name = "N", default_value_t = 1)]
     shards: usize,
-    /// What --shards partitions on: the URL's --dedup-key form, or its host.
-    #[arg(long, value_enum, default_value = "url")]
-    shard_by: ShardByArg,
+    /// What --shards partitions on: the URL's --dedup-key form, or its host [default: url].
+    #[arg(long, value_enum)]
+    shard_by: Option<ShardByArg>,
     /// Worker threads (default: one per core).
     #[arg(short = 'j', long, value_name = "N")]
     threads: Option<usize>,
@@ -190,6 +193,11 @@ struct ScanArgs {
     /// Colour file names and numbers: auto (only on a terminal, unless NO_COLOR is set), always, never.
     #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
     color: ColorArg,
+    /// Never memory-map files: read them as streams. A file truncated by
+    /// another program while urlsift maps it ends the run with SIGBUS; use
+    /// this for files that may change during the run.
+    #[arg(long)]
+    no_mmap: bool,
     /// Bytes per parallel chunk (for tests; the output never depends on it).
     #[arg(long, value_name = "BYTES", default_value_t = urlsift::parallel::DEFAULT_CHUNK_SIZE)]
     chunk_size: usize,
@@ -235,7 +243,7 @@ fn run_uri_cmd(cmd: Cmd) -> u8 {
         Ok(code) => u8::try_from(code).unwrap_or(2),
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => 0,
         Err(e) => {
-            eprintln!("urlsift: writing output: {e}");
+            report!("writing output: {e}");
             2
         }
     }
@@ -283,12 +291,12 @@ fn scan(args: &ScanArgs) -> u8 {
     let max_memory = match parse_size(&args.max_memory) {
         Ok(n) => n,
         Err(e) => {
-            eprintln!("urlsift: --max-memory: {e}");
+            report!("--max-memory: {e}");
             return 2;
         }
     };
     if let Err(e) = check_output_args(args, parquet) {
-        eprintln!("urlsift: {e}");
+        report!("{e}");
         return 2;
     }
     let classifier = match &args.isa {
@@ -298,19 +306,19 @@ fn scan(args: &ScanArgs) -> u8 {
     let extractor = match classifier {
         Ok(c) => Extractor::with_classifier(c),
         Err(e) => {
-            eprintln!("urlsift: {e}");
+            report!("{e}");
             return 2;
         }
     };
-    if let Some(n) = args.threads
+    let sources = urlsift::input::expand(&args.paths);
+    if let Some(n) = args.threads.filter(|&n| n > 0)
         && let Err(e) = rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
+            .num_threads(n.min(parallel_work(&sources, args.chunk_size, n)))
             .build_global()
     {
-        eprintln!("urlsift: threads: {e}");
+        report!("threads: {e}");
         return 2;
     }
-    let sources = urlsift::input::expand(&args.paths);
     let bar = progress_bar(&sources);
     let inc = |n: u64| {
         if let Some(b) = &bar {
@@ -333,13 +341,15 @@ fn scan(args: &ScanArgs) -> u8 {
         max_memory,
         temp_dir: args.temp_dir.clone(),
         shard_by: match args.shard_by {
-            ShardByArg::Url => ShardBy::Url,
-            ShardByArg::Host => ShardBy::Host,
+            Some(ShardByArg::Url) | None => ShardBy::Url,
+            Some(ShardByArg::Host) => ShardBy::Host,
         },
+        mmap: !args.no_mmap,
     };
     // One buffered writer per output (or shard); output goes out in input order.
     let mut stdout_lock = BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut sink = io::sink();
+    let mut outputs = None;
     let outs: Vec<Box<dyn RecordWriter + '_>> = if args.quiet {
         vec![Box::new(&mut sink)]
     } else if let Some(path) = &args.output {
@@ -350,10 +360,13 @@ fn scan(args: &ScanArgs) -> u8 {
             FormatArg::Tsv => "tsv",
             FormatArg::Parquet => "parquet",
         };
-        match open_outputs(path, args.shards, ext, args.mail) {
-            Ok(o) => o,
+        match open_outputs(path, args.shards, ext, args.mail, &sources) {
+            Ok((o, files)) => {
+                outputs = Some(files);
+                o
+            }
             Err(e) => {
-                eprintln!("urlsift: {e}");
+                report!("{e}");
                 return 2;
             }
         }
@@ -361,13 +374,22 @@ fn scan(args: &ScanArgs) -> u8 {
         vec![Box::new(&mut stdout_lock)]
     };
     let summary = run::run_to(&cfg, &sources, outs, &mut io::stderr());
+    let written =
+        summary.write_error.is_none() && summary.dedup_error.is_none() && summary.died.is_none();
+    let mut commit_failed = false;
+    if let Some(files) = outputs.take()
+        && let Err(e) = files.commit(written)
+    {
+        report!("{e}");
+        commit_failed = true;
+    }
     if args.stats {
         if let Some(d) = &summary.dedup {
-            eprintln!("urlsift: dedup: {d}");
+            report!("dedup: {d}");
         }
         if args.mail {
-            eprintln!(
-                "urlsift: mail: {}",
+            report!(
+                "mail: {}",
                 mail.stats.lock().map(|s| s.to_string()).unwrap_or_default()
             );
         }
@@ -380,19 +402,24 @@ fn scan(args: &ScanArgs) -> u8 {
         && e.kind() != io::ErrorKind::BrokenPipe
     {
         match &args.output {
-            Some(p) => eprintln!("urlsift: writing {}: {e}", p.display()),
-            None => eprintln!("urlsift: writing output: {e}"),
+            Some(p) => report!("writing {}: {e}", p.display()),
+            None => report!("writing output: {e}"),
         }
     }
     if let Some(e) = &summary.dedup_error {
-        eprintln!("urlsift: {e}");
+        report!("{e}");
+    }
+    if commit_failed {
+        return 2;
     }
     summary.exit_code(args.quiet)
 }
 
-/// Refuse option combinations that cannot work, before scanning.
+/// Refuse option combinations that cannot work, before scanning: a flag
+/// is honoured or refused, never silently ignored.
 fn check_output_args(args: &ScanArgs, parquet: bool) -> Result<(), String> {
     let table = args.count || args.count_by.is_some();
+    let csv = matches!(args.format, FormatArg::Csv | FormatArg::Tsv);
     if args.shards == 0 {
         return Err("--shards must be at least 1".into());
     }
@@ -412,42 +439,270 @@ fn check_output_args(args: &ScanArgs, parquet: bool) -> Result<(), String> {
             return Err("--shards splits records; -c, -q and --count-by print none".into());
         }
     }
+    if args.shard_by.is_some() && args.shards <= 1 {
+        return Err("--shard-by needs --shards N (N > 1)".into());
+    }
+    let what = if args.count { "-c" } else { "--count-by" };
+    if table {
+        if args.count && args.count_by.is_some() {
+            return Err("-c counts URLs per input; --count-by counts per key: use one".into());
+        }
+        if args.unique {
+            return Err(format!(
+                "{what} prints counts, --unique prints URLs: use one (--count-by url counts each distinct URL)"
+            ));
+        }
+        for (on, flag) in [(args.line_number, "-n"), (args.byte_offset, "-b")] {
+            if on {
+                return Err(format!(
+                    "{what} prints counts, which have no {flag} position"
+                ));
+            }
+        }
+        if csv {
+            return Err(format!(
+                "{what} prints text or JSON (--format json), not CSV/TSV"
+            ));
+        }
+    }
+    if args.count_by.is_some() && args.with_filename {
+        return Err("--count-by counts over every input; -H has no file to name".into());
+    }
+    if args.count && args.normalize {
+        return Err(
+            "-c counts URLs; --normalize changes no count (use --count-by url --normalize)".into(),
+        );
+    }
+    let by_url = matches!(args.count_by, Some(CountByArg::Url));
+    let sharded_by_url = args.shards > 1 && !matches!(args.shard_by, Some(ShardByArg::Host));
+    if args.dedup_key.is_some() && !(args.unique || by_url || sharded_by_url) {
+        return Err(
+            "--dedup-key sets what --unique, --count-by url and --shards compare; none is given"
+                .into(),
+        );
+    }
+    if args.stats && !(args.unique || args.count_by.is_some() || args.mail) {
+        return Err("--stats reports on --unique, --count-by and --mail; none is given".into());
+    }
+    if args.quiet {
+        let printing = [
+            (args.output.is_some(), "-o"),
+            (args.count, "-c"),
+            (args.count_by.is_some(), "--count-by"),
+            (args.unique, "--unique"),
+            (!matches!(args.format, FormatArg::Text), "--format"),
+        ];
+        if let Some((_, flag)) = printing.iter().find(|(on, _)| *on) {
+            return Err(format!("-q prints nothing; {flag} shapes output"));
+        }
+    }
     Ok(())
 }
 
+/// The outputs of a run, written under temporary names in their directory
+/// and renamed into place by [`Outputs::commit`] at the end: a reader never
+/// sees a half-written output, and a run that fails leaves the old one.
+struct Outputs {
+    /// Each temporary file and where it goes.
+    pending: Vec<(tempfile::TempPath, PathBuf)>,
+    /// Shard files of an earlier run that this run does not write.
+    stale: Vec<PathBuf>,
+}
+
+impl Outputs {
+    /// Rename every output into place (with `ok`), or remove them all.
+    fn commit(self, ok: bool) -> Result<(), String> {
+        if !ok {
+            return Ok(()); // the temporary files are removed on drop
+        }
+        for (tmp, dest) in self.pending {
+            tmp.persist(&dest)
+                .map_err(|e| format!("{}: {}", dest.display(), e.error))?;
+        }
+        for p in self.stale {
+            std::fs::remove_file(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+        }
+        Ok(())
+    }
+}
+
+/// The identity of a file (device and inode), following links.
+fn file_id(m: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (m.dev(), m.ino())
+}
+
+/// The identity of every input that exists (standard input included).
+fn input_ids(sources: &[Source]) -> Vec<((u64, u64), String)> {
+    use std::os::fd::AsFd;
+    sources
+        .iter()
+        .filter_map(|src| {
+            let meta = match src.path() {
+                Some(p) => std::fs::metadata(p).ok()?,
+                None => {
+                    let fd = io::stdin().as_fd().try_clone_to_owned().ok()?;
+                    std::fs::File::from(fd).metadata().ok()?
+                }
+            };
+            Some((file_id(&meta), src.name()))
+        })
+        .collect()
+}
+
+/// A temporary file in `dir`, with the permissions of `like` if it exists
+/// (else those a new file gets).
+fn temp_in(dir: &std::path::Path, like: &std::path::Path) -> io::Result<tempfile::NamedTempFile> {
+    use std::os::unix::fs::PermissionsExt;
+    let perms = match std::fs::metadata(like) {
+        Ok(m) => m.permissions(),
+        Err(_) => std::fs::Permissions::from_mode(0o666),
+    };
+    tempfile::Builder::new()
+        .prefix(".urlsift-")
+        .suffix(".tmp")
+        .permissions(perms)
+        .tempfile_in(dir)
+}
+
+/// A shard file name of ours: `part-NNNNN.EXT`.
+fn is_shard_name(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix("part-") else {
+        return false;
+    };
+    let (num, ext) = rest.split_once('.').unwrap_or((rest, ""));
+    num.len() == 5
+        && num.bytes().all(|b| b.is_ascii_digit())
+        && matches!(ext, "txt" | "jsonl" | "csv" | "tsv" | "parquet")
+}
+
 /// The output file, or with `shards` > 1 the shard files
-/// `DIR/part-00000.EXT` (the directory is created).
+/// `DIR/part-00000.EXT` (the directory is created; it may hold only the
+/// shard files of an earlier run, which this run replaces). An output that
+/// is also an input is refused.
 fn open_outputs(
     path: &std::path::Path,
     shards: usize,
     ext: &str,
     mail: bool,
-) -> Result<Vec<Box<dyn RecordWriter + 'static>>, String> {
+    sources: &[Source],
+) -> Result<(Vec<Box<dyn RecordWriter + 'static>>, Outputs), String> {
     let parquet = ext == "parquet";
-    let open = |p: &std::path::Path| -> Result<Box<dyn RecordWriter>, String> {
-        let f = std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()))?;
-        if parquet {
-            #[cfg(feature = "parquet")]
-            {
-                let w = urlsift::output::parquet::ParquetWriter::new(BufWriter::new(f), mail)
-                    .map_err(|e| format!("{}: {e}", p.display()))?;
-                return Ok(Box::new(w));
+    let inputs = input_ids(sources);
+    let shown = |p: &std::path::Path, e: io::Error| format!("{}: {e}", p.display());
+    let open =
+        |dest: &std::path::Path| -> Result<(Box<dyn RecordWriter>, tempfile::TempPath), String> {
+            if let Ok(m) = std::fs::metadata(dest) {
+                if m.is_dir() {
+                    return Err(format!("{}: is a directory", dest.display()));
+                }
+                if let Some((_, name)) = inputs.iter().find(|(id, _)| *id == file_id(&m)) {
+                    return Err(format!("input file {name} is also the output"));
+                }
             }
-            #[cfg(not(feature = "parquet"))]
-            {
-                let _ = mail;
-                return Err("this urlsift was built without the parquet feature".into());
+            let dir = match dest.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d,
+                _ => std::path::Path::new("."),
+            };
+            let (f, tmp) = temp_in(dir, dest).map_err(|e| shown(dest, e))?.into_parts();
+            if parquet {
+                #[cfg(feature = "parquet")]
+                {
+                    let w = urlsift::output::parquet::ParquetWriter::new(BufWriter::new(f), mail)
+                        .map_err(|e| format!("{}: {e}", dest.display()))?;
+                    return Ok((Box::new(w), tmp));
+                }
+                #[cfg(not(feature = "parquet"))]
+                {
+                    let _ = (mail, f, tmp);
+                    return Err("this urlsift was built without the parquet feature".into());
+                }
             }
-        }
-        Ok(Box::new(BufWriter::with_capacity(1 << 16, f)))
-    };
+            Ok((Box::new(BufWriter::with_capacity(1 << 16, f)), tmp))
+        };
+    let mut outs = Vec::new();
+    let mut pending = Vec::new();
+    let mut stale = Vec::new();
     if shards <= 1 {
-        return Ok(vec![open(path)?]);
+        // Through a link: replace the file it names, keep the link.
+        let dest = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let (w, tmp) = open(&dest)?;
+        outs.push(w);
+        pending.push((tmp, dest));
+        return Ok((outs, Outputs { pending, stale }));
     }
-    std::fs::create_dir_all(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    (0..shards)
-        .map(|i| open(&path.join(format!("part-{i:05}.{ext}"))))
-        .collect()
+    std::fs::create_dir_all(path).map_err(|e| shown(path, e))?;
+    let dir = std::fs::canonicalize(path).map_err(|e| shown(path, e))?;
+    for src in sources {
+        if let Some(p) = src.path()
+            && std::fs::canonicalize(p).is_ok_and(|c| c.starts_with(&dir))
+        {
+            return Err(format!(
+                "input file {} is in the output directory {}",
+                src.name(),
+                path.display()
+            ));
+        }
+    }
+    let names: Vec<PathBuf> = (0..shards)
+        .map(|i| path.join(format!("part-{i:05}.{ext}")))
+        .collect();
+    for entry in std::fs::read_dir(path).map_err(|e| shown(path, e))? {
+        let entry = entry.map_err(|e| shown(path, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with(".urlsift-") {
+            continue; // a temporary file of a run that did not finish
+        }
+        if !is_shard_name(&name) {
+            return Err(format!(
+                "{}: holds {name}, which urlsift did not write; give an empty or new directory",
+                path.display()
+            ));
+        }
+        let p = path.join(&name);
+        if !names.contains(&p) {
+            stale.push(p);
+        }
+    }
+    for dest in names {
+        let (w, tmp) = open(&dest)?;
+        outs.push(w);
+        pending.push((tmp, dest));
+    }
+    Ok((outs, Outputs { pending, stale }))
+}
+
+/// How many chunks the inputs offer to scan in parallel, counted up to
+/// `cap`: a file's size in chunks, and a block's worth for a stream
+/// (standard input, a pipe, a compressed file). `-j` never starts more
+/// threads than this.
+fn parallel_work(sources: &[Source], chunk_size: usize, cap: usize) -> usize {
+    let chunk = chunk_size.max(1) as u64;
+    let block = (urlsift::parallel::DEFAULT_BLOCK_SIZE as u64).div_ceil(chunk);
+    let mut work = 0u64;
+    for src in sources {
+        if work >= cap as u64 {
+            break;
+        }
+        work += match src.path() {
+            None => block,
+            Some(p) => match std::fs::metadata(p) {
+                Ok(m) if m.is_file() => {
+                    let mut head = [0u8; 4];
+                    let n = std::fs::File::open(p)
+                        .and_then(|mut f| io::Read::read(&mut f, &mut head))
+                        .unwrap_or(0);
+                    let compressed =
+                        urlsift::input::sniff(&head[..n]) != urlsift::input::Encoding::Plain;
+                    let whole = m.len().div_ceil(chunk).max(1);
+                    if compressed { whole.max(block) } else { whole }
+                }
+                Ok(_) => block,
+                Err(_) => 1,
+            },
+        };
+    }
+    usize::try_from(work).unwrap_or(usize::MAX).max(1)
 }
 
 /// A progress bar on stderr, only when stderr is a terminal and the input is

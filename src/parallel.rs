@@ -37,7 +37,7 @@ use rayon::prelude::*;
 
 use crate::classify::{Classifier, naive};
 use crate::extract::rules::{MAX_LOOK_BEHIND, MAX_WRAPPED};
-use crate::extract::{Extractor, Match, RawMatch};
+use crate::extract::{Extractor, Match, RawMatch, unicode};
 
 /// The default chunk size: large enough to amortize the stitching, small
 /// enough to spread a few hundred megabytes over many cores.
@@ -55,10 +55,7 @@ fn cuts_from(c: &Classifier, hay: &[u8], start: usize, chunk_size: usize) -> Vec
     let mut v = vec![start];
     let mut next = start + step;
     while next < hay.len() {
-        let mut i = next;
-        while i < hay.len() && !(hay[i] < 0x80 && naive::is_stop(hay[i])) {
-            i = c.find_stop(hay, i + 1);
-        }
+        let i = find_cut(c, hay, next, hay.len());
         if i >= hay.len() {
             break;
         }
@@ -72,6 +69,163 @@ fn cuts_from(c: &Classifier, hay: &[u8], start: usize, chunk_size: usize) -> Vec
     v
 }
 
+/// True if the text may be cut before `hay[i]`: no URL, scheme or `www.`
+/// runs across it (a URL wrapped in `<...>` may, and stitching handles it).
+/// That is an ASCII stop byte (whitespace, `<`, `"`, ...), or the first byte
+/// of a non-ASCII character that ends a URL (Unicode whitespace, CJK and
+/// full-width punctuation, see [`crate::extract`]), or of bytes that are not
+/// UTF-8. A UTF-8 continuation byte is never a cut point.
+///
+/// ```
+/// use urlsift::parallel::is_cut;
+/// let t = "a b。c中".as_bytes();
+/// assert!(is_cut(t, 1));       // ' '
+/// assert!(is_cut(t, 3));       // '。' (U+3002)
+/// assert!(!is_cut(t, 4));      // inside '。'
+/// assert!(!is_cut(t, 7));      // '中' may be part of an IRI
+/// ```
+pub fn is_cut(hay: &[u8], i: usize) -> bool {
+    match hay.get(i) {
+        None => false,
+        Some(&b) if b < 0x80 => naive::is_stop(b),
+        Some(0x80..=0xBF) => false,
+        Some(_) => match unicode::decode(hay, i) {
+            Some((c, _)) => unicode::ends_url(c),
+            None => true,
+        },
+    }
+}
+
+/// The first cut point ([`is_cut`]) in `hay[from..limit]`, else `limit`.
+fn find_cut(c: &Classifier, hay: &[u8], from: usize, limit: usize) -> usize {
+    let hay = &hay[..limit.min(hay.len())];
+    let mut i = from;
+    loop {
+        // Every non-ASCII byte is a stop byte to the classifier.
+        i = c.find_stop(hay, i);
+        if i >= hay.len() || is_cut(hay, i) {
+            return i.min(limit);
+        }
+        i += 1;
+    }
+}
+
+/// The last cut point in `hay[lo..hi]`, if any.
+fn rfind_cut(hay: &[u8], lo: usize, hi: usize) -> Option<usize> {
+    (lo..hi.min(hay.len())).rev().find(|&j| is_cut(hay, j))
+}
+
+/// A run of this many bytes with no cut point ([`is_cut`]) is cut, so that
+/// memory stays bounded and every way of reading the same bytes (mapped,
+/// streamed, decompressed) finds the same URLs: a *forced cut* falls at every
+/// offset `k * MAX_RUN` of the input (moved back to a UTF-8 character
+/// boundary) that has no cut point in the `MAX_RUN` bytes before it. No URL
+/// runs across a forced cut. Text never has such runs: only binary data
+/// and hostile input do.
+pub const MAX_RUN: usize = 4 << 20;
+
+/// Where a segment ends: see [`Segmenter::next`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SegEnd {
+    /// At a cut point (the scan may read past it).
+    Cut(usize),
+    /// At a forced cut: the scan reads nothing at or past it.
+    Forced(usize),
+    /// At the end of the input.
+    End(usize),
+    /// No end can be decided in the bytes there are: read more.
+    More,
+}
+
+/// The one segmenter of the input, shared by every reader: segments end at
+/// cut points ([`is_cut`]) or at forced cuts ([`MAX_RUN`]), which depend on
+/// the bytes alone, never on how they were read.
+#[derive(Debug, Default)]
+pub(crate) struct Segmenter {
+    /// The absolute offset of the last cut point before the current
+    /// segment's start (`None`: none since the input began).
+    last_cut: Option<u64>,
+}
+
+impl Segmenter {
+    /// The end of the segment starting at `hay[start]`, `hay[0]` being at
+    /// absolute offset `base`: the first cut point at or after
+    /// `start + target`, or the first forced cut after `start` when one
+    /// comes first. A segment end is at most `avail`; with `eof`, `hay`
+    /// ends the input, and `avail` is `hay.len()`.
+    pub(crate) fn next(
+        &mut self,
+        c: &Classifier,
+        hay: &[u8],
+        base: u64,
+        (start, target, avail): (usize, usize, usize),
+        eof: bool,
+    ) -> SegEnd {
+        let want = start.saturating_add(target.max(1));
+        // 2 * MAX_RUN bytes without a cut point hold a forced cut: look no
+        // further (so a long run is searched once, not once per segment).
+        let reach = want.saturating_add(2 * MAX_RUN).min(avail);
+        let mut end = if want < avail {
+            find_cut(c, hay, want, reach)
+        } else {
+            avail
+        };
+        if end >= avail && eof {
+            end = hay.len();
+        }
+        // The forced cuts in (start, end]: the first wins.
+        let run = MAX_RUN as u64;
+        let mut q = ((base + start as u64) / run + 1) * run;
+        while q <= base + end as u64 {
+            let qi = (q - base) as usize;
+            if qi >= hay.len() {
+                break;
+            }
+            if self.forced_at(hay, base, start, qi) {
+                // Back to a character boundary (at most 3 continuation bytes).
+                let mut at = qi;
+                while at > start + 1 && at + 3 > qi && (0x80..0xC0).contains(&hay[at]) {
+                    at -= 1;
+                }
+                if at > start {
+                    if let Some(k) = rfind_cut(hay, start, at) {
+                        self.last_cut = Some(base + k as u64);
+                    }
+                    return SegEnd::Forced(at);
+                }
+            }
+            q += run;
+        }
+        if end >= hay.len() && eof {
+            return SegEnd::End(hay.len());
+        }
+        if end >= avail {
+            return SegEnd::More;
+        }
+        if !is_cut(hay, end) {
+            // Unreachable: a window of 2 * MAX_RUN bytes without a cut point
+            // holds a forced cut, found above. Stay safe and deterministic.
+            return SegEnd::Forced(end);
+        }
+        self.last_cut = Some(base + end as u64);
+        SegEnd::Cut(end)
+    }
+
+    /// True if the `MAX_RUN` bytes before `hay[qi]` hold no cut point
+    /// (looking before `hay[start]` through `last_cut`).
+    fn forced_at(&self, hay: &[u8], base: u64, start: usize, qi: usize) -> bool {
+        let window = (base + qi as u64).saturating_sub(MAX_RUN as u64);
+        let lo = window.saturating_sub(base) as usize;
+        if rfind_cut(hay, lo.max(start), qi).is_some() {
+            return false;
+        }
+        if window >= base + start as u64 {
+            return true;
+        }
+        self.last_cut.is_none_or(|k| k < window)
+    }
+}
+
 struct ChunkOut<'h> {
     raws: Vec<RawMatch<'h>>,
     floor: usize,
@@ -80,9 +234,44 @@ struct ChunkOut<'h> {
 /// Scan `hay` in chunks of about `chunk_size` bytes on the current rayon pool,
 /// and hand every match to `sink` in input order. The result is identical to
 /// [`Extractor::scan`] over the whole buffer. Memory held at once is bounded
-/// by a batch of chunks (four per thread), not by the input size.
+/// by a batch of chunks (two per thread), not by the input size.
 pub fn scan<'h>(ex: &Extractor, hay: &'h [u8], chunk_size: usize, sink: impl FnMut(Match<'h>)) {
-    scan_range(ex, hay, 0, hay.len(), 0, chunk_size, sink);
+    let target = 4 * rayon::current_num_threads().max(1) * chunk_size.max(1);
+    scan_segments(ex, hay, target, chunk_size, sink, |_| true);
+}
+
+/// [`scan`] one segment of about `target` bytes at a time (see
+/// [`Segmenter`]), calling `between` with each segment's length after it:
+/// when it returns `false`, the scan stops there.
+pub fn scan_segments<'h>(
+    ex: &Extractor,
+    hay: &'h [u8],
+    target: usize,
+    chunk_size: usize,
+    mut sink: impl FnMut(Match<'h>),
+    mut between: impl FnMut(usize) -> bool,
+) {
+    let c = ex.classifier();
+    let mut seg = Segmenter::default();
+    let (mut start, mut floor) = (0usize, 0usize);
+    while start < hay.len() {
+        let end = match seg.next(&c, hay, 0, (start, target, hay.len()), true) {
+            SegEnd::Cut(e) | SegEnd::End(e) => {
+                floor = scan_range(ex, hay, start, e, floor, chunk_size, &mut sink);
+                e
+            }
+            SegEnd::Forced(e) => {
+                let f = scan_range(ex, &hay[..e], start, e, floor, chunk_size, &mut sink);
+                floor = f.max(e);
+                e
+            }
+            SegEnd::More => hay.len(),
+        };
+        if !between(end - start) {
+            return;
+        }
+        start = end;
+    }
 }
 
 /// [`scan`] restricted to the candidates in `hay[start..end]`, starting from
@@ -111,7 +300,10 @@ pub fn scan_range<'h>(
     }
     let bounds = cuts_from(&ex.classifier(), &hay[..end], start, chunk_size);
     let chunks: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
-    let batch = 4 * rayon::current_num_threads().max(1);
+    // Two chunks per thread at a time: each holds its matches until it is
+    // stitched, so this bounds memory (about 5 bytes of matches per byte of
+    // URL-dense text).
+    let batch = 2 * rayon::current_num_threads().max(1);
     let mut floor = floor;
     for group in chunks.chunks(batch) {
         let outs: Vec<ChunkOut<'h>> = if group.len() == 1 {
@@ -172,14 +364,10 @@ impl LineCounter {
 /// How much a stream is read at a time.
 pub const DEFAULT_BLOCK_SIZE: usize = 16 << 20;
 
-/// The longest run without any ASCII stop byte that a stream keeps whole;
-/// longer runs (never text) are cut there, which can split a URL in them.
-pub const MAX_RUN: usize = 64 << 20;
-
 /// Scan a stream in blocks of about `block_size` bytes, carrying the tail a
 /// URL needs from one block to the next, so memory stays bounded (about
-/// `block_size` plus [`MAX_WRAPPED`], or [`MAX_RUN`] for text with no
-/// whitespace at all) whatever the input size. Each match comes with its
+/// `block_size` plus [`MAX_WRAPPED`], and at most `2 * MAX_RUN` more for
+/// text with no cut point at all) whatever the input size. Each match comes with its
 /// 1-based line; its offsets are absolute in the stream. The result is
 /// identical to scanning the whole stream at once. Returns the stream's size.
 pub fn scan_reader<R: Read>(
@@ -196,10 +384,14 @@ pub fn scan_reader<R: Read>(
     let mut lines = LineCounter::default();
     let mut eof = false;
     let mut need = block_size;
-    while !eof {
+    let c = ex.classifier();
+    let mut seg = Segmenter::default();
+    let mut failed: Option<io::Error> = None;
+    loop {
         // Fill to a block plus the look-ahead a wrapped URL may need.
-        let want = start + need + MAX_WRAPPED + 1;
-        while buf.len() < want {
+        // (An eighth of a block more, to find the first cut point after it.)
+        let want = start + need + need / 8 + MAX_WRAPPED + 1;
+        while !eof && buf.len() < want {
             let old = buf.len();
             buf.resize(want.max(old + 4096), 0);
             let n = loop {
@@ -207,51 +399,36 @@ pub fn scan_reader<R: Read>(
                     Ok(n) => break n,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                     Err(e) => {
-                        // Report where the stream broke; what came before is scanned.
-                        buf.truncate(old);
-                        let at = base + buf.len() as u64;
-                        let hay: &[u8] = &buf;
-                        scan_block(
-                            ex,
-                            hay,
-                            (start, hay.len(), floor),
-                            chunk_size,
-                            base,
-                            &mut lines,
-                            &mut sink,
-                        );
-                        return Err(io::Error::new(e.kind(), format!("at byte {at}: {e}")));
+                        // Report where the stream broke, after scanning what came before.
+                        let at = base + old as u64;
+                        failed = Some(io::Error::new(e.kind(), format!("at byte {at}: {e}")));
+                        break 0;
                     }
                 }
             };
             buf.truncate(old + n);
             if n == 0 {
                 eof = true;
-                break;
             }
         }
-        let end = if eof {
+        let avail = if eof {
             buf.len()
         } else {
-            // The last ASCII stop byte that leaves MAX_WRAPPED bytes after it.
-            let limit = buf.len() - (MAX_WRAPPED + 1);
-            debug_assert!(limit > start);
-            // (A cut after `start`: the byte at `start` may be the last cut.)
-            match buf[start + 1..limit]
-                .iter()
-                .rposition(|&b| b < 0x80 && naive::is_stop(b))
-            {
-                Some(i) => start + 1 + i,
-                None if limit - start < MAX_RUN => {
-                    // No cut yet: read more before scanning.
-                    need = need.saturating_mul(2).min(MAX_RUN);
-                    continue;
-                }
-                None => limit,
+            buf.len() - (MAX_WRAPPED + 1)
+        };
+        let (end, hard) = match seg.next(&c, &buf, base, (start, block_size, avail), eof) {
+            SegEnd::Cut(e) => (e, false),
+            SegEnd::End(e) => (e, false),
+            SegEnd::Forced(e) => (e, true),
+            SegEnd::More => {
+                // No segment end yet: read more before scanning (a forced
+                // cut comes within 2 * MAX_RUN bytes).
+                need = need.saturating_mul(2).min(block_size + 2 * MAX_RUN);
+                continue;
             }
         };
         need = block_size;
-        let hay: &[u8] = &buf;
+        let hay: &[u8] = if hard { &buf[..end] } else { &buf };
         floor = scan_block(
             ex,
             hay,
@@ -261,7 +438,10 @@ pub fn scan_reader<R: Read>(
             &mut lines,
             &mut sink,
         );
-        if eof {
+        if hard {
+            floor = floor.max(end);
+        }
+        if eof && end >= buf.len() {
             break;
         }
         // Keep the look-behind the next block needs, and anything after `end`.
@@ -273,7 +453,10 @@ pub fn scan_reader<R: Read>(
         start = end - keep_from;
         floor = floor.saturating_sub(keep_from);
     }
-    Ok(base + buf.len() as u64)
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(base + buf.len() as u64),
+    }
 }
 
 /// Scan `hay[start..end]` of a stream block whose first byte is at `base`,

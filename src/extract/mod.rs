@@ -46,7 +46,7 @@ use crate::classify::{Classifier, Isa};
 
 pub mod rules;
 pub mod schemes;
-mod unicode;
+pub(crate) mod unicode;
 
 /// How a URL was delimited in the text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

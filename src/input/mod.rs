@@ -119,7 +119,49 @@ pub fn open(path: Option<&Path>) -> io::Result<Opened> {
         let stdin = io::stdin();
         return Ok(Opened::Stream(Box::new(Sniffed::new(Box::new(stdin))?)));
     };
-    let file = File::open(path)?;
+    opened(File::open(path)?, true)
+}
+
+/// Open one input of a run: `mmap` says whether a regular file may be
+/// memory-mapped (see [`map_file`]); without it, every input is a stream.
+/// A file found in a directory walk ([`Source::Walked`]) is opened only if it
+/// is a regular file: it is opened without blocking and checked after the
+/// open, so a FIFO or a device put in its place never blocks the run.
+pub fn open_source(src: &Source, mmap: bool) -> io::Result<Opened> {
+    match src {
+        Source::Stdin => open(None),
+        Source::Path(p) => opened(File::open(p)?, mmap),
+        Source::Walked(p) => {
+            let file = open_nonblocking(p)?;
+            if !file.metadata()?.is_file() {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "not a regular file (skipped)",
+                ));
+            }
+            opened(file, mmap)
+        }
+        Source::Error(e) => Err(io::Error::other(e.clone())),
+    }
+}
+
+#[cfg(unix)]
+fn open_nonblocking(p: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    // O_NONBLOCK: opening a FIFO with no writer returns at once; reads
+    // of a regular file are not affected by it.
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(p)
+}
+
+#[cfg(not(unix))]
+fn open_nonblocking(p: &Path) -> io::Result<File> {
+    File::open(p)
+}
+
+fn opened(file: File, mmap: bool) -> io::Result<Opened> {
     let meta = file.metadata()?;
     if meta.is_dir() {
         return Err(io::Error::new(
@@ -127,7 +169,7 @@ pub fn open(path: Option<&Path>) -> io::Result<Opened> {
             "is a directory",
         ));
     }
-    if !meta.is_file() {
+    if !meta.is_file() || !mmap {
         return Ok(Opened::Stream(Box::new(Sniffed::new(Box::new(file))?)));
     }
     let data = map_file(&file)?;
@@ -185,8 +227,11 @@ impl Read for Sniffed {
 pub enum Source {
     /// Standard input (no path, or `-`).
     Stdin,
-    /// A path named on the command line or found in a directory walk.
+    /// A path named on the command line: any kind of file (a FIFO such as
+    /// `<(cmd)` included).
     Path(PathBuf),
+    /// A file found in a directory walk: opened only if it is a regular file.
+    Walked(PathBuf),
     /// A walk error (an unreadable directory, a loop): reported in its place.
     Error(String),
 }
@@ -196,7 +241,7 @@ impl Source {
     pub fn name(&self) -> String {
         match self {
             Source::Stdin => "-".into(),
-            Source::Path(p) => p.display().to_string(),
+            Source::Path(p) | Source::Walked(p) => p.display().to_string(),
             Source::Error(_) => String::new(),
         }
     }
@@ -204,30 +249,31 @@ impl Source {
     /// The path, `None` for standard input.
     pub fn path(&self) -> Option<&Path> {
         match self {
-            Source::Path(p) => Some(p),
+            Source::Path(p) | Source::Walked(p) => Some(p),
             _ => None,
         }
     }
 
     /// The size in bytes of a regular file (0 for anything else).
     pub fn size(&self) -> u64 {
-        match self {
-            Source::Path(p) => std::fs::metadata(p)
+        match self.path() {
+            Some(p) => std::fs::metadata(p)
                 .ok()
                 .filter(|m| m.is_file())
                 .map_or(0, |m| m.len()),
-            _ => 0,
+            None => 0,
         }
     }
 }
 
 /// Expand the command line into inputs. No path, or `-`, is standard input.
 /// Directories are walked recursively, entries sorted by file name, hidden
-/// files included. In a walk, regular files and symbolic links to anything
-/// but a directory are inputs (a dangling link is one, and fails to open
-/// with an error naming it); links to directories are not followed (no
-/// loops), and FIFOs, sockets and devices are skipped (reading one could
-/// block forever). Named on the command line, any path is an input.
+/// files included. In a walk, regular files and symbolic links to regular
+/// files are inputs (a dangling link is one, and fails to open with an
+/// error naming it); links to directories are not followed (no loops), and
+/// FIFOs, sockets and devices, linked or not, are skipped (reading one could
+/// block forever, or never end). Named on the command line, any path is an
+/// input.
 pub fn expand(paths: &[PathBuf]) -> Vec<Source> {
     let mut v = Vec::new();
     if paths.is_empty() {
@@ -241,8 +287,14 @@ pub fn expand(paths: &[PathBuf]) -> Vec<Source> {
                 match entry {
                     Ok(e) => {
                         let t = e.file_type();
-                        if t.is_file() || (t.is_symlink() && !e.path().is_dir()) {
-                            v.push(Source::Path(e.into_path()));
+                        let input = if t.is_symlink() {
+                            // Follow the link to see what it names.
+                            std::fs::metadata(e.path()).map_or(true, |m| m.is_file())
+                        } else {
+                            t.is_file()
+                        };
+                        if input {
+                            v.push(Source::Walked(e.into_path()));
                         }
                     }
                     Err(e) => v.push(Source::Error(walk_error(&e))),

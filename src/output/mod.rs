@@ -129,11 +129,13 @@ pub fn new_sink<'w, W: Write + 'w>(opts: &Options, out: W) -> Box<dyn Sink + 'w>
             out,
             with_filename: opts.with_filename,
             color: opts.color,
+            json: opts.format == Format::Json,
         });
     }
     if opts.unique || opts.count_by.is_some() {
         return Box::new(DedupSink {
             f: Formatter::new(opts),
+            format: opts.format,
             buf: Vec::new(),
             out,
             by: opts.count_by,
@@ -790,6 +792,7 @@ struct CountSink<W: Write> {
     out: W,
     with_filename: bool,
     color: bool,
+    json: bool,
 }
 
 impl<W: Write> Sink for CountSink<W> {
@@ -798,6 +801,15 @@ impl<W: Write> Sink for CountSink<W> {
     }
 
     fn file_done(&mut self, file: &str, count: u64) -> io::Result<()> {
+        if self.json {
+            let mut line = Vec::with_capacity(file.len() + 32);
+            line.extend_from_slice(b"{\"file\":");
+            json_str(&mut line, file);
+            line.extend_from_slice(b",\"count\":");
+            line.extend_from_slice(itoa::Buffer::new().format(count).as_bytes());
+            line.extend_from_slice(b"}\n");
+            return self.out.write_all(&line);
+        }
         match (self.with_filename, self.color) {
             (false, _) => writeln!(self.out, "{count}"),
             (true, false) => writeln!(self.out, "{file}:{count}"),
@@ -859,10 +871,53 @@ pub fn write_count_row(out: &mut dyn Write, count: u64, key: &[u8]) -> io::Resul
     out.write_all(b"\n")
 }
 
+impl CountBy {
+    /// What is counted, as a JSON field name: `url`, `host` or `scheme`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CountBy::Url => "url",
+            CountBy::Host => "host",
+            CountBy::Scheme => "scheme",
+        }
+    }
+}
+
+/// Write one `--count-by` row in `format`: text as [`write_count_row`];
+/// JSON Lines as an object with the key under the name of what is counted
+/// and its `count`.
+///
+/// ```
+/// use urlsift::output::{CountBy, Format, write_count_row_as};
+/// let mut out = Vec::new();
+/// write_count_row_as(&mut out, Format::Json, CountBy::Host, 2, b"a.example").unwrap();
+/// assert_eq!(out, b"{\"host\":\"a.example\",\"count\":2}\n");
+/// ```
+pub fn write_count_row_as(
+    out: &mut dyn Write,
+    format: Format,
+    by: CountBy,
+    count: u64,
+    key: &[u8],
+) -> io::Result<()> {
+    if format != Format::Json {
+        return write_count_row(out, count, key);
+    }
+    let mut line = Vec::with_capacity(key.len() + 32);
+    line.extend_from_slice(b"{\"");
+    line.extend_from_slice(by.name().as_bytes());
+    line.extend_from_slice(b"\":");
+    json_str(&mut line, &String::from_utf8_lossy(key));
+    line.extend_from_slice(b",\"count\":");
+    line.extend_from_slice(itoa::Buffer::new().format(count).as_bytes());
+    line.extend_from_slice(b"}\n");
+    out.write_all(&line)
+}
+
 /// `--unique` and `--count-by` in memory: the first record of each distinct
 /// key as it comes, or the counts at the end.
 struct DedupSink<W: Write> {
     f: Formatter,
+    format: Format,
     buf: Vec<u8>,
     out: W,
     by: Option<CountBy>,
@@ -890,11 +945,12 @@ impl<W: Write> Sink for DedupSink<W> {
     }
 
     fn finish(&mut self) -> io::Result<()> {
+        let (fmt, by) = (self.format, self.by.unwrap_or(CountBy::Url));
         let out = &mut self.out;
         std::mem::replace(&mut self.unique, Unique::new(usize::MAX, None))
             .finish(|p| out.write_all(p))?;
         std::mem::replace(&mut self.counter, Counter::new(usize::MAX, None))
-            .finish(|c, k| write_count_row(out, c, k))?;
+            .finish(|c, k| write_count_row_as(out, fmt, by, c, k))?;
         self.out.flush()
     }
 }

@@ -36,9 +36,8 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 use super::{
     CountBy, Format, Formatter, Options, Parts, Record, count_key, host_key, new_sink,
-    write_count_row, write_header,
+    write_count_row_as, write_header,
 };
-use crate::classify::naive;
 use crate::dedup::{self, Counter, Unique, fingerprint};
 use crate::extract::{Extractor, Match};
 use crate::input::{Opened, Source};
@@ -97,6 +96,9 @@ pub struct Config<'a> {
     pub temp_dir: Option<PathBuf>,
     /// What records are partitioned on when there is more than one writer.
     pub shard_by: ShardBy,
+    /// Memory-map regular files (see [`crate::input::map_file`]); without
+    /// it, files are read as streams.
+    pub mmap: bool,
 }
 
 impl Config<'_> {
@@ -116,6 +118,7 @@ impl Config<'_> {
             max_memory: usize::MAX,
             temp_dir: None,
             shard_by: ShardBy::Url,
+            mmap: true,
         }
     }
 }
@@ -133,6 +136,8 @@ pub struct Summary {
     pub dedup_error: Option<String>,
     /// What `--unique` / `--count-by` did.
     pub dedup: Option<dedup::Stats>,
+    /// A worker died (a bug): the run ended early, with this message.
+    pub died: Option<String>,
 }
 
 impl Summary {
@@ -145,7 +150,9 @@ impl Summary {
             .write_error
             .as_ref()
             .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe);
-        let failed = (self.write_error.is_some() && !broken_pipe) || self.dedup_error.is_some();
+        let failed = (self.write_error.is_some() && !broken_pipe)
+            || self.dedup_error.is_some()
+            || self.died.is_some();
         if failed || (self.errors > 0 && !(quiet && self.found > 0)) {
             2
         } else if self.found > 0 || broken_pipe {
@@ -176,6 +183,8 @@ enum Msg {
         opened: bool,
         error: Option<String>,
     },
+    /// The worker scanning this input panicked: the run ends.
+    Died(String),
 }
 
 /// Where a run's records go. `close` ends the output (for Parquet: writes
@@ -241,7 +250,8 @@ pub fn run_to<'o>(
     err: &mut dyn Write,
 ) -> Summary {
     let stop = AtomicBool::new(false);
-    let threads = cfg.threads.max(1);
+    // One worker per input at most: never more threads than there is work for.
+    let threads = cfg.threads.clamp(1, sources.len().max(1));
     // The claim step hands out the next input and queues its channel, under
     // one lock, so the consumer sees the channels in input order.
     let (order_tx, order_rx) = sync_channel::<(usize, Receiver<Msg>)>(threads);
@@ -263,6 +273,16 @@ pub fn run_to<'o>(
 type Claim = Mutex<(usize, Option<SyncSender<(usize, Receiver<Msg>)>>)>;
 
 fn worker(cfg: &Config<'_>, sources: &[Source], shards: usize, claim: &Claim, stop: &AtomicBool) {
+    // However the worker ends (all inputs taken, stopping, or a panic),
+    // it lets go of the claim channel: once every worker has, the
+    // consumer's loop over the channels ends.
+    struct Release<'c>(&'c Claim);
+    impl Drop for Release<'_> {
+        fn drop(&mut self) {
+            self.0.lock().unwrap_or_else(|p| p.into_inner()).1 = None;
+        }
+    }
+    let _release = Release(claim);
     loop {
         if stop.load(Ordering::Relaxed) {
             break;
@@ -281,11 +301,21 @@ fn worker(cfg: &Config<'_>, sources: &[Source], shards: usize, claim: &Claim, st
             }
             (idx, tx)
         };
-        scan_source(cfg, &sources[idx], shards, &tx, stop);
+        let scanned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            scan_source(cfg, &sources[idx], shards, &tx, stop)
+        }));
+        if let Err(payload) = scanned {
+            // A bug, not bad input: end the run (exit 2) with what it has
+            // written so far, naming the input it died on.
+            stop.store(true, Ordering::Relaxed);
+            let _ = tx.send(Msg::Died(format!(
+                "{}: internal error, the run stops here: {}",
+                sources[idx].name(),
+                crate::diag::panic_message(payload.as_ref())
+            )));
+            break;
+        }
     }
-    // No more claims (all inputs taken, or stopping): once every worker has
-    // let go, the consumer's loop over the channels ends.
-    claim.lock().unwrap_or_else(|p| p.into_inner()).1 = None;
 }
 
 /// A failure that ends the consumer.
@@ -330,6 +360,7 @@ fn consume<'o>(
         };
         for (idx, rx) in order.iter() {
             let name = sources[idx].name();
+            let mut ended = false;
             for msg in rx.iter() {
                 match msg {
                     Msg::Bytes(b) => put(&mut outs, 0, &b)?,
@@ -367,6 +398,7 @@ fn consume<'o>(
                             drop(c);
                             put(&mut outs, 0, &line)?;
                         }
+                        ended = true;
                         if let Some(e) = error {
                             sum.errors += 1;
                             // Keep stdout and stderr in order on a terminal.
@@ -375,11 +407,29 @@ fn consume<'o>(
                         }
                         break;
                     }
+                    Msg::Died(e) => {
+                        ended = true;
+                        outs[0].flush()?;
+                        let _ = writeln!(err, "urlsift: {e}");
+                        sum.died = Some(e);
+                        break;
+                    }
                 }
             }
-            if cfg.quiet && sum.found > 0 {
+            if !ended && sum.died.is_none() && !stop.load(Ordering::Relaxed) {
+                // The worker let go of this input without finishing it.
+                let e = format!("{name}: internal error: the scan ended without a result");
+                let _ = writeln!(err, "urlsift: {e}");
+                sum.died = Some(e);
+            }
+            if (cfg.quiet && sum.found > 0) || sum.died.is_some() {
                 break;
             }
+        }
+        if sum.died.is_some() {
+            // A partial table or unique list would look complete: print none.
+            unique = None;
+            counter = None;
         }
         if let Some(u) = unique.take() {
             let mut werr = None;
@@ -394,11 +444,12 @@ fn consume<'o>(
             sum.dedup = Some(stats);
         }
         if let Some(c) = counter.take() {
+            let by = opts.count_by.unwrap_or(CountBy::Url);
             let mut werr = None;
             let out = &mut outs[0];
             let stats = c
                 .finish(|n, k| {
-                    write_count_row(out, n, k).inspect_err(|e| {
+                    write_count_row_as(out, opts.format, by, n, k).inspect_err(|e| {
                         werr = Some(io::Error::new(e.kind(), e.to_string()));
                     })
                 })
@@ -608,7 +659,7 @@ fn scan_source(
         Source::Error(e) => return end(0, false, Some(e.clone())),
         other => other.path(),
     };
-    let opened = match crate::input::open(path) {
+    let opened = match crate::input::open_source(src, cfg.mmap) {
         Ok(o) => o,
         Err(e) => return end(0, false, Some(format!("{name}: {e}"))),
     };
@@ -672,28 +723,24 @@ fn scan_source(
     end(emit.count, true, error);
 }
 
-/// Scan a whole (mapped) file in segments of a few batches of chunks, so a
-/// stop request is seen within one segment. Segments end at a stop byte and
-/// carry the scan's floor, as [`parallel::scan_reader`] does: the result is
-/// that of one scan over the whole file.
+/// Scan a whole (mapped) file in segments of a few batches of chunks
+/// ([`parallel::scan_segments`]), so a stop request is seen within one
+/// segment; the result is that of one scan over the whole file.
 fn scan_whole(cfg: &Config<'_>, data: &[u8], emit: &mut Emit<'_>, stop: &AtomicBool) {
     let ex = &cfg.extractor;
-    let seg = 4usize
+    let seg = 2usize
         .saturating_mul(cfg.threads.max(1))
         .saturating_mul(cfg.chunk_size.max(1))
         .max(64);
     let mut lines = LineCounter::default();
     let uses_line = emit.uses_line();
-    let (mut start, mut floor) = (0usize, 0usize);
-    while start < data.len() {
-        if stop.load(Ordering::Relaxed) || emit.failed {
-            return;
-        }
-        let mut end = start.saturating_add(seg).min(data.len());
-        while end < data.len() && !(data[end] < 0x80 && naive::is_stop(data[end])) {
-            end = ex.classifier().find_stop(data, end + 1);
-        }
-        floor = parallel::scan_range(ex, data, start, end, floor, cfg.chunk_size, |m| {
+    let failed = std::cell::Cell::new(false);
+    parallel::scan_segments(
+        ex,
+        data,
+        seg,
+        cfg.chunk_size,
+        |m| {
             // Counting lines is a pass over the text: only when they are printed.
             let line = if uses_line {
                 lines.line_at(data, m.start)
@@ -701,10 +748,13 @@ fn scan_whole(cfg: &Config<'_>, data: &[u8], emit: &mut Emit<'_>, stop: &AtomicB
                 0
             };
             emit.record(&m, line);
-        });
-        if let Some(p) = cfg.progress {
-            p((end - start) as u64);
-        }
-        start = end;
-    }
+            failed.set(emit.failed);
+        },
+        |n| {
+            if let Some(p) = cfg.progress {
+                p(n as u64);
+            }
+            !(stop.load(Ordering::Relaxed) || failed.get())
+        },
+    );
 }

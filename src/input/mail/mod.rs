@@ -377,9 +377,11 @@ impl MailRun {
         let on_problem = |p: &Problem| {
             shown += 1;
             if shown <= MAX_PROBLEMS_SHOWN {
-                eprintln!(
-                    "urlsift: {name}: byte {}: message {}: {}",
-                    p.offset, p.message, p.what
+                crate::report!(
+                    "{name}: byte {}: message {}: {}",
+                    p.offset,
+                    p.message,
+                    p.what
                 );
             }
         };
@@ -395,8 +397,8 @@ impl MailRun {
             }
         };
         if shown > MAX_PROBLEMS_SHOWN {
-            eprintln!(
-                "urlsift: {name}: {} more problems not shown",
+            crate::report!(
+                "{name}: {} more problems not shown",
                 shown - MAX_PROBLEMS_SHOWN
             );
         }
@@ -404,9 +406,10 @@ impl MailRun {
             *s += &stats;
         }
         if error.is_none() && stats.not_mail > 0 {
-            return Some(format!(
+            // A warning, as every other problem in mail: the text was scanned.
+            crate::report!(
                 "{name}: byte 0: not mail (no mbox From line or header block); scanned as plain text"
-            ));
+            );
         }
         error
     }
@@ -417,8 +420,8 @@ impl MailRun {
 pub fn hint(name: &str, data: &[u8]) {
     let eml = name.len() > 4 && name.as_bytes()[name.len() - 4..].eq_ignore_ascii_case(b".eml");
     if eml || mbox::looks_like_mail(data) {
-        eprintln!(
-            "urlsift: {name}: looks like mail; --mail decodes quoted-printable, base64 and HTML parts"
+        crate::report!(
+            "{name}: looks like mail; --mail decodes quoted-printable, base64 and HTML parts"
         );
     }
 }

@@ -1,0 +1,523 @@
+//! Faults a real user hits: closed or full outputs, hostile input shapes,
+//! destroyed data, silently ignored flags. Each test names the fault it
+//! guards. Every run must finish (a hang fails the test after a deadline),
+//! never panic or abort, and lose nothing; bounds are ratios, never times.
+//!
+//! `URLSIFT_TEST_BIN` runs these tests against another build of the CLI.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+fn bin() -> PathBuf {
+    std::env::var_os("URLSIFT_TEST_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_urlsift")))
+}
+
+fn cmd() -> Command {
+    let mut c = Command::new(bin());
+    c.env_remove("URLSIFT_ISA").env_remove("NO_COLOR");
+    c
+}
+
+/// Wait for `child`, killing it (and failing) after `secs` seconds.
+fn wait_or_kill(child: &mut Child, secs: u64, what: &str) -> ExitStatus {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        if let Some(st) = child.try_wait().expect("try_wait") {
+            return st;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}: still running after {secs} s (a hang)");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Run to the end with all output captured, failing on a hang.
+fn run(c: &mut Command, secs: u64, what: &str) -> (ExitStatus, Vec<u8>, Vec<u8>) {
+    let mut child = c
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut out = child.stdout.take().expect("stdout");
+    let mut err = child.stderr.take().expect("stderr");
+    let t_out = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = out.read_to_end(&mut v);
+        v
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = err.read_to_end(&mut v);
+        v
+    });
+    let st = wait_or_kill(&mut child, secs, what);
+    (st, t_out.join().unwrap(), t_err.join().unwrap())
+}
+
+fn code(st: ExitStatus) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    match st.code() {
+        Some(c) => c,
+        None => panic!("killed by signal {:?}", st.signal()),
+    }
+}
+
+fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir().expect("tempdir")
+}
+
+/// A directory of `n` small .eml messages, each with one URL.
+fn eml_dir(dir: &Path, n: usize) {
+    for i in 0..n {
+        let msg =
+            format!("From: a@example.org\nSubject: m{i}\n\nsee http://e{i}.example/x and more\n");
+        std::fs::write(dir.join(format!("m{i:04}.eml")), msg).unwrap();
+    }
+}
+
+/// Run `args` with stdout and stderr on one pipe (`2>&1 | head -1`): read one
+/// line, close the pipe, and return the exit status.
+fn head_one_both(args: &[&str]) -> ExitStatus {
+    let (mut r, w) = std::io::pipe().expect("pipe");
+    let mut child = cmd()
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(w.try_clone().expect("clone"))
+        .stderr(w)
+        .spawn()
+        .expect("spawn");
+    let mut byte = [0u8; 1];
+    while r.read(&mut byte).map(|n| n == 1).unwrap_or(false) && byte[0] != b'\n' {}
+    drop(r);
+    wait_or_kill(&mut child, 60, &format!("{args:?} 2>&1 | head -1"))
+}
+
+// ---------------------------------------------------------------- item 1
+
+#[test]
+fn closed_stderr_on_a_directory_of_eml_files_neither_hangs_nor_panics() {
+    // Every .eml file prints a mail hint on stderr from a worker thread.
+    let d = tmp();
+    eml_dir(d.path(), 400);
+    let st = head_one_both(&[d.path().to_str().unwrap()]);
+    let c = code(st);
+    assert!(c == 0 || c == 2, "exit {c}");
+    assert_ne!(c, 101, "a diagnostic panicked");
+}
+
+#[test]
+fn closed_stderr_with_mail_warnings_does_not_panic() {
+    // An mbox whose messages all have problems (warnings on stderr).
+    let d = tmp();
+    let mut mbox = Vec::new();
+    for i in 0..2000 {
+        write!(
+            mbox,
+            "From a@b Mon Jan  1 00:00:00 2024\nContent-Type: multipart/mixed; boundary=\"B{i}\"\n\
+             Content-Transfer-Encoding: base64\n\nhttp://pre{i}.example/\n--WRONG{i}\n\
+             Content-Type: text/plain\n\n=ZZ http://x{i}.example/\n\n"
+        )
+        .unwrap();
+    }
+    let p = d.path().join("spam.mbox");
+    std::fs::write(&p, mbox).unwrap();
+    let st = head_one_both(&["--mail", p.to_str().unwrap()]);
+    assert_ne!(code(st), 101, "a diagnostic panicked");
+}
+
+#[test]
+fn full_stderr_does_not_fail_the_run() {
+    // /dev/full: every write to stderr fails with ENOSPC.
+    let d = tmp();
+    eml_dir(d.path(), 20);
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full");
+    let Ok(full) = full else { return };
+    let mut child = cmd()
+        .arg(d.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(full)
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = out.read_to_end(&mut v);
+        v
+    });
+    let st = wait_or_kill(&mut child, 60, "stderr on /dev/full");
+    assert_eq!(code(st), 0);
+    let out = reader.join().unwrap();
+    assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), 20);
+}
+
+// ---------------------------------------------------------------- item 3
+
+#[test]
+fn walk_skips_links_to_fifos_and_devices() {
+    let d = tmp();
+    std::fs::write(d.path().join("a.txt"), "see http://a.example/\n").unwrap();
+    let fifo = d.path().join("fifo");
+    let ok = Command::new("mkfifo").arg(&fifo).status();
+    assert!(ok.map(|s| s.success()).unwrap_or(false), "mkfifo");
+    std::os::unix::fs::symlink(&fifo, d.path().join("link-to-fifo")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", d.path().join("link-to-zero")).unwrap();
+    std::os::unix::fs::symlink("/dev/null", d.path().join("link-to-null")).unwrap();
+    std::fs::write(d.path().join("z.txt"), "see http://z.example/\n").unwrap();
+    let (st, out, err) = run(
+        cmd().arg(d.path()),
+        60,
+        "walk with links to a FIFO and /dev/zero",
+    );
+    assert_eq!(code(st), 0, "{}", String::from_utf8_lossy(&err));
+    assert_eq!(out, b"http://a.example/\nhttp://z.example/\n");
+}
+
+// ---------------------------------------------------------------- item 4
+
+#[test]
+fn output_that_is_also_an_input_is_refused() {
+    // GNU grep: "input file 'notes.txt' is also the output".
+    let d = tmp();
+    let notes = d.path().join("notes.txt");
+    let text = "keep me: http://a.example/\n";
+    std::fs::write(&notes, text).unwrap();
+    let (st, _, err) = run(
+        cmd().arg("-o").arg(&notes).arg(&notes),
+        60,
+        "-o notes notes",
+    );
+    assert_eq!(code(st), 2);
+    assert!(
+        String::from_utf8_lossy(&err).contains("also"),
+        "{}",
+        String::from_utf8_lossy(&err)
+    );
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), text);
+    // Through a directory walk, and through another name (a hard link).
+    let link = d.path().join("other-name.txt");
+    std::fs::hard_link(&notes, &link).unwrap();
+    let (st, _, _) = run(
+        cmd().arg("-o").arg(&link).arg(d.path()),
+        60,
+        "-o in a walked dir",
+    );
+    assert_eq!(code(st), 2);
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), text);
+    // As standard input.
+    let out = cmd()
+        .arg("-o")
+        .arg(&notes)
+        .stdin(std::fs::File::open(&notes).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(code(out.status), 2);
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), text);
+}
+
+#[test]
+fn output_file_is_replaced_atomically_at_the_end() {
+    // Until the run ends, the old output stays whole; then the new one
+    // takes its place in one rename.
+    let d = tmp();
+    let out = d.path().join("out.txt");
+    std::fs::write(&out, "old\n").unwrap();
+    let mut child = cmd()
+        .arg("-o")
+        .arg(&out)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"first http://a.example/ ").unwrap();
+    stdin.flush().unwrap();
+    // The run is under way (blocked reading stdin): the old file is intact.
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "old\n");
+    stdin.write_all(b"second http://b.example/\n").unwrap();
+    drop(stdin);
+    let st = wait_or_kill(&mut child, 60, "-o from stdin");
+    assert_eq!(code(st), 0);
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "http://a.example/\nhttp://b.example/\n"
+    );
+    // Nothing else is left in the directory (no temporary file).
+    let names: Vec<_> = std::fs::read_dir(d.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+}
+
+// ---------------------------------------------------------------- item 6
+
+/// Scan `data` as a mapped file, as standard input and as a .gz, with
+/// `-j1`, `-j2`, `-j8` and a small chunk size: every output must be the same.
+fn same_every_way(data: &[u8], extra: &[&str], threads: &[&str]) -> Vec<u8> {
+    let d = tmp();
+    let p = d.path().join("in.txt");
+    std::fs::write(&p, data).unwrap();
+    let gz = d.path().join("in.txt.gz");
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(data).unwrap();
+    std::fs::write(&gz, e.finish().unwrap()).unwrap();
+    let mut reference: Option<Vec<u8>> = None;
+    for &j in threads {
+        for chunk in [None, Some("1000")] {
+            for how in ["map", "stdin", "gz", "no-mmap"] {
+                let mut c = cmd();
+                c.args(extra).arg("-j").arg(j);
+                if let Some(ch) = chunk {
+                    c.arg("--chunk-size").arg(ch);
+                }
+                let out = match how {
+                    "map" => c.arg(&p).output().unwrap(),
+                    "no-mmap" => c.arg("--no-mmap").arg(&p).output().unwrap(),
+                    "gz" => c.arg(&gz).output().unwrap(),
+                    _ => c.stdin(std::fs::File::open(&p).unwrap()).output().unwrap(),
+                };
+                let c = code(out.status);
+                assert!(c == 0 || c == 1, "{how} -j{j}: exit {c}");
+                match &reference {
+                    None => reference = Some(out.stdout),
+                    Some(r) => assert!(
+                        *r == out.stdout,
+                        "{how} -j{j} chunk {chunk:?}: output differs ({} vs {} bytes)",
+                        out.stdout.len(),
+                        r.len()
+                    ),
+                }
+            }
+        }
+    }
+    reference.unwrap()
+}
+
+#[test]
+fn cjk_text_without_ascii_stop_bytes_reads_the_same_every_way() {
+    let sentence =
+        "这是一个没有空格的中文句子详见http://example.com/a/路径。另一个句子，见www.example.cn/x」"
+            .as_bytes();
+    let data = sentence.repeat(40_000); // about 4 MiB, no ASCII stop byte
+    let out = same_every_way(&data, &["-b"], &["1", "2", "8"]);
+    assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), 80_000);
+}
+
+#[test]
+fn runs_with_no_cut_point_at_all_read_the_same_every_way() {
+    // Longer than MAX_RUN (4 MiB) with no byte that ends a URL: forced cuts.
+    let mut data = b"http://a.example/".to_vec();
+    data.extend(std::iter::repeat_n(b'x', 5 << 20));
+    data.extend_from_slice(b" http://after.example/ ");
+    data.extend("中".repeat(3 << 19).as_bytes());
+    data.extend_from_slice(b" http://end.example/\n");
+    let out = same_every_way(&data, &["-b"], &["1", "8"]);
+    let text = String::from_utf8_lossy(&out);
+    assert!(
+        text.contains("http://after.example/"),
+        "{}",
+        &text[..text.len().min(300)]
+    );
+    assert!(text.contains("http://end.example/"));
+}
+
+// ---------------------------------------------------------------- item 7
+
+#[test]
+fn parse_into_a_closed_pipe_exits_0() {
+    let urls: Vec<String> = (0..20_000)
+        .map(|i| format!("http://h{i}.example/p"))
+        .collect();
+    let mut child = cmd()
+        .arg("parse")
+        .args(&urls)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut line = [0u8; 64];
+    let _ = out.read(&mut line).unwrap();
+    drop(out);
+    let st = wait_or_kill(&mut child, 60, "parse | head -1");
+    assert_eq!(code(st), 0);
+}
+
+// ---------------------------------------------------------------- item 9
+
+#[test]
+fn threads_are_capped_by_the_work() {
+    // -j 20000 on a 19-byte file: under a 2 GiB address-space limit, 20,000
+    // threads (2 MiB of stack each) cannot even start.
+    let d = tmp();
+    let p = d.path().join("small.txt");
+    std::fs::write(&p, "x http://a.example/").unwrap();
+    let script = format!(
+        "ulimit -v 2097152 && exec {} -j 20000 {}",
+        bin().display(),
+        p.display()
+    );
+    let (st, out, err) = run(Command::new("sh").arg("-c").arg(&script), 120, "-j 20000");
+    assert_eq!(code(st), 0, "{}", String::from_utf8_lossy(&err));
+    assert_eq!(out, b"http://a.example/\n");
+}
+
+// ---------------------------------------------------------------- item 10
+
+#[test]
+fn shard_directory_holds_only_the_last_run() {
+    let d = tmp();
+    let input = d.path().join("in.txt");
+    let text: String = (0..200)
+        .map(|i| format!("http://h{i}.example/\n"))
+        .collect();
+    std::fs::write(&input, &text).unwrap();
+    let dir = d.path().join("shards");
+    for n in ["4", "2"] {
+        let (st, _, err) = run(
+            cmd().args(["--shards", n, "-o"]).arg(&dir).arg(&input),
+            60,
+            "--shards",
+        );
+        assert_eq!(code(st), 0, "{}", String::from_utf8_lossy(&err));
+    }
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["part-00000.txt", "part-00001.txt"]);
+    let all: usize = names
+        .iter()
+        .map(|n| {
+            std::fs::read_to_string(dir.join(n))
+                .unwrap()
+                .lines()
+                .count()
+        })
+        .sum();
+    assert_eq!(all, 200, "DIR/* counts every URL once");
+    // A directory with other files in it is not ours: refused, untouched.
+    std::fs::write(dir.join("notes.txt"), "mine").unwrap();
+    let (st, _, _) = run(
+        cmd().args(["--shards", "2", "-o"]).arg(&dir).arg(&input),
+        60,
+        "--shards into a foreign dir",
+    );
+    assert_eq!(code(st), 2);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("notes.txt")).unwrap(),
+        "mine"
+    );
+}
+
+// ---------------------------------------------------------------- item 11
+
+#[test]
+fn json_count_by_prints_json_rows() {
+    let d = tmp();
+    let p = d.path().join("in.txt");
+    std::fs::write(
+        &p,
+        "http://a.example/x http://a.example/y http://b.example/\n",
+    )
+    .unwrap();
+    let (st, out, _) = run(
+        cmd()
+            .args(["--format", "json", "--count-by", "host"])
+            .arg(&p),
+        60,
+        "json count-by",
+    );
+    assert_eq!(code(st), 0);
+    let rows: Vec<serde_json::Value> = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON row"))
+        .collect();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["host"], "a.example");
+    assert_eq!(rows[0]["count"], 2);
+    assert_eq!(rows[1]["host"], "b.example");
+}
+
+#[test]
+fn flags_that_cannot_apply_are_refused_not_ignored() {
+    let d = tmp();
+    let p = d.path().join("in.txt");
+    std::fs::write(&p, "http://a.example/ http://a.example/\n").unwrap();
+    for args in [
+        &["-c", "--unique"][..],
+        &["-n", "--count-by", "url"],
+        &["-b", "--count-by", "host"],
+        &["-c", "--count-by", "url"],
+        &["-c", "-n"],
+        &["--dedup-key", "syntax"],
+        &["--shard-by", "host"],
+    ] {
+        let (st, out, err) = run(cmd().args(args).arg(&p), 60, "conflicting flags");
+        assert_eq!(code(st), 2, "{args:?}: {}", String::from_utf8_lossy(&out));
+        assert!(!err.is_empty(), "{args:?}: a message says why");
+        assert!(out.is_empty(), "{args:?}");
+    }
+}
+
+// ---------------------------------------------------------------- item 12
+
+#[test]
+fn mail_flag_on_a_file_that_is_not_mail_warns_and_exits_0() {
+    let d = tmp();
+    let p = d.path().join("notes.txt");
+    std::fs::write(&p, "just notes, see http://a.example/ for more\n").unwrap();
+    let (st, out, err) = run(cmd().arg("--mail").arg(&p), 60, "--mail on a text file");
+    assert_eq!(out, b"http://a.example/\n");
+    assert!(!err.is_empty(), "a warning says it is not mail");
+    assert_eq!(code(st), 0);
+}
+
+#[test]
+fn no_mmap_survives_a_file_truncated_during_the_run() {
+    // With a memory map, truncating the file under the scan raises SIGBUS
+    // (as in every mmap reader, ripgrep included); --no-mmap reads it.
+    let d = tmp();
+    let p = d.path().join("big.txt");
+    let line = b"some text http://a.example/path and more text here\n";
+    std::fs::write(&p, line.repeat((64 << 20) / line.len())).unwrap();
+    let mut child = cmd()
+        .args(["--no-mmap", "-j1", "-c"])
+        .arg(&p)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = out.read_to_end(&mut v);
+        v
+    });
+    std::thread::sleep(Duration::from_millis(50));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&p)
+        .unwrap()
+        .set_len(1000)
+        .unwrap();
+    let st = wait_or_kill(&mut child, 120, "--no-mmap on a truncated file");
+    let c = code(st); // panics on a signal
+    assert!(c == 0 || c == 1, "exit {c}");
+    // The count of what was read before the file shrank.
+    let out = String::from_utf8(reader.join().unwrap()).unwrap();
+    assert!(out.trim().parse::<u64>().is_ok(), "{out:?}");
+}
