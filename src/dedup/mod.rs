@@ -26,8 +26,9 @@
 //! has the measured figures). [`Counter`]
 //! keeps the fingerprint, the count and the key's text: about 38 to 75 bytes
 //! plus the key's length. Past the memory limit both switch to an external
-//! sort ([`extsort`]): sorted runs in a temporary directory, merged at the
-//! end. The output is the same with or without spilling.
+//! sort ([`extsort`]): sorted runs in a temporary directory, merged in a
+//! tree of bounded fan-in (a logarithmic number of passes over the data).
+//! The output is the same with or without spilling.
 //!
 //! ```
 //! use urlsift::dedup::{KeyLevel, Offer, Unique, fingerprint, key};
@@ -326,7 +327,8 @@ pub enum Offer {
 /// that, the fingerprints seen so far go to disk as one sorted run of
 /// "already printed" markers, and every later record is deferred: its
 /// fingerprint and sequence number go to an [`ExtSorter`] (duplicates within
-/// one run are dropped at once) and its bytes to a log file, in input order.
+/// one run are dropped at once, and across runs as they are merged) and its
+/// bytes to a log file, in input order.
 /// [`Unique::finish`] merges by fingerprint, keeps each fingerprint's
 /// earliest record unless it was printed already, sorts those sequence
 /// numbers, and reads the log once, handing back the chosen records in
@@ -354,6 +356,13 @@ struct Spill {
 /// A payload tag in the spilled records.
 const PRINTED: u8 = 0;
 const DEFERRED: u8 = 1;
+
+/// [`Unique`]'s combiner: of the records of one fingerprint (sorted by
+/// sequence number, a printed marker first), only the first decides, so the
+/// later ones are dropped as runs are written.
+fn keep_first_of_fingerprint(prev: &[u8], _: &mut [u8], key: &[u8], _: &[u8]) -> bool {
+    prev.get(..16).is_some() && prev.get(..16) == key.get(..16)
+}
 
 impl Unique {
     /// A filter keeping about `limit` bytes of state in memory (`usize::MAX`:
@@ -418,7 +427,8 @@ impl Unique {
     }
 
     fn start_spilling(&mut self) -> io::Result<()> {
-        let mut sorter = ExtSorter::new(self.limit / 2, self.dir.clone());
+        let mut sorter = ExtSorter::new(self.limit / 2, self.dir.clone())
+            .with_combine(keep_first_of_fingerprint);
         for fp in self.seen.drain() {
             let mut key = [0u8; 24];
             key[..16].copy_from_slice(&fp.to_be_bytes());
@@ -449,20 +459,21 @@ impl Unique {
             return Ok(stats);
         };
         let Spill {
-            sorter,
+            mut sorter,
             log,
             log_bytes,
             run_seen,
             ..
         } = sp;
         drop(run_seen);
+        // It has spilled: the records in memory go to disk too, counted.
+        sorter.spill()?;
         stats.runs = sorter.runs();
-        stats.spilled_bytes = sorter.spilled_bytes() + log_bytes;
         // The first occurrences among the deferred records, by fingerprint;
         // then their sequence numbers in order.
         let mut firsts = ExtSorter::new(self.limit, self.dir.clone());
         let mut last: Option<[u8; 16]> = None;
-        sorter.merge(|key, rec| {
+        let sorted_bytes = sorter.merge(|key, rec| {
             let fp: [u8; 16] = key[..16].try_into().unwrap_or_default();
             if last == Some(fp) {
                 return Ok(()); // a later occurrence
@@ -474,15 +485,18 @@ impl Unique {
             }
             Ok(())
         })?;
+        stats.spilled_bytes = sorted_bytes + log_bytes;
+        if firsts.runs() > 0 {
+            firsts.spill()?;
+        }
         stats.runs += firsts.runs();
-        stats.spilled_bytes += firsts.spilled_bytes();
         // Read the log once, in input order, printing the records whose
         // sequence numbers came out.
         let mut log = log.into_inner().map_err(|e| e.into_error())?;
         log.seek(io::SeekFrom::Start(0))?;
         let mut log = io::BufReader::with_capacity(256 << 10, log);
         let (mut seq, mut buf) = (0u64, Vec::new());
-        firsts.merge(|key, _| {
+        stats.spilled_bytes += firsts.merge(|key, _| {
             let want = u64::from_be_bytes(key.try_into().unwrap_or_default());
             loop {
                 let mut len = [0u8; 4];
@@ -503,7 +517,8 @@ impl Unique {
 ///
 /// In memory: a table from fingerprint to count and the key's first text.
 /// Past the limit the table goes to disk as one run sorted by fingerprint
-/// and starts again empty; [`Counter::finish`] merges the runs, adds up the
+/// and starts again empty (runs merged before the end add up their counts
+/// too); [`Counter::finish`] merges the runs, adds up the
 /// counts of each fingerprint, and sorts the result by count (most frequent
 /// first) and then key, on disk again if it does not fit.
 ///
@@ -532,6 +547,21 @@ pub struct Counter {
 
 /// Bytes per table entry: fingerprint, count, key offset and length.
 const COUNT_ENTRY: usize = 32;
+
+/// [`Counter`]'s combiner: records of one fingerprint become one, with the
+/// counts added up and the earlier record's key text.
+fn add_counts(prev: &[u8], prev_rec: &mut [u8], key: &[u8], rec: &[u8]) -> bool {
+    let (Some(a), Some(b)) = (prev_rec.get(..8), rec.get(..8)) else {
+        return false;
+    };
+    if prev != key {
+        return false;
+    }
+    let sum = u64::from_le_bytes(a.try_into().unwrap_or_default())
+        + u64::from_le_bytes(b.try_into().unwrap_or_default());
+    prev_rec[..8].copy_from_slice(&sum.to_le_bytes());
+    true
+}
 
 impl Counter {
     /// A counter keeping about `limit` bytes in memory (`usize::MAX`: no
@@ -571,9 +601,9 @@ impl Counter {
 
     /// Move the table to disk as one run sorted by fingerprint.
     fn spill(&mut self) -> io::Result<()> {
-        let sorter = self
-            .sorter
-            .get_or_insert_with(|| ExtSorter::new(self.limit / 2, self.dir.clone()));
+        let sorter = self.sorter.get_or_insert_with(|| {
+            ExtSorter::new(self.limit / 2, self.dir.clone()).with_combine(add_counts)
+        });
         let mut rec = Vec::new();
         for (fp, &(count, off, len)) in &self.map {
             rec.clear();
@@ -614,7 +644,6 @@ impl Counter {
             unreachable!("spilled above")
         };
         stats.runs = sorter.runs();
-        stats.spilled_bytes = sorter.spilled_bytes();
         // Merge by fingerprint, adding up counts; sort by (count desc, key).
         let mut by_count = ExtSorter::new(self.limit, self.dir.clone());
         let mut cur: Option<([u8; 16], u64, Vec<u8>)> = None;
@@ -624,7 +653,7 @@ impl Counter {
             key.extend_from_slice(k);
             s.push(&key, &[])
         };
-        sorter.merge(|fp, rec| {
+        stats.spilled_bytes = sorter.merge(|fp, rec| {
             let fp: [u8; 16] = fp.try_into().unwrap_or_default();
             let count = u64::from_le_bytes(rec[..8].try_into().unwrap_or_default());
             match &mut cur {
@@ -641,9 +670,11 @@ impl Counter {
         if let Some((_, c, k)) = cur.take() {
             emit(c, &k, &mut by_count)?;
         }
+        if by_count.runs() > 0 {
+            by_count.spill()?;
+        }
         stats.runs += by_count.runs();
-        stats.spilled_bytes += by_count.spilled_bytes();
-        by_count.merge(|key, _| {
+        stats.spilled_bytes += by_count.merge(|key, _| {
             stats.distinct += 1;
             let c = !u64::from_be_bytes(key[..8].try_into().unwrap_or_default());
             out(c, &key[8..])
@@ -741,6 +772,30 @@ mod tests {
             assert!(s.runs > 1, "limit {limit}: {s:?}");
             assert_eq!(disk, expect, "limit {limit}");
         }
+    }
+
+    #[test]
+    fn spilled_bytes_grow_as_n_log_n() {
+        // Distinct keys only: every one is spilled and merged.
+        let distinct = |n: usize| -> Vec<Vec<u8>> {
+            (0..n)
+                .map(|i| format!("http://h{}.example/p/{i}", i % 97).into_bytes())
+                .collect()
+        };
+        let (one, four) = (distinct(10_000), distinct(40_000));
+        let limit = 16 << 10;
+        let (c1, c4) = (counts(limit, &one).1, counts(limit, &four).1);
+        assert!(c1.runs > 50, "{c1:?}");
+        assert!(
+            c4.spilled_bytes <= 6 * c1.spilled_bytes,
+            "count: 4x {c4:?}, 1x {c1:?}"
+        );
+        let (u1, u4) = (unique(limit, &one).1, unique(limit, &four).1);
+        assert!(u1.runs > 50, "{u1:?}");
+        assert!(
+            u4.spilled_bytes <= 6 * u1.spilled_bytes,
+            "unique: 4x {u4:?}, 1x {u1:?}"
+        );
     }
 
     #[test]
