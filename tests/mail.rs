@@ -16,12 +16,15 @@ struct Out {
 }
 
 fn scan(path: &str) -> Out {
-    let data = std::fs::read(path).unwrap();
+    scan_bytes(&std::fs::read(path).unwrap())
+}
+
+fn scan_bytes(data: &[u8]) -> Out {
     let mut urls = Vec::new();
     let mut problems = Vec::new();
     let stats = scan_archive(
         &Extractor::new(),
-        &data,
+        data,
         |w, _, m| urls.push((w.clone(), m.url_str().into_owned())),
         |p| problems.push(p.clone()),
     );
@@ -426,4 +429,248 @@ fn part_headers_are_scanned_as_their_part() {
         assert!(data[w.part_offset as usize..].starts_with(b"Content-Type: "));
     }
     assert_eq!(o.stats.problem_messages, 0);
+}
+
+/// `levels` messages each holding the next as a `message/rfc822` part, the
+/// innermost a text part with a URL.
+fn nested_rfc822(levels: usize) -> Vec<u8> {
+    let mut m =
+        b"From: a@example.org\nSubject: level\nMIME-Version: 1.0\nContent-Type: message/rfc822\n\n"
+            .repeat(levels);
+    m.extend_from_slice(
+        b"From: z@example.org\nContent-Type: text/plain\n\nhttp://deep.example.org/inner\n",
+    );
+    m
+}
+
+/// Scan `data` on a thread with a small stack (1 MiB), as a worker of a
+/// run could be.
+fn scan_on_small_stack(data: Vec<u8>) -> Out {
+    std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(move || scan_bytes(&data))
+        .unwrap()
+        .join()
+        .unwrap()
+}
+
+#[test]
+fn nested_rfc822_6000_deep_does_not_overflow() {
+    let data = nested_rfc822(6000);
+    assert!(data.len() > 450_000);
+    let o = scan_on_small_stack(data);
+    assert_eq!(urls(&o), ["http://deep.example.org/inner"]);
+    assert_eq!(o.urls[0].0.content_type, "text/plain");
+    assert_eq!(o.stats.messages, 1);
+    assert_eq!(o.stats.parts_scanned, 1);
+}
+
+#[test]
+fn nested_rfc822_100000_deep_does_not_overflow() {
+    // Deep enough that freeing the parsed tree level by level (recursively)
+    // would overflow the stack too.
+    let o = scan_on_small_stack(nested_rfc822(100_000));
+    assert_eq!(urls(&o), ["http://deep.example.org/inner"]);
+}
+
+#[test]
+fn nested_multiparts_10000_deep_do_not_overflow() {
+    const N: usize = 10_000;
+    // Multipart in multipart.
+    let mut m = b"From: a@example.org\nContent-Type: multipart/mixed; boundary=\"b0\"\n\n".to_vec();
+    for i in 0..N {
+        m.extend_from_slice(
+            format!(
+                "--b{i}\nContent-Type: multipart/mixed; boundary=\"b{}\"\n\n",
+                i + 1
+            )
+            .as_bytes(),
+        );
+    }
+    m.extend_from_slice(
+        format!(
+            "--b{N}\nContent-Type: text/plain\n\nhttp://multipart.example.org/inner\n--b{N}--\n"
+        )
+        .as_bytes(),
+    );
+    for i in (0..N).rev() {
+        m.extend_from_slice(format!("--b{i}--\n").as_bytes());
+    }
+    let o = scan_on_small_stack(m);
+    assert_eq!(urls(&o), ["http://multipart.example.org/inner"]);
+    assert_eq!(o.urls[0].0.part as usize, N + 2);
+    assert!(o.problems.is_empty(), "{:?}", &o.problems[..1]);
+
+    // A message/rfc822 part in a multipart in a message/rfc822 part ...
+    let mut m = Vec::new();
+    for i in 0..N {
+        m.extend_from_slice(
+            format!(
+                "From: x@example.org\nContent-Type: multipart/mixed; boundary=m{i}\n\n\
+                 --m{i}\nContent-Type: message/rfc822\n\n"
+            )
+            .as_bytes(),
+        );
+    }
+    m.extend_from_slice(b"From: z@example.org\n\nhttp://mixed.example.org/inner\n");
+    for i in (0..N).rev() {
+        m.extend_from_slice(format!("--m{i}--\n").as_bytes());
+    }
+    let o = scan_on_small_stack(m);
+    assert_eq!(urls(&o), ["http://mixed.example.org/inner"]);
+
+    // multipart/digest, whose parts are messages by default.
+    let mut m = Vec::new();
+    for i in 0..N {
+        m.extend_from_slice(
+            format!(
+                "From: x@example.org\nContent-Type: multipart/digest; boundary=d{i}\n\n--d{i}\n"
+            )
+            .as_bytes(),
+        );
+    }
+    m.extend_from_slice(b"From: z@example.org\n\nhttp://digest.example.org/inner\n");
+    for i in (0..N).rev() {
+        m.extend_from_slice(format!("--d{i}--\n").as_bytes());
+    }
+    let o = scan_on_small_stack(m);
+    assert_eq!(urls(&o), ["http://digest.example.org/inner"]);
+}
+
+#[test]
+fn cli_deeply_nested_message_does_not_abort_the_run() {
+    let d = tempfile::tempdir().unwrap();
+    let deep = d.path().join("deep.eml");
+    std::fs::write(&deep, nested_rfc822(6000)).unwrap();
+    let good = d.path().join("good.eml");
+    std::fs::write(
+        &good,
+        "From: g@example.org\nMessage-ID: <g@example.org>\n\nsee http://good.example.org/ok\n",
+    )
+    .unwrap();
+    let (out, err, code) = bin(&["--mail", deep.to_str().unwrap(), good.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "http://deep.example.org/inner\nhttp://good.example.org/ok\n"
+    );
+}
+
+/// The URLs a plain scan finds in `data`.
+fn plain_urls(data: &[u8]) -> Vec<String> {
+    urlsift::extract::extract(data)
+        .iter()
+        .map(|m| m.url_str().into_owned())
+        .collect()
+}
+
+#[test]
+fn preamble_before_wrong_boundary_line_is_scanned() {
+    let cases: &[&[u8]] = &[
+        // The first boundary line is right, the later ones are not.
+        b"From: a@example.org\nContent-Type: multipart/mixed; boundary=\"b\"\n\n\
+          Preamble http://preamble.example.org/1\n--b\nContent-Type: text/plain\n\n\
+          body http://body.example.org/1\n--wrong--\nafter http://after.example.org/1\n",
+        // Boundary lines that only start with the declared boundary.
+        b"From: a@example.org\nContent-Type: multipart/mixed; boundary=\"declared\"\n\n\
+          Preamble http://preamble.example.org/2\n--declared-v2\nContent-Type: text/plain\n\n\
+          body http://body.example.org/2\n--declared-v2--\nafter http://after.example.org/2\n",
+        // The declared boundary only inside the preamble text.
+        b"From: a@example.org\nContent-Type: multipart/mixed; boundary=\"declared\"\n\n\
+          Preamble http://preamble.example.org/3 --declared\n--other\nContent-Type: text/plain\n\n\
+          body http://body.example.org/3\n--other--\nafter http://after.example.org/3\n",
+        // No line with the declared boundary at all.
+        b"From: a@example.org\nContent-Type: multipart/mixed; boundary=\"declared\"\n\n\
+          Preamble http://preamble.example.org/4\n--used\nContent-Type: text/plain\n\n\
+          body http://body.example.org/4\n--used--\nafter http://after.example.org/4\n",
+    ];
+    for (i, c) in cases.iter().enumerate() {
+        let o = scan_bytes(c);
+        let got: Vec<String> = urls(&o).iter().map(|u| u.to_string()).collect();
+        assert_eq!(got, plain_urls(c), "case {}", i + 1);
+        assert_eq!(o.stats.problem_messages, 1, "case {}", i + 1);
+        let (w, u) = &o.urls[0];
+        assert!(u.starts_with("http://preamble."));
+        assert_eq!((w.part, w.content_type.as_str()), (1, "multipart/mixed"));
+        // The offset is that of the text in the file.
+        assert!(c[w.part_offset as usize..].starts_with(b"Preamble"));
+    }
+}
+
+#[test]
+fn preamble_and_epilogue_of_multiparts_are_scanned() {
+    let walked: &[u8] = b"From: a@example.org\nMessage-ID: <p@example.org>\n\
+        Content-Type: multipart/mixed; boundary=\"out\"\n\n\
+        This is a multi-part message: http://preamble.example.org/\n\
+        --out\nContent-Type: multipart/alternative; boundary=in\n\n\
+        inner preamble http://inner-preamble.example.org/\n\
+        --in\n\nplain http://plain.example.org/\n--in--\n\
+        inner epilogue http://inner-epilogue.example.org/\n\
+        --out\nContent-Type: image/png\n\nPNG\n--out--\n\
+        epilogue http://epilogue.example.org/\n";
+    let o = scan_bytes(walked);
+    let got: Vec<(u32, &str, &str)> = o
+        .urls
+        .iter()
+        .map(|(w, u)| (w.part, w.content_type.as_str(), u.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (1, "multipart/mixed", "http://preamble.example.org/"),
+            (
+                2,
+                "multipart/alternative",
+                "http://inner-preamble.example.org/"
+            ),
+            (3, "text/plain", "http://plain.example.org/"),
+            // Text between parts goes with the multipart of the part after it.
+            (1, "multipart/mixed", "http://inner-epilogue.example.org/"),
+            (1, "multipart/mixed", "http://epilogue.example.org/"),
+        ]
+    );
+    assert!(o.problems.is_empty(), "{:?}", o.problems);
+    assert_eq!(
+        o.stats.parts_scanned, 1,
+        "preamble and epilogue are not parts"
+    );
+
+    // The same inside a message/rfc822 part (read by mail-parser).
+    let nested = [
+        &b"From: b@example.org\nContent-Type: multipart/mixed; boundary=top\n\n\
+           top preamble http://top-preamble.example.org/\n\
+           --top\nContent-Type: message/rfc822\n\n"[..],
+        walked,
+        b"--top--\ntop epilogue http://top-epilogue.example.org/\n",
+    ]
+    .concat();
+    let o = scan_bytes(&nested);
+    let got: Vec<String> = urls(&o).iter().map(|u| u.to_string()).collect();
+    assert_eq!(got, plain_urls(&nested));
+    assert!(o.problems.is_empty(), "{:?}", o.problems);
+    let top: Vec<(u32, &str)> = o
+        .urls
+        .iter()
+        .filter(|(_, u)| u.contains("top-"))
+        .map(|(w, _)| (w.part, w.content_type.as_str()))
+        .collect();
+    assert_eq!(top, [(1, "multipart/mixed"), (1, "multipart/mixed")]);
+    let first_inner = o
+        .urls
+        .iter()
+        .find(|(_, u)| u.contains("//preamble."))
+        .unwrap();
+    assert_eq!(
+        (first_inner.0.part, first_inner.0.content_type.as_str()),
+        (3, "multipart/mixed")
+    );
+
+    // The CLI prints what a plain scan of the file prints.
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("nested.eml");
+    std::fs::write(&f, &nested).unwrap();
+    let (mail, _, code) = bin(&["--mail", f.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    let (plain, _, _) = bin(&[f.to_str().unwrap()]);
+    assert_eq!(mail, plain);
 }

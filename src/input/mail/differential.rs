@@ -48,6 +48,10 @@ fn messages() -> Vec<Vec<u8>> {
         b"Message-ID: <m@x>\r\nContent-Type: multipart/mixed; boundary=\"out\"\r\n\r\npre\r\n--out\r\nContent-Type: multipart/alternative;\r\n boundary=in\r\n\r\n--in\r\nContent-Type: text/plain; charset=iso-8859-1\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\nsee http://a.example/x=3Dy=\r\nz caf=E9\r\n--in\r\nContent-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\nPGEgaHJlZj0iaHR0cDovL2IuZXhhbXBsZS8/YT0xJmFtcDtiPTIiPng8L2E+\r\n--in--\r\n--out\r\nContent-Type: application/pdf\r\n\r\nJVBER\r\n--out--\r\n"
             .to_vec(),
     );
+    out.push(
+        b"Message-ID: <p@x>\nContent-Type: multipart/mixed; boundary=out\n\npreamble http://pre.example/\n--out\nContent-Type: multipart/alternative; boundary=in\n\nhttp://in-pre.example/\n--in\n\nplain\n--in--\nhttp://in-epi.example/\n--out\nContent-Type: image/png\n\nPNG\n--out--\nepilogue http://epi.example/\n"
+            .to_vec(),
+    );
     out
 }
 

@@ -70,6 +70,9 @@ struct Walk<'a> {
     problems: usize,
     /// Reused buffers: transfer-decoded and reference-decoded text.
     buf: Vec<u8>,
+    /// Where the text placed so far (header blocks, leaf part bodies, and
+    /// the text between them, scanned by [`Walk::gap`]) ends.
+    covered: usize,
 }
 
 /// Scan the message `raw` (the `index`-th of its file, at `file_offset`).
@@ -115,6 +118,7 @@ pub(super) fn scan_unquoted(
             out,
             problems: 0,
             buf: Vec::new(),
+            covered: 0,
         };
         w.simple(&uq.text, &sm);
         if w.problems > 0 {
@@ -133,6 +137,7 @@ pub(super) fn scan_unquoted(
             out,
             problems: 0,
             buf: Vec::new(),
+            covered: 0,
         };
         w.walked(&uq.text, &walked);
         if w.problems > 0 {
@@ -151,6 +156,7 @@ pub(super) fn scan_unquoted(
         out,
         problems: 0,
         buf: Vec::new(),
+        covered: 0,
     };
     match &msg {
         Some(m) => {
@@ -169,6 +175,62 @@ pub(super) fn scan_unquoted(
     if w.problems > 0 {
         w.out.stats.problem_messages += 1;
     }
+    if let Some(m) = msg {
+        dismantle(m);
+    }
+}
+
+/// Drop a parsed message one nested message at a time: dropping it whole
+/// recurses once per `message/rfc822` level, and the nesting is as deep as
+/// the input makes it.
+fn dismantle(m: Message<'_>) {
+    let mut stack = vec![m];
+    while let Some(mut m) = stack.pop() {
+        for part in &mut m.parts {
+            if let PartType::Message(inner) = std::mem::take(&mut part.body) {
+                stack.push(inner);
+            }
+        }
+    }
+}
+
+/// A message being walked by [`Walk::parts`]: the next part to visit, the
+/// numbers given to its parts, and the multipart holding each.
+struct Frame<'m, 'x> {
+    m: &'m Message<'x>,
+    /// The next part to visit.
+    next: usize,
+    /// The number given to each part visited.
+    numbers: Vec<u32>,
+    /// The multipart holding each part (an index into `m.parts`).
+    parents: Vec<Option<usize>>,
+    /// The `message/rfc822` part holding this message, and its number.
+    holder: Option<(&'m MessagePart<'x>, u32)>,
+}
+
+impl<'m, 'x> Frame<'m, 'x> {
+    fn new(m: &'m Message<'x>, holder: Option<(&'m MessagePart<'x>, u32)>) -> Self {
+        let mut parents = vec![None; m.parts.len()];
+        for (i, part) in m.parts.iter().enumerate() {
+            if let PartType::Multipart(ids) = &part.body {
+                for &id in ids {
+                    let id = id as usize;
+                    if id > i
+                        && let Some(p @ None) = parents.get_mut(id)
+                    {
+                        *p = Some(i);
+                    }
+                }
+            }
+        }
+        Frame {
+            m,
+            next: 0,
+            numbers: vec![0; m.parts.len()],
+            parents,
+            holder,
+        }
+    }
 }
 
 impl Walk<'_> {
@@ -176,12 +238,23 @@ impl Walk<'_> {
     /// the walk accepts only well-formed structure; a part may still fail to
     /// decode).
     fn walked(&mut self, raw: &[u8], walked: &mime::Walked) {
+        let first = self.next_part;
         for (k, p) in walked.parts.iter().enumerate() {
             let n = self.next_part;
             self.next_part += 1;
+            if let Some(i) = p.parent {
+                let c = &walked.parts[i];
+                self.gap(raw, p.header.start, first + i as u32, || {
+                    c.content_type.clone()
+                });
+            }
+            self.covered = self.covered.max(p.header.end);
             // The root's block is the message's own header block, part 0.
             self.header_block(raw, p.header.clone(), if k == 0 { 0 } else { n });
             let at = self.file_pos(p.body.start);
+            if p.kind != mime::Kind::Multipart {
+                self.covered = self.covered.max(p.body.end);
+            }
             match p.kind {
                 mime::Kind::Multipart => {}
                 mime::Kind::Text | mime::Kind::Html => {
@@ -194,6 +267,25 @@ impl Walk<'_> {
                 mime::Kind::Other => self.out.stats.parts_skipped += 1,
             }
         }
+        if let Some(root) = walked.parts.first() {
+            self.gap(raw, raw.len(), first, || root.content_type.clone());
+        }
+    }
+
+    /// Scan the text from the end of what is placed so far up to `to`, as it
+    /// is, as part `n` (the multipart or `message/rfc822` part holding it) of
+    /// content type `ty`: a multipart's preamble and epilogue, its delimiter
+    /// lines, and any text the structure leaves out (before a wrong boundary
+    /// line, after a missing one).
+    fn gap(&mut self, raw: &[u8], to: usize, n: u32, ty: impl FnOnce() -> String) {
+        let to = to.min(raw.len());
+        if to <= self.covered {
+            return;
+        }
+        let from = self.covered;
+        self.covered = to;
+        let at = self.file_pos(from);
+        self.scan(&raw[from..to], n, ty(), at);
     }
 
     /// A single-part message read by [`simple::parse`].
@@ -245,13 +337,32 @@ impl Walk<'_> {
         self.scan(&text, n, HEADER_TYPE.to_owned(), at);
     }
 
-    /// Walk the parts of `m` in order (depth first), scanning text parts
-    /// and the header blocks of all parts but the root (`m`'s own headers,
-    /// scanned by [`Self::headers`]).
-    fn parts(&mut self, raw: &[u8], m: &Message<'_>) {
-        for (k, part) in m.parts.iter().enumerate() {
+    /// Walk the parts of `top` in order (depth first, into `message/rfc822`
+    /// parts with an explicit stack: the nesting is as deep as the input
+    /// makes it), scanning text parts, the header blocks of all parts but
+    /// the root (`top`'s own headers, scanned by [`Self::headers`]), and the
+    /// text between them ([`Self::gap`]).
+    fn parts(&mut self, raw: &[u8], top: &Message<'_>) {
+        let first = self.next_part;
+        let mut stack = vec![Frame::new(top, None)];
+        while let Some(f) = stack.last_mut() {
+            let k = f.next;
+            let Some(part) = f.m.parts.get(k) else {
+                stack.pop();
+                continue;
+            };
+            f.next += 1;
             let n = self.next_part;
             self.next_part += 1;
+            f.numbers[k] = n;
+            let holder = match f.parents[k] {
+                Some(i) => Some((&f.m.parts[i], f.numbers[i])),
+                None => f.holder,
+            };
+            if let Some((c, cn)) = holder {
+                self.gap(raw, part.offset_header as usize, cn, || content_type(c));
+            }
+            self.covered = self.covered.max(part.offset_body as usize);
             if k > 0 {
                 let block = part.offset_header as usize..part.offset_body as usize;
                 self.header_block(raw, block, n);
@@ -270,9 +381,9 @@ impl Walk<'_> {
             match &part.body {
                 PartType::Text(_) | PartType::Html(_) => {
                     let html = matches!(part.body, PartType::Html(_));
-                    let body = raw
-                        .get(part.offset_body as usize..(part.offset_end as usize).min(raw.len()))
-                        .unwrap_or_default();
+                    let end = (part.offset_end as usize).min(raw.len());
+                    self.covered = self.covered.max(end);
+                    let body = raw.get(part.offset_body as usize..end).unwrap_or_default();
                     let cte = transfer_encoding(raw, part);
                     let cs = part
                         .content_type()
@@ -283,12 +394,17 @@ impl Walk<'_> {
                 PartType::Multipart(_) => {}
                 PartType::Message(inner) => {
                     self.headers(raw, inner, n);
-                    self.parts(raw, inner);
+                    stack.push(Frame::new(inner, Some((part, n))));
                 }
                 PartType::Binary(_) | PartType::InlineBinary(_) => {
+                    let end = (part.offset_end as usize).min(raw.len());
+                    self.covered = self.covered.max(end);
                     self.out.stats.parts_skipped += 1;
                 }
             }
+        }
+        if let Some(root) = top.parts.first() {
+            self.gap(raw, raw.len(), first, || content_type(root));
         }
     }
 
@@ -371,13 +487,22 @@ impl Walk<'_> {
         self.buf = buf;
     }
 
+    /// Report a multipart whose boundary is missing, or never found, or
+    /// not closed. The delimiters are looked for within the part (up to
+    /// where mail-parser ended it), the closing one from the end, where a
+    /// well-formed multipart has it: nested multiparts are not read again
+    /// for every level.
     fn check_boundary(&mut self, raw: &[u8], part: &MessagePart<'_>, n: u32, at: u64) {
         let Some(b) = part.content_type().and_then(|ct| ct.attribute("boundary")) else {
             self.problem(at, format!("part {n}: multipart without a boundary"));
             return;
         };
         let from = (part.offset_body as usize).min(raw.len());
-        let hay = &raw[from..];
+        let end = match part.offset_end as usize {
+            e if e > from => e.min(raw.len()),
+            _ => raw.len(),
+        };
+        let hay = &raw[from..end];
         let mut delim = Vec::with_capacity(b.len() + 4);
         delim.extend_from_slice(b"--");
         delim.extend_from_slice(b.as_bytes());
@@ -386,7 +511,7 @@ impl Walk<'_> {
             return;
         };
         delim.extend_from_slice(b"--");
-        if memmem::find(&hay[first..], &delim).is_none() {
+        if memmem::rfind(&hay[first..], &delim).is_none() {
             self.problem(
                 at,
                 format!("part {n}: closing MIME boundary {b:?} missing (truncated?)"),

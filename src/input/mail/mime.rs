@@ -61,6 +61,9 @@ pub struct Part {
     pub content_type: String,
     /// The first `charset` parameter, as written (quotes removed).
     pub charset: Option<String>,
+    /// The multipart holding it (an index into [`Walked::parts`]); `None`
+    /// for the message itself.
+    pub parent: Option<usize>,
 }
 
 /// A multipart message walked.
@@ -82,17 +85,19 @@ pub fn walk(msg: &[u8]) -> Option<Walked> {
     }
     let mut parts = Vec::with_capacity(8);
     let message_id = head.message_id;
-    multipart(msg, 0..head.body, &ct, &mut parts, 0)?;
+    multipart(msg, 0..head.body, &ct, &mut parts, None, 0)?;
     Some(Walked { parts, message_id })
 }
 
-/// Push the multipart part whose header block is `header` and its parts;
-/// returns the offset after its closing delimiter.
+/// Push the multipart part whose header block is `header` (held by the
+/// multipart `parent`) and its parts; returns the offset after its closing
+/// delimiter.
 fn multipart(
     msg: &[u8],
     header: Range<usize>,
     ct: &ContentType,
     parts: &mut Vec<Part>,
+    parent: Option<usize>,
     depth: usize,
 ) -> Option<usize> {
     if depth >= MAX_DEPTH || ct.subtype == "digest" {
@@ -104,12 +109,14 @@ fn multipart(
     delim.extend_from_slice(boundary.as_bytes());
     let finder = memmem::Finder::new(&delim);
     let body = header.end;
+    let me = parts.len();
     parts.push(Part {
         header,
         body: body..body,
         kind: Kind::Multipart,
         content_type: ct.type_subtype(),
         charset: ct.attribute("charset").map(str::to_owned),
+        parent,
     });
     let first = body + finder.find(&msg[body..])?;
     let mut pos = line_end(msg, first + delim.len())?;
@@ -117,7 +124,7 @@ fn multipart(
         let head = head(msg, pos, false)?;
         let after = match &head.content_type {
             Some(ct) if ct.ctype == "multipart" => {
-                let end = multipart(msg, pos..head.body, ct, parts, depth + 1)?;
+                let end = multipart(msg, pos..head.body, ct, parts, Some(me), depth + 1)?;
                 end + finder.find(&msg[end..])? + delim.len()
             }
             ct => {
@@ -152,6 +159,7 @@ fn multipart(
                         .as_ref()
                         .and_then(|c| c.attribute("charset"))
                         .map(str::to_owned),
+                    parent: Some(me),
                 });
                 m + delim.len()
             }
@@ -437,6 +445,8 @@ mod tests {
         assert_eq!(&m[w.parts[2].body.clone()], b"plain");
         assert_eq!(&m[w.parts[3].body.clone()], b"<p>x</p>");
         assert_eq!(&m[w.parts[4].body.clone()], b"PNG");
+        let parents: Vec<_> = w.parts.iter().map(|p| p.parent).collect();
+        assert_eq!(parents, [None, Some(0), Some(1), Some(1), Some(0)]);
         // No closing delimiter, a message/rfc822 part, a digest: not here.
         assert!(walk(b"Content-Type: multipart/mixed; boundary=b\n\n--b\n\nx\n--b\n").is_none());
         assert!(walk(b"Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: message/rfc822\n\nA: b\n\nx\n--b--\n").is_none());

@@ -19,6 +19,11 @@
 //! - every text part is scanned after decoding; text/html parts have their
 //!   character references decoded first ([`html::decode_refs`]), so
 //!   `href="...?a=1&amp;b=2"` gives `...?a=1&b=2`;
+//! - the text of a multipart outside its parts (the preamble, the delimiter
+//!   lines, the epilogue, and whatever a broken structure leaves unplaced,
+//!   such as the text before a wrong boundary line) is scanned as it is, as
+//!   the multipart holding the part after it (the outermost one for the text
+//!   after the last part), with that multipart's content type;
 //! - a part in a charset mail-parser does not know is scanned as its
 //!   transfer-decoded bytes, as they are, and counted;
 //! - non-text parts are skipped and counted.
@@ -75,7 +80,8 @@ pub struct MailWhere {
     /// The part's `type/subtype` (`header` for a header block).
     pub content_type: String,
     /// The byte offset of the part's raw (still encoded) body in the file;
-    /// for a header block, of its first header.
+    /// for a header block, of its first header; for a multipart's text
+    /// outside its parts, of that text.
     pub part_offset: u64,
 }
 
