@@ -10,8 +10,8 @@
 # `scripts/make-corpus.sh -k links -s 8M` (deterministic).
 #
 # Needs python3 with the duckdb package; installs it with pip (--user) when
-# missing, and skips LOUDLY (exit 0) when it cannot. The README's section
-# "Beyond one machine" shows this script's output.
+# missing, and skips LOUDLY (exit 0) when it cannot. docs/sharding.md
+# shows this script's output.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-}
