@@ -521,3 +521,282 @@ fn no_mmap_survives_a_file_truncated_during_the_run() {
     let out = String::from_utf8(reader.join().unwrap()).unwrap();
     assert!(out.trim().parse::<u64>().is_ok(), "{out:?}");
 }
+
+// ------------------------------------------------------ adversarial sweep
+
+/// How the number of URLs found grows from `n` to `8n` bytes of a shape.
+#[derive(Clone, Copy, Debug)]
+enum Grows {
+    /// About eight times as many (a repeated unit that holds URLs).
+    Linear,
+    /// The same number (one long URL, or none at all).
+    Same,
+}
+
+/// Hostile inputs, each a function of its size in bytes.
+fn shapes() -> Vec<(&'static str, Grows, fn(usize) -> Vec<u8>)> {
+    fn rep(unit: &[u8], n: usize) -> Vec<u8> {
+        unit.repeat(n / unit.len().max(1))
+    }
+    fn lcg(n: usize, seed: u64, alphabet: &[u8]) -> Vec<u8> {
+        let mut x = seed;
+        (0..n)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                alphabet[(x >> 33) as usize % alphabet.len()]
+            })
+            .collect()
+    }
+    vec![
+        ("a million (", Grows::Same, |n| rep(b"(", n)),
+        ("http:// repeated", Grows::Same, |n| rep(b"http://", n)),
+        ("http://a/ repeated, no space", Grows::Same, |n| {
+            rep(b"http://a/", n)
+        }),
+        ("a million <", Grows::Same, |n| rep(b"<", n)),
+        ("<URL: repeated", Grows::Same, |n| rep(b"<URL:", n)),
+        ("unclosed <URL:", Grows::Linear, |n| {
+            rep(b"<URL:http://a.example/x\n y z ", n)
+        }),
+        ("unclosed <http:// over wrapped lines", Grows::Linear, |n| {
+            rep(b"<http://a.example/a\n   b/c\n   d ", n)
+        }),
+        ("nested [ ( {", Grows::Linear, |n| {
+            rep(b"[(http://a.example/x{(", n)
+        }),
+        ("a: repeated", Grows::Same, |n| rep(b"a:", n)),
+        ("www. repeated", Grows::Same, |n| rep(b"www.", n)),
+        ("www.a.b repeated with spaces", Grows::Linear, |n| {
+            rep(b"www.a.example ", n)
+        }),
+        ("% repeated", Grows::Same, |n| rep(b"%", n)),
+        ("hyphen at line breaks", Grows::Linear, |n| {
+            rep(b"<http://a.example/a-\n b> ", n)
+        }),
+        ("unclosed quotes", Grows::Linear, |n| {
+            rep(b"\"http://a.example/x ", n)
+        }),
+        ("dense URL list", Grows::Linear, |n| rep(b"http://a.b/ ", n)),
+        ("closing ) without space", Grows::Linear, |n| {
+            rep(b"http://a.b)", n)
+        }),
+        ("IPv6 [ repeated", Grows::Same, |n| rep(b"http://[", n)),
+        ("mailto: repeated", Grows::Same, |n| rep(b"mailto:", n)),
+        ("one huge URL", Grows::Same, |n| {
+            let mut v = b"see http://a.example/".to_vec();
+            v.extend(rep(b"ab/", n));
+            v.extend_from_slice(b" end");
+            v
+        }),
+        ("ideographs only", Grows::Same, |n| {
+            "中".repeat(n / 3).into_bytes()
+        }),
+        ("CJK prose with URLs", Grows::Linear, |n| {
+            rep("句子详见http://example.com/路径。".as_bytes(), n)
+        }),
+        ("NUL and invalid UTF-8", Grows::Linear, |n| {
+            rep(b"\0\xff\xfe http://a.example/\xc3\x28 \xe2\x82 ", n)
+        }),
+        ("random URL alphabet", Grows::Linear, |n| {
+            lcg(n, 7, b"htp:/w.a<>()[]\"' \n%-_~@?#=&;,")
+        }),
+        ("random bytes", Grows::Linear, |n| {
+            let all: Vec<u8> = (0..=255).collect();
+            lcg(n, 11, &all)
+        }),
+    ]
+}
+
+/// The fastest of two runs of `args` on `path`: (seconds, output).
+fn timed(args: &[&str], path: &Path, what: &str) -> (f64, Vec<u8>) {
+    let mut best: Option<(f64, Vec<u8>)> = None;
+    for _ in 0..2 {
+        let t = Instant::now();
+        let (st, out, err) = run(cmd().args(args).arg(path), 300, what);
+        let secs = t.elapsed().as_secs_f64();
+        let c = code(st);
+        assert!(
+            c == 0 || c == 1,
+            "{what}: exit {c}: {}",
+            String::from_utf8_lossy(&err)
+        );
+        if best.as_ref().is_none_or(|(b, _)| secs < *b) {
+            best = Some((secs, out));
+        }
+    }
+    best.unwrap()
+}
+
+fn lines(b: &[u8]) -> usize {
+    b.iter().filter(|&&c| c == b'\n').count()
+}
+
+#[test]
+fn hostile_shapes_scan_in_linear_time_and_lose_nothing() {
+    // n and 8n bytes of each shape: 8n takes at most 12x the time of n,
+    // the URLs found grow as the shape says, and the mapped and streamed
+    // reads agree.
+    let n = 256 << 10;
+    let d = tmp();
+    for (name, grows, make) in shapes() {
+        let small = d.path().join("small");
+        let big = d.path().join("big");
+        std::fs::write(&small, make(n)).unwrap();
+        let big_data = make(8 * n);
+        std::fs::write(&big, &big_data).unwrap();
+        let (t1, o1) = timed(&["-b"], &small, name);
+        let (t8, o8) = timed(&["-b"], &big, name);
+        assert!(
+            t8 <= 12.0 * t1,
+            "{name}: 8x the input took {:.1}x the time",
+            t8 / t1
+        );
+        let (l1, l8) = (lines(&o1), lines(&o8));
+        match grows {
+            Grows::Same => assert!(l8.abs_diff(l1) <= 1, "{name}: {l1} then {l8} URLs"),
+            Grows::Linear => assert!(
+                l1 > 0 && l8.abs_diff(8 * l1) <= 8 + l1 / 10,
+                "{name}: {l1} then {l8} URLs"
+            ),
+        }
+        let streamed = cmd()
+            .args(["-b", "-j2", "--chunk-size", "4096"])
+            .stdin(std::fs::File::open(&big).unwrap())
+            .output()
+            .unwrap();
+        assert!(
+            streamed.stdout == o8,
+            "{name}: the stream reads differently"
+        );
+    }
+}
+
+#[test]
+fn hostile_mail_shapes_finish_and_lose_nothing() {
+    let n = 256 << 10;
+    let d = tmp();
+    let mail_shapes: [(&str, fn(usize) -> Vec<u8>); 5] = [
+        ("From lines", |n| {
+            b"From a@b Mon Jan  1 00:00:00 2024\n".repeat(n / 35)
+        }),
+        ("folded header", |n| {
+            let mut v = b"From a@b Mon Jan  1 00:00:00 2024\nSubject: x".to_vec();
+            v.extend(b"\n http://a.example/".repeat(n / 19));
+            v.extend_from_slice(b"\n\nbody http://end.example/\n");
+            v
+        }),
+        ("quoted-printable soft breaks", |n| {
+            let mut v = b"From a@b Mon Jan  1 00:00:00 2024\nContent-Transfer-Encoding: quoted-printable\n\nhttp://a.example/".to_vec();
+            v.extend(b"a=\n".repeat(n / 3));
+            v.extend_from_slice(b" http://end.example/\n");
+            v
+        }),
+        ("base64 one long line", |n| {
+            let mut v = b"From a@b Mon Jan  1 00:00:00 2024\nContent-Transfer-Encoding: base64\n\n"
+                .to_vec();
+            v.extend(b"aHR0cDovL2EuZXhhbXBsZS8g".repeat(n / 24));
+            v.extend_from_slice(b"\n\nhttp://end.example/\n");
+            v
+        }),
+        ("many boundaries", |n| {
+            let mut v =
+                b"From a@b Mon Jan  1 00:00:00 2024\nContent-Type: multipart/mixed; boundary=B\n\n"
+                    .to_vec();
+            v.extend(b"--B\nContent-Type: text/plain\n\nhttp://a.example/\n".repeat(n / 48));
+            v.extend_from_slice(b"--B--\nhttp://end.example/\n");
+            v
+        }),
+    ];
+    for (name, make) in mail_shapes {
+        let small = d.path().join("small.mbox");
+        let big = d.path().join("big.mbox");
+        std::fs::write(&small, make(n)).unwrap();
+        std::fs::write(&big, make(8 * n)).unwrap();
+        let (t1, o1) = timed(&["--mail"], &small, name);
+        let (t8, o8) = timed(&["--mail"], &big, name);
+        assert!(
+            t8 <= 12.0 * t1,
+            "{name}: 8x the input took {:.1}x the time",
+            t8 / t1
+        );
+        assert!(
+            lines(&o8) >= lines(&o1),
+            "{name}: {} then {} URLs",
+            lines(&o1),
+            lines(&o8)
+        );
+        if name != "From lines" {
+            let text = String::from_utf8_lossy(&o8);
+            assert!(
+                text.contains("http://end.example/"),
+                "{name}: lost the last URL"
+            );
+        }
+    }
+}
+
+/// Run `c` to its end, feeding `input` on stdin from a thread; returns the
+/// exit status, the output's line count and the child's peak RSS in KiB.
+fn run_rss(c: &mut Command, input: Vec<u8>) -> (i32, usize, u64) {
+    let mut child = c
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let mut out = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut n = 0usize;
+        let mut buf = vec![0u8; 1 << 16];
+        while let Ok(k) = out.read(&mut buf) {
+            if k == 0 {
+                break;
+            }
+            n += lines(&buf[..k]);
+        }
+        n
+    });
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to fill in.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: pid is our own child, not yet waited for; both pointers are valid.
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid, "wait4");
+    feeder.join().unwrap();
+    let n = reader.join().unwrap();
+    assert!(libc::WIFEXITED(status), "killed by a signal: {status:#x}");
+    (libc::WEXITSTATUS(status), n, usage.ru_maxrss as u64)
+}
+
+#[test]
+fn streaming_memory_is_bounded_for_every_shape() {
+    // 64 MiB through stdin: peak RSS within 100 MiB, whatever the shape.
+    let size = 64 << 20;
+    for (name, make) in [
+        (
+            "dense URL list",
+            (|n| b"http://a.b/ ".repeat(n / 12)) as fn(usize) -> Vec<u8>,
+        ),
+        ("closing ) without space", |n| b"http://a.b)".repeat(n / 11)),
+        ("CJK prose", |n| {
+            "句子详见http://example.com/路径。"
+                .repeat(n / 40)
+                .into_bytes()
+        }),
+        ("no cut point at all", |n| vec![b'x'; n]),
+    ] {
+        let (c, n, rss) = run_rss(cmd().args(["-j2"]), make(size));
+        assert!(c == 0 || c == 1, "{name}: exit {c}");
+        assert!(rss <= 100 << 10, "{name}: peak RSS {} MiB", rss >> 10);
+        if name != "no cut point at all" {
+            assert!(n > 1_000_000, "{name}: {n} URLs");
+        }
+    }
+}
