@@ -231,8 +231,11 @@ fn run_uri_cmd(cmd: Cmd) -> u8 {
         } => cmd_uri::normalize_cmd(&urls, !syntax_only, drop_fragment, &mut out, &mut err),
         Cmd::Resolve { base, refs } => cmd_uri::resolve_cmd(&base, &refs, &mut out, &mut err),
         Cmd::Completions { shell } => {
-            clap_complete::generate(shell, &mut Cli::command(), "urlsift", &mut out);
-            Ok(0)
+            // clap_complete panics when its writer fails (a closed pipe):
+            // generate into memory, then write like any other output.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "urlsift", &mut script);
+            out.write_all(&script).map(|_| 0)
         }
         Cmd::Man => clap_mangen::Man::new(Cli::command())
             .render(&mut out)
@@ -623,6 +626,23 @@ fn open_outputs(
     let mut outs = Vec::new();
     let mut pending = Vec::new();
     let mut stale = Vec::new();
+    if shards <= 1
+        && let Ok(m) = std::fs::metadata(path)
+        && !m.is_file()
+        && !m.is_dir()
+    {
+        // A device, a FIFO or a socket (`-o /dev/null`): written as it is;
+        // only a regular file is replaced by a rename.
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| shown(path, e))?;
+        if parquet {
+            return Err(format!("{}: Parquet needs a regular file", path.display()));
+        }
+        outs.push(Box::new(BufWriter::with_capacity(1 << 16, f)) as Box<dyn RecordWriter>);
+        return Ok((outs, Outputs { pending, stale }));
+    }
     if shards <= 1 {
         // Through a link: replace the file it names, keep the link.
         let dest = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());

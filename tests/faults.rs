@@ -260,6 +260,31 @@ fn output_file_is_replaced_atomically_at_the_end() {
     assert_eq!(names.len(), 1, "{names:?}");
 }
 
+#[test]
+fn output_to_a_device_is_written_in_place() {
+    // Only a regular file is replaced by a rename: -o /dev/null must leave
+    // the device node alone, and -o /dev/full must fail the run (exit 2).
+    let d = tmp();
+    let p = d.path().join("a.txt");
+    std::fs::write(&p, "see http://a.example/\n").unwrap();
+    for dev in ["/dev/null", "/dev/full"] {
+        let before = std::fs::metadata(dev).map(|m| m.file_type());
+        let (st, _, _) = run(cmd().arg("-o").arg(dev).arg(&p), 60, dev);
+        let after = std::fs::metadata(dev).map(|m| m.file_type());
+        assert_eq!(
+            format!("{before:?}"),
+            format!("{after:?}"),
+            "{dev} was replaced"
+        );
+        use std::os::unix::fs::FileTypeExt;
+        assert!(
+            after.unwrap().is_char_device(),
+            "{dev} is no longer a device"
+        );
+        assert_eq!(code(st), if dev == "/dev/full" { 2 } else { 0 }, "{dev}");
+    }
+}
+
 // ---------------------------------------------------------------- item 6
 
 /// Scan `data` as a mapped file, as standard input and as a .gz, with
@@ -352,6 +377,27 @@ fn parse_into_a_closed_pipe_exits_0() {
     drop(out);
     let st = wait_or_kill(&mut child, 60, "parse | head -1");
     assert_eq!(code(st), 0);
+}
+
+#[test]
+fn subcommands_into_a_closed_pipe_exit_0() {
+    // Found by the held-out sweep: clap_complete panicked on a closed pipe.
+    for args in [
+        &["completions", "bash"][..],
+        &["man"],
+        &["normalize", "http://A.example/", "http://B.example/"],
+        &["resolve", "http://a/b/c/d", "../x", "g"],
+    ] {
+        let mut child = cmd()
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let st = wait_or_kill(&mut child, 60, &format!("{args:?} | (closed)"));
+        assert_eq!(code(st), 0, "{args:?}");
+    }
 }
 
 // ---------------------------------------------------------------- item 9
@@ -531,10 +577,15 @@ enum Grows {
     Linear,
     /// The same number (one long URL, or none at all).
     Same,
+    /// Random text: no rule (time and agreement are still checked).
+    Any,
 }
 
+/// Makes a hostile input of about the given size in bytes.
+type Make = fn(usize) -> Vec<u8>;
+
 /// Hostile inputs, each a function of its size in bytes.
-fn shapes() -> Vec<(&'static str, Grows, fn(usize) -> Vec<u8>)> {
+fn shapes() -> Vec<(&'static str, Grows, Make)> {
     fn rep(unit: &[u8], n: usize) -> Vec<u8> {
         unit.repeat(n / unit.len().max(1))
     }
@@ -599,10 +650,10 @@ fn shapes() -> Vec<(&'static str, Grows, fn(usize) -> Vec<u8>)> {
         ("NUL and invalid UTF-8", Grows::Linear, |n| {
             rep(b"\0\xff\xfe http://a.example/\xc3\x28 \xe2\x82 ", n)
         }),
-        ("random URL alphabet", Grows::Linear, |n| {
+        ("random URL alphabet", Grows::Any, |n| {
             lcg(n, 7, b"htp:/w.a<>()[]\"' \n%-_~@?#=&;,")
         }),
-        ("random bytes", Grows::Linear, |n| {
+        ("random bytes", Grows::Any, |n| {
             let all: Vec<u8> = (0..=255).collect();
             lcg(n, 11, &all)
         }),
@@ -627,6 +678,11 @@ fn timed(args: &[&str], path: &Path, what: &str) -> (f64, Vec<u8>) {
         }
     }
     best.unwrap()
+}
+
+/// At most 100 MiB, and measured at all (a /proc that could be read).
+fn peak_ok(kib: u64) -> bool {
+    kib > 0 && kib <= 100 << 10
 }
 
 fn lines(b: &[u8]) -> usize {
@@ -660,6 +716,7 @@ fn hostile_shapes_scan_in_linear_time_and_lose_nothing() {
                 l1 > 0 && l8.abs_diff(8 * l1) <= 8 + l1 / 10,
                 "{name}: {l1} then {l8} URLs"
             ),
+            Grows::Any => {}
         }
         let streamed = cmd()
             .args(["-b", "-j2", "--chunk-size", "4096"])
@@ -677,7 +734,7 @@ fn hostile_shapes_scan_in_linear_time_and_lose_nothing() {
 fn hostile_mail_shapes_finish_and_lose_nothing() {
     let n = 256 << 10;
     let d = tmp();
-    let mail_shapes: [(&str, fn(usize) -> Vec<u8>); 5] = [
+    let mail_shapes: [(&str, Make); 5] = [
         ("From lines", |n| {
             b"From a@b Mon Jan  1 00:00:00 2024\n".repeat(n / 35)
         }),
@@ -697,7 +754,7 @@ fn hostile_mail_shapes_finish_and_lose_nothing() {
             let mut v = b"From a@b Mon Jan  1 00:00:00 2024\nContent-Transfer-Encoding: base64\n\n"
                 .to_vec();
             v.extend(b"aHR0cDovL2EuZXhhbXBsZS8g".repeat(n / 24));
-            v.extend_from_slice(b"\n\nhttp://end.example/\n");
+            v.extend_from_slice(b"\n\nFrom b@c Mon Jan  1 00:00:00 2024\n\nhttp://end.example/\n");
             v
         }),
         ("many boundaries", |n| {
@@ -739,6 +796,10 @@ fn hostile_mail_shapes_finish_and_lose_nothing() {
 
 /// Run `c` to its end, feeding `input` on stdin from a thread; returns the
 /// exit status, the output's line count and the child's peak RSS in KiB.
+///
+/// The peak is the process's `VmHWM`, read from /proc while it runs (it
+/// never decreases, and a new program starts its own): `ru_maxrss` would
+/// count the test process, whose memory the child shares until its exec.
 fn run_rss(c: &mut Command, input: Vec<u8>) -> (i32, usize, u64) {
     let mut child = c
         .stdin(Stdio::piped())
@@ -762,23 +823,31 @@ fn run_rss(c: &mut Command, input: Vec<u8>) -> (i32, usize, u64) {
         }
         n
     });
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value for wait4 to fill in.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: pid is our own child, not yet waited for; both pointers are valid.
-    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(r, pid, "wait4");
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak = 0u64;
+    let deadline = Instant::now() + Duration::from_secs(600);
+    let st = loop {
+        let hwm = std::fs::read_to_string(&status_file).ok().and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        });
+        peak = peak.max(hwm.unwrap_or(0));
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        assert!(Instant::now() < deadline, "still running after 600 s");
+        std::thread::sleep(Duration::from_millis(5));
+    };
     feeder.join().unwrap();
-    let n = reader.join().unwrap();
-    assert!(libc::WIFEXITED(status), "killed by a signal: {status:#x}");
-    (libc::WEXITSTATUS(status), n, usage.ru_maxrss as u64)
+    (code(st), reader.join().unwrap(), peak)
 }
 
 #[test]
 fn streaming_memory_is_bounded_for_every_shape() {
-    // 64 MiB through stdin: peak RSS within 100 MiB, whatever the shape.
-    let size = 64 << 20;
+    // Through stdin, more than a block (16 MiB) of each shape: peak RSS
+    // within 100 MiB, whatever the shape.
+    let size = 20 << 20;
     for (name, make) in [
         (
             "dense URL list",
@@ -794,9 +863,9 @@ fn streaming_memory_is_bounded_for_every_shape() {
     ] {
         let (c, n, rss) = run_rss(cmd().args(["-j2"]), make(size));
         assert!(c == 0 || c == 1, "{name}: exit {c}");
-        assert!(rss <= 100 << 10, "{name}: peak RSS {} MiB", rss >> 10);
         if name != "no cut point at all" {
-            assert!(n > 1_000_000, "{name}: {n} URLs");
+            assert!(n > 400_000, "{name}: {n} URLs");
         }
+        assert!(peak_ok(rss), "{name}: peak RSS {} MiB", rss >> 10);
     }
 }

@@ -116,6 +116,7 @@ fn mutate(rng: &mut Rng, m: &[u8]) -> Vec<u8> {
 }
 
 #[test]
+#[allow(clippy::print_stderr)] // a test: its summary goes to the test log
 fn walk_equals_mail_parser() {
     let msgs = messages();
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
