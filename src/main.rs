@@ -593,6 +593,23 @@ fn open_outputs(
     let parquet = ext == "parquet";
     let inputs = input_ids(sources);
     let shown = |p: &std::path::Path, e: io::Error| format!("{}: {e}", p.display());
+    let writer =
+        |f: std::fs::File, dest: &std::path::Path| -> Result<Box<dyn RecordWriter>, String> {
+            if parquet {
+                #[cfg(feature = "parquet")]
+                {
+                    let w = urlsift::output::parquet::ParquetWriter::new(BufWriter::new(f), mail)
+                        .map_err(|e| format!("{}: {e}", dest.display()))?;
+                    return Ok(Box::new(w));
+                }
+                #[cfg(not(feature = "parquet"))]
+                {
+                    let _ = (mail, f, dest);
+                    return Err("this urlsift was built without the parquet feature".into());
+                }
+            }
+            Ok(Box::new(BufWriter::with_capacity(1 << 16, f)))
+        };
     let open =
         |dest: &std::path::Path| -> Result<(Box<dyn RecordWriter>, tempfile::TempPath), String> {
             if let Ok(m) = std::fs::metadata(dest) {
@@ -608,20 +625,7 @@ fn open_outputs(
                 _ => std::path::Path::new("."),
             };
             let (f, tmp) = temp_in(dir, dest).map_err(|e| shown(dest, e))?.into_parts();
-            if parquet {
-                #[cfg(feature = "parquet")]
-                {
-                    let w = urlsift::output::parquet::ParquetWriter::new(BufWriter::new(f), mail)
-                        .map_err(|e| format!("{}: {e}", dest.display()))?;
-                    return Ok((Box::new(w), tmp));
-                }
-                #[cfg(not(feature = "parquet"))]
-                {
-                    let _ = (mail, f, tmp);
-                    return Err("this urlsift was built without the parquet feature".into());
-                }
-            }
-            Ok((Box::new(BufWriter::with_capacity(1 << 16, f)), tmp))
+            Ok((writer(f, dest)?, tmp))
         };
     let mut outs = Vec::new();
     let mut pending = Vec::new();
@@ -637,10 +641,7 @@ fn open_outputs(
             .write(true)
             .open(path)
             .map_err(|e| shown(path, e))?;
-        if parquet {
-            return Err(format!("{}: Parquet needs a regular file", path.display()));
-        }
-        outs.push(Box::new(BufWriter::with_capacity(1 << 16, f)) as Box<dyn RecordWriter>);
+        outs.push(writer(f, path)?);
         return Ok((outs, Outputs { pending, stale }));
     }
     if shards <= 1 {

@@ -539,7 +539,7 @@ fn nested_multiparts_10000_deep_do_not_overflow() {
 }
 
 #[test]
-fn cli_deeply_nested_message_does_not_abort_the_run() {
+fn issue17_cli_deeply_nested_message_does_not_abort_the_run() {
     let d = tempfile::tempdir().unwrap();
     let deep = d.path().join("deep.eml");
     std::fs::write(&deep, nested_rfc822(6000)).unwrap();
@@ -599,7 +599,7 @@ fn preamble_before_wrong_boundary_line_is_scanned() {
 }
 
 #[test]
-fn preamble_and_epilogue_of_multiparts_are_scanned() {
+fn issue17_cli_preamble_and_epilogue_of_multiparts_are_scanned() {
     let walked: &[u8] = b"From: a@example.org\nMessage-ID: <p@example.org>\n\
         Content-Type: multipart/mixed; boundary=\"out\"\n\n\
         This is a multi-part message: http://preamble.example.org/\n\
