@@ -241,7 +241,7 @@ pub fn scan<'h>(ex: &Extractor, hay: &'h [u8], chunk_size: usize, sink: impl FnM
 }
 
 /// [`scan`] one segment of about `target` bytes at a time (see
-/// [`Segmenter`]), calling `between` with each segment's length after it:
+/// [`MAX_RUN`]), calling `between` with each segment's length after it:
 /// when it returns `false`, the scan stops there.
 pub fn scan_segments<'h>(
     ex: &Extractor,
