@@ -117,8 +117,9 @@ fn closed_stderr_on_a_directory_of_eml_files_neither_hangs_nor_panics() {
 fn closed_stderr_with_mail_warnings_does_not_panic() {
     // An mbox whose messages all have problems (warnings on stderr).
     let d = tmp();
+    // More output than a pipe holds, so that warnings come after the close.
     let mut mbox = Vec::new();
-    for i in 0..2000 {
+    for i in 0..20_000 {
         write!(
             mbox,
             "From a@b Mon Jan  1 00:00:00 2024\nContent-Type: multipart/mixed; boundary=\"B{i}\"\n\
@@ -157,6 +158,32 @@ fn full_stderr_does_not_fail_the_run() {
     assert_eq!(code(st), 0);
     let out = reader.join().unwrap();
     assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), 20);
+}
+
+#[test]
+fn mail_part_that_does_not_decode_is_scanned_as_it_is() {
+    // Found by the sweep: a multipart with a wrong boundary and a bogus
+    // base64 transfer encoding lost every URL under --mail.
+    let d = tmp();
+    let mut mbox = Vec::new();
+    for i in 0..50 {
+        write!(
+            mbox,
+            "From a@b Mon Jan  1 00:00:00 2024\nContent-Type: multipart/mixed; boundary=\"B{i}\"\n\
+             Content-Transfer-Encoding: base64\n\nhttp://pre{i}.example/\n--WRONG{i}\n\
+             Content-Type: text/plain\n\n=ZZ http://x{i}.example/\n\n"
+        )
+        .unwrap();
+    }
+    let p = d.path().join("spam.mbox");
+    std::fs::write(&p, mbox).unwrap();
+    let (st, out, _) = run(cmd().arg("--mail").arg(&p), 60, "--mail spam.mbox");
+    assert_eq!(code(st), 0);
+    let text = String::from_utf8(out).unwrap();
+    for i in [0, 49] {
+        assert!(text.contains(&format!("http://pre{i}.example/")), "{text}");
+        assert!(text.contains(&format!("http://x{i}.example/")), "{text}");
+    }
 }
 
 // ---------------------------------------------------------------- item 3

@@ -423,6 +423,7 @@ impl Walk<'_> {
     ) {
         let mut buf = std::mem::take(&mut self.buf);
         buf.clear();
+        let mut undecoded = false;
         let transfer: &[u8] = match cte {
             Cte::Identity => body,
             Cte::QuotedPrintable => {
@@ -439,13 +440,18 @@ impl Walk<'_> {
                             buf.len()
                         ),
                     ),
-                    Base64End::Invalid(i) => self.problem(
-                        at + i as u64,
-                        format!(
-                            "part {n} ({ty}): invalid base64; scanned the {} bytes before it",
-                            buf.len()
-                        ),
-                    ),
+                    Base64End::Invalid(i) => {
+                        self.problem(
+                            at + i as u64,
+                            format!(
+                                "part {n} ({ty}): invalid base64; scanned the {} bytes before it, and the part as it is",
+                                buf.len()
+                            ),
+                        );
+                        // Text that does not decode is scanned as it is: base64
+                        // holds no `:` or `.`, so no URL is found twice.
+                        undecoded = true;
+                    }
                 }
                 &buf
             }
@@ -482,7 +488,12 @@ impl Walk<'_> {
         };
         self.out.stats.parts_scanned += 1;
         self.out.stats.decoded_bytes += text.len() as u64;
-        self.scan(&text, n, ty, at);
+        if undecoded {
+            self.scan(&text, n, ty.clone(), at);
+            self.scan(body, n, ty, at);
+        } else {
+            self.scan(&text, n, ty, at);
+        }
         drop(text);
         self.buf = buf;
     }
