@@ -13,10 +13,22 @@
 
 use std::fmt;
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// Silence (or restore) the messages written by [`report`]: grep's `-s`
+/// silences the messages about inputs and warnings, not the exit status.
+pub fn set_quiet(quiet: bool) {
+    QUIET.store(quiet, Ordering::Relaxed);
+}
 
 /// Write `urlsift: MESSAGE` and a newline on standard error. Errors writing
 /// it (a closed pipe, a full disk) are ignored.
 pub fn report(args: fmt::Arguments<'_>) {
+    if QUIET.load(Ordering::Relaxed) {
+        return;
+    }
     let mut line = Vec::with_capacity(128);
     let _ = line.write_fmt(format_args!("urlsift: {args}\n"));
     let _ = std::io::stderr().lock().write_all(&line);

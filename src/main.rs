@@ -136,9 +136,43 @@ struct ScanArgs {
     /// Prefix each URL with its byte offset.
     #[arg(short = 'b', long)]
     byte_offset: bool,
-    /// Prefix each URL with the file name.
-    #[arg(short = 'H', long)]
+    /// Prefix each URL with the file name (the default with several inputs or a directory).
+    #[arg(short = 'H', long, overrides_with = "no_filename")]
     with_filename: bool,
+    /// Never prefix file names (grep's -h).
+    #[arg(short = 'I', long, overrides_with = "with_filename")]
+    no_filename: bool,
+    /// Print only the names of inputs with a URL (grep's -l).
+    #[arg(short = 'l', long, conflicts_with = "files_without_match")]
+    files_with_matches: bool,
+    /// Print only the names of inputs without a URL (grep's -L).
+    #[arg(long)]
+    files_without_match: bool,
+    /// After a file name print a NUL byte instead of `:` or a newline (grep's -Z);
+    /// --files-from then reads NUL-separated paths.
+    #[arg(short = '0', long)]
+    null: bool,
+    /// Take at most NUM URLs from each input (grep's -m).
+    #[arg(short = 'm', long, value_name = "NUM")]
+    max_count: Option<u64>,
+    /// Only URLs with one of these schemes, e.g. http,https (`www.` URLs are http).
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    scheme: Vec<String>,
+    /// Only files whose path matches GLOB in directory walks; `!GLOB` excludes (repeatable, as ripgrep's -g).
+    #[arg(short = 'g', long = "glob", value_name = "GLOB")]
+    globs: Vec<String>,
+    /// Descend at most NUM levels into directories (1: their own files only).
+    #[arg(long, value_name = "NUM")]
+    max_depth: Option<usize>,
+    /// Read the paths to scan from FILE (`-`: standard input), one per line (NUL-separated with -0).
+    #[arg(long, value_name = "FILE")]
+    files_from: Option<PathBuf>,
+    /// In directory walks, skip what .gitignore, .ignore and git's exclude files name.
+    #[arg(long)]
+    ignore_vcs: bool,
+    /// Suppress the messages about inputs (unreadable, not found) and warnings; not the exit status (grep's -s).
+    #[arg(short = 's', long)]
+    no_messages: bool,
     /// Print only the number of URLs in each input.
     #[arg(short = 'c', long)]
     count: bool,
@@ -254,6 +288,41 @@ fn run_uri_cmd(cmd: Cmd) -> u8 {
 
 fn scan(args: &ScanArgs) -> u8 {
     let stdout = io::stdout();
+    urlsift::diag::set_quiet(args.no_messages);
+    let mut paths = args.paths.clone();
+    if let Some(f) = &args.files_from {
+        let list = if f.as_os_str() == "-" {
+            urlsift::input::read_path_list(io::stdin().lock(), args.null)
+        } else {
+            std::fs::File::open(f).and_then(|r| urlsift::input::read_path_list(r, args.null))
+        };
+        match list {
+            Ok(v) => paths.extend(v),
+            Err(e) => {
+                report!("--files-from {}: {e}", f.display());
+                return 2;
+            }
+        }
+    }
+    let walk = urlsift::input::WalkOptions {
+        globs: args.globs.clone(),
+        max_depth: args.max_depth,
+        ignore_vcs: args.ignore_vcs,
+    };
+    let sources = if args.files_from.is_some() && paths.is_empty() {
+        Vec::new() // an empty list: nothing to scan (not standard input)
+    } else {
+        match urlsift::input::expand_with(&paths, &walk) {
+            Ok(s) => s,
+            Err(e) => {
+                report!("{e}");
+                return 2;
+            }
+        }
+    };
+    // File names by default with several inputs or a directory, as grep.
+    let with_filename = !args.no_filename
+        && (args.with_filename || sources.len() > 1 || paths.iter().any(|p| p.is_dir()));
     let color = match args.color {
         ColorArg::Always => true,
         ColorArg::Never => false,
@@ -278,7 +347,8 @@ fn scan(args: &ScanArgs) -> u8 {
         },
         line_number: args.line_number,
         byte_offset: args.byte_offset,
-        with_filename: args.with_filename,
+        with_filename,
+        null: args.null,
         normalize: args.normalize || parquet,
         unique: args.unique,
         count_by: args.count_by.map(|c| match c {
@@ -313,7 +383,6 @@ fn scan(args: &ScanArgs) -> u8 {
             return 2;
         }
     };
-    let sources = urlsift::input::expand(&args.paths);
     if let Some(n) = args.threads.filter(|&n| n > 0)
         && let Err(e) = rayon::ThreadPoolBuilder::new()
             .num_threads(n.min(parallel_work(&sources, args.chunk_size, n)))
@@ -348,6 +417,19 @@ fn scan(args: &ScanArgs) -> u8 {
             Some(ShardByArg::Host) => ShardBy::Host,
         },
         mmap: !args.no_mmap,
+        max_count: args.max_count,
+        schemes: args
+            .scheme
+            .iter()
+            .map(|s| s.trim().to_ascii_lowercase())
+            .collect(),
+        list: if args.files_with_matches {
+            Some(run::List::WithMatches)
+        } else if args.files_without_match {
+            Some(run::List::WithoutMatch)
+        } else {
+            None
+        },
     };
     // One buffered writer per output (or shard); output goes out in input order.
     let mut stdout_lock = BufWriter::with_capacity(1 << 16, stdout.lock());
@@ -376,7 +458,20 @@ fn scan(args: &ScanArgs) -> u8 {
     } else {
         vec![Box::new(&mut stdout_lock)]
     };
-    let summary = run::run_to(&cfg, &sources, outs, &mut io::stderr());
+    let mut quiet_errors = io::sink();
+    let mut stderr = io::stderr();
+    let err: &mut dyn Write = if args.no_messages {
+        &mut quiet_errors
+    } else {
+        &mut stderr
+    };
+    let summary = run::run_to(&cfg, &sources, outs, err);
+    if args.no_messages
+        && let Some(d) = &summary.died
+    {
+        // -s silences messages about inputs, never an internal error.
+        let _ = writeln!(io::stderr(), "urlsift: {d}");
+    }
     let written =
         summary.write_error.is_none() && summary.dedup_error.is_none() && summary.died.is_none();
     let mut commit_failed = false;
@@ -486,6 +581,39 @@ fn check_output_args(args: &ScanArgs, parquet: bool) -> Result<(), String> {
     }
     if args.stats && !(args.unique || args.count_by.is_some() || args.mail) {
         return Err("--stats reports on --unique, --count-by and --mail; none is given".into());
+    }
+    let list = if args.files_with_matches {
+        Some("-l")
+    } else if args.files_without_match {
+        Some("--files-without-match")
+    } else {
+        None
+    };
+    if let Some(l) = list {
+        let other = [
+            (args.count, "-c"),
+            (args.count_by.is_some(), "--count-by"),
+            (args.unique, "--unique"),
+            (args.line_number, "-n"),
+            (args.byte_offset, "-b"),
+            (args.normalize, "--normalize"),
+            (args.shards > 1, "--shards"),
+            (!matches!(args.format, FormatArg::Text), "--format"),
+        ];
+        if let Some((_, flag)) = other.iter().find(|(on, _)| *on) {
+            return Err(format!("{l} prints file names; {flag} shapes URLs"));
+        }
+    }
+    if args.null && !matches!(args.format, FormatArg::Text) {
+        return Err("-0 ends file names in text output; JSON, CSV and Parquet quote them".into());
+    }
+    if args
+        .files_from
+        .as_deref()
+        .is_some_and(|f| f.as_os_str() == "-")
+        && args.paths.iter().any(|p| p.as_os_str() == "-")
+    {
+        return Err("--files-from - reads standard input: it cannot be an input too".into());
     }
     if args.quiet {
         let printing = [

@@ -170,7 +170,7 @@ fn gzip_on_stdin_is_decompressed() {
 #[test]
 fn nonexistent_path_is_an_error_and_others_are_scanned() {
     let d = tree(&[("ok.txt", b"http://ok.example/")]);
-    let o = run(&[&p(&d, "missing.txt"), &p(&d, "ok.txt")], b"");
+    let o = run(&["-I", &p(&d, "missing.txt"), &p(&d, "ok.txt")], b"");
     assert_eq!(code(&o), 2);
     assert_eq!(lines(&o), ["http://ok.example/"]);
     let e = stderr(&o);
@@ -213,7 +213,7 @@ fn unreadable_file_is_an_error_and_others_are_scanned() {
         set_mode(Path::new(&f), 0o000);
         f
     };
-    let o = run(&[&bad, &p(&d, "ok.txt")], b"");
+    let o = run(&["-I", &bad, &p(&d, "ok.txt")], b"");
     assert_eq!(code(&o), 2);
     assert_eq!(lines(&o), ["http://ok.example/"]);
     let e = stderr(&o);
@@ -297,8 +297,11 @@ fn line_number_byte_offset_with_filename() {
 #[test]
 fn count_per_input() {
     let d = tree(&[("a.txt", TEXT), ("b.txt", b"nothing")]);
+    // grep -c: with several inputs, file names by default; -h (-I) drops them.
     let o = run_in(&["-c", "a.txt", "b.txt"], b"", Some(d.path()));
     assert_eq!(code(&o), 0);
+    assert_eq!(lines(&o), ["a.txt:3", "b.txt:0"]);
+    let o = run_in(&["-c", "-I", "a.txt", "b.txt"], b"", Some(d.path()));
     assert_eq!(lines(&o), ["3", "0"]);
     let o = run_in(&["--count", "-H", "a.txt", "b.txt"], b"", Some(d.path()));
     assert_eq!(lines(&o), ["a.txt:3", "b.txt:0"]);
@@ -739,4 +742,253 @@ fn write_error_on_output_exits_2() {
             "{args:?}: {e}"
         );
     }
+}
+
+// ------------------------------------------- file and output selection
+
+/// A walkable tree: text at two depths, a git directory, a hidden Maildir++
+/// folder, a file with no URL.
+fn selection_tree() -> tempfile::TempDir {
+    tree(&[
+        ("a.txt", b"http://a.example/ mailto:x@y.example"),
+        ("none.txt", b"nothing here"),
+        ("sub/b.md", b"https://b.example/ www.c.example/"),
+        ("sub/deep/d.txt", b"ftp://d.example/"),
+        (".git/config", b"url = https://git.example/repo"),
+        (".Sent/cur/1", b"http://sent.example/"),
+        ("skip/e.txt", b"http://skipped.example/"),
+        (".gitignore", b"skip/\n"),
+    ])
+}
+
+#[test]
+fn walk_skips_vcs_directories_and_keeps_hidden_mail_folders() {
+    // ripgrep never searches .git/; Maildir++ folders are hidden (.Sent/)
+    // and must not be lost, so hidden files stay in.
+    let d = selection_tree();
+    let o = run_in(&["-I", "."], b"", Some(d.path()));
+    let out = lines(&o);
+    assert!(!out.iter().any(|l| l.contains("git.example")), "{out:?}");
+    assert!(out.iter().any(|l| l.contains("sent.example")), "{out:?}");
+    // .gitignore is read only on request (--ignore-vcs, ripgrep's default).
+    assert!(out.iter().any(|l| l.contains("skipped.example")), "{out:?}");
+    let o = run_in(&["-I", "--ignore-vcs", "."], b"", Some(d.path()));
+    assert!(!stdout(&o).contains("skipped.example"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("sent.example"));
+}
+
+#[test]
+fn glob_selects_and_excludes_files_in_walks() {
+    // ripgrep's -g: include patterns whitelist, `!` patterns exclude.
+    let d = selection_tree();
+    let o = run_in(&["-I", "-g", "*.md", "."], b"", Some(d.path()));
+    assert_eq!(lines(&o), ["https://b.example/", "www.c.example/"]);
+    let o = run_in(
+        &["-I", "-g", "!sub/", "-g", "!skip/", "."],
+        b"",
+        Some(d.path()),
+    );
+    assert_eq!(
+        lines(&o),
+        [
+            "http://sent.example/",
+            "http://a.example/",
+            "mailto:x@y.example"
+        ]
+    );
+    let o = run_in(&["-g", "[", "."], b"", Some(d.path()));
+    assert_eq!(code(&o), 2, "a bad glob is an error: {}", stderr(&o));
+}
+
+#[test]
+fn max_depth_limits_the_walk() {
+    // ripgrep's --max-depth: 1 is the directory's own files.
+    let d = selection_tree();
+    let o = run_in(&["-I", "--max-depth", "1", "."], b"", Some(d.path()));
+    assert_eq!(lines(&o), ["http://a.example/", "mailto:x@y.example"]);
+    let o = run_in(
+        &["-I", "--max-depth", "2", "-g", "!.*", "."],
+        b"",
+        Some(d.path()),
+    );
+    assert!(stdout(&o).contains("b.example") && !stdout(&o).contains("ftp://d.example"));
+}
+
+#[test]
+fn files_from_reads_a_list_of_paths() {
+    // tar -T / rsync --files-from; with -0, NUL-separated as `find -print0`.
+    let d = selection_tree();
+    let o = run_in(&["--files-from", "-"], b"a.txt\nsub/b.md\n", Some(d.path()));
+    assert_eq!(
+        lines(&o),
+        [
+            "a.txt:http://a.example/",
+            "a.txt:mailto:x@y.example",
+            "sub/b.md:https://b.example/",
+            "sub/b.md:www.c.example/"
+        ]
+    );
+    let o = run_in(
+        &["-0", "--files-from", "-", "-c"],
+        b"a.txt\0none.txt\0",
+        Some(d.path()),
+    );
+    assert_eq!(stdout(&o), "a.txt\x002\nnone.txt\x000\n");
+    // An empty list scans nothing (it does not fall back to stdin).
+    let o = run_in(&["--files-from", "-"], b"", Some(d.path()));
+    assert_eq!((code(&o), stdout(&o)), (1, String::new()));
+}
+
+#[test]
+fn files_with_and_without_matches_list_names() {
+    // grep -l / -L: names only, in input order; -L exits 0 when it lists a file.
+    let d = selection_tree();
+    let o = run_in(
+        &["-l", "a.txt", "none.txt", "sub/b.md"],
+        b"",
+        Some(d.path()),
+    );
+    assert_eq!(
+        (code(&o), lines(&o)),
+        (0, vec!["a.txt".to_string(), "sub/b.md".into()])
+    );
+    let o = run_in(
+        &["--files-without-match", "a.txt", "none.txt"],
+        b"",
+        Some(d.path()),
+    );
+    assert_eq!((code(&o), lines(&o)), (0, vec!["none.txt".to_string()]));
+    let o = run_in(&["--files-without-match", "a.txt"], b"", Some(d.path()));
+    assert_eq!((code(&o), lines(&o)), (1, Vec::<String>::new()));
+    let o = run_in(&["-l", "-c", "a.txt"], b"", Some(d.path()));
+    assert_eq!(code(&o), 2, "-l with -c is refused");
+}
+
+#[test]
+fn null_ends_file_names_with_a_nul_byte() {
+    // grep -Z: a NUL instead of the `:` or newline after a file name.
+    let d = selection_tree();
+    let o = run_in(&["-0", "-l", "a.txt", "sub/b.md"], b"", Some(d.path()));
+    assert_eq!(stdout(&o), "a.txt\0sub/b.md\0");
+    let o = run_in(&["-0", "-H", "a.txt"], b"", Some(d.path()));
+    assert_eq!(
+        stdout(&o),
+        "a.txt\0http://a.example/\na.txt\0mailto:x@y.example\n"
+    );
+    let o = run_in(&["-0", "--format", "json", "a.txt"], b"", Some(d.path()));
+    assert_eq!(code(&o), 2, "JSON quotes its names: -0 is refused");
+}
+
+#[test]
+fn max_count_takes_at_most_num_urls_per_input() {
+    // grep -m NUM: per input, and the exit status counts what was taken.
+    let d = selection_tree();
+    let o = run_in(&["-m", "1", "a.txt", "sub/b.md"], b"", Some(d.path()));
+    assert_eq!(
+        lines(&o),
+        ["a.txt:http://a.example/", "sub/b.md:https://b.example/"]
+    );
+    let o = run_in(&["-m", "1", "-c", "a.txt"], b"", Some(d.path()));
+    assert_eq!(lines(&o), ["1"]);
+    let o = run_in(&["-m", "0", "a.txt"], b"", Some(d.path()));
+    assert_eq!((code(&o), stdout(&o)), (1, String::new()));
+    // A long stream stops early and still prints the first NUM, in order.
+    let big: Vec<u8> = (0..200_000)
+        .flat_map(|i| format!("http://h{i}.example/\n").into_bytes())
+        .collect();
+    let o = run(&["-m", "3"], &big);
+    assert_eq!(
+        lines(&o),
+        [
+            "http://h0.example/",
+            "http://h1.example/",
+            "http://h2.example/"
+        ]
+    );
+}
+
+#[test]
+fn scheme_filters_urls() {
+    // As a grep pattern would select them; `www.` URLs are http.
+    let d = selection_tree();
+    let o = run_in(
+        &["-I", "--scheme", "http,HTTPS", "a.txt", "sub/b.md"],
+        b"",
+        Some(d.path()),
+    );
+    assert_eq!(
+        lines(&o),
+        ["http://a.example/", "https://b.example/", "www.c.example/"]
+    );
+    let o = run_in(&["--scheme", "mailto", "-c", "a.txt"], b"", Some(d.path()));
+    assert_eq!(lines(&o), ["1"]);
+    let o = run_in(&["--scheme", "gopher", "a.txt"], b"", Some(d.path()));
+    assert_eq!(code(&o), 1);
+}
+
+#[test]
+fn file_names_by_default_with_several_inputs_or_a_directory() {
+    // grep: -H is the default with several files (and rg with a directory);
+    // -h (here -I) turns it off; one file alone has no prefix.
+    let d = selection_tree();
+    let o = run_in(&["a.txt"], b"", Some(d.path()));
+    assert_eq!(lines(&o)[0], "http://a.example/");
+    let o = run_in(&["a.txt", "sub/b.md"], b"", Some(d.path()));
+    assert_eq!(lines(&o)[0], "a.txt:http://a.example/");
+    let o = run_in(&["sub/deep"], b"", Some(d.path()));
+    assert_eq!(lines(&o), ["sub/deep/d.txt:ftp://d.example/"]);
+    let o = run_in(&["-I", "a.txt", "sub/b.md"], b"", Some(d.path()));
+    assert_eq!(lines(&o)[0], "http://a.example/");
+}
+
+#[test]
+fn no_messages_silences_errors_but_not_the_status() {
+    // grep -s: no "No such file" messages; the exit status is still 2.
+    let d = selection_tree();
+    let o = run_in(&["-s", "missing.txt", "a.txt"], b"", Some(d.path()));
+    assert_eq!(code(&o), 2);
+    assert_eq!(stderr(&o), "");
+    assert_eq!(lines(&o).len(), 2);
+}
+
+#[test]
+fn mail_hint_is_printed_once_per_run() {
+    let files: Vec<(String, Vec<u8>)> = (0..30)
+        .map(|i| {
+            (
+                format!("m{i:02}.eml"),
+                format!("From: a@b\n\nhttp://m{i}.example/\n").into_bytes(),
+            )
+        })
+        .collect();
+    let refs: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(n, b)| (n.as_str(), b.as_slice()))
+        .collect();
+    let d = tree(&refs);
+    let o = run_in(&["."], b"", Some(d.path()));
+    assert_eq!(lines(&o).len(), 30);
+    assert_eq!(
+        stderr(&o).matches("looks like mail").count(),
+        1,
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn json_count_per_input() {
+    let d = selection_tree();
+    let o = run_in(
+        &["--format", "json", "-c", "a.txt", "none.txt"],
+        b"",
+        Some(d.path()),
+    );
+    assert_eq!(
+        lines(&o),
+        [
+            r#"{"file":"a.txt","count":2}"#,
+            r#"{"file":"none.txt","count":0}"#
+        ]
+    );
 }

@@ -266,15 +266,52 @@ impl Source {
     }
 }
 
+/// How directories are walked: which files in them are inputs.
+#[derive(Clone, Debug, Default)]
+pub struct WalkOptions {
+    /// Glob patterns, as ripgrep's `-g`: a file in a walk is an input only
+    /// if it matches one of the patterns without `!` (when there are any),
+    /// and none of the `!` patterns. Patterns match the path relative to
+    /// the directory named on the command line; a pattern that ends in `/`
+    /// or names a directory prunes it.
+    pub globs: Vec<String>,
+    /// Descend at most this many levels below a directory named on the
+    /// command line (`Some(1)`: its own files only).
+    pub max_depth: Option<usize>,
+    /// Skip the paths that `.gitignore`, `.ignore` and git's exclude files
+    /// name (by default every file is read: a mail folder may be ignored
+    /// by git and still be mail).
+    pub ignore_vcs: bool,
+}
+
+/// Version control directories, never walked into.
+const VCS_DIRS: [&str; 7] = [".git", ".hg", ".svn", ".bzr", "_darcs", ".pijul", "CVS"];
+
 /// Expand the command line into inputs. No path, or `-`, is standard input.
 /// Directories are walked recursively, entries sorted by file name, hidden
-/// files included. In a walk, regular files and symbolic links to regular
-/// files are inputs (a dangling link is one, and fails to open with an
-/// error naming it); links to directories are not followed (no loops), and
-/// FIFOs, sockets and devices, linked or not, are skipped (reading one could
-/// block forever, or never end). Named on the command line, any path is an
-/// input.
+/// files included, version control directories (`.git`, `.hg`, `.svn`, ...)
+/// skipped. In a walk, regular files and symbolic links to regular files are
+/// inputs (a dangling link is one, and fails to open with an error naming
+/// it); links to directories are not followed (no loops), and FIFOs,
+/// sockets and devices, linked or not, are skipped (reading one could block
+/// forever, or never end). Named on the command line, any path is an input.
+///
+/// ```
+/// let d = tempfile::tempdir().unwrap();
+/// std::fs::create_dir(d.path().join(".git")).unwrap();
+/// std::fs::write(d.path().join(".git/config"), "url = http://a/").unwrap();
+/// std::fs::write(d.path().join("a.txt"), "http://a/").unwrap();
+/// let found = urlsift::input::expand(&[d.path().to_path_buf()]);
+/// assert_eq!(found.len(), 1);
+/// assert!(found[0].name().ends_with("a.txt"));
+/// ```
 pub fn expand(paths: &[PathBuf]) -> Vec<Source> {
+    // Without globs, the options cannot fail.
+    expand_with(paths, &WalkOptions::default()).unwrap_or_default()
+}
+
+/// [`expand`] with walk options; fails on a glob that does not parse.
+pub fn expand_with(paths: &[PathBuf], opts: &WalkOptions) -> Result<Vec<Source>, String> {
     let mut v = Vec::new();
     if paths.is_empty() {
         v.push(Source::Stdin);
@@ -283,39 +320,101 @@ pub fn expand(paths: &[PathBuf]) -> Vec<Source> {
         if p.as_os_str() == "-" {
             v.push(Source::Stdin);
         } else if p.is_dir() {
-            for entry in walkdir::WalkDir::new(p).sort_by_file_name() {
-                match entry {
-                    Ok(e) => {
-                        let t = e.file_type();
-                        let input = if t.is_symlink() {
-                            // Follow the link to see what it names.
-                            std::fs::metadata(e.path()).map_or(true, |m| m.is_file())
-                        } else {
-                            t.is_file()
-                        };
-                        if input {
-                            v.push(Source::Walked(e.into_path()));
-                        }
-                    }
-                    Err(e) => v.push(Source::Error(walk_error(&e))),
-                }
-            }
+            walk(p, opts, &mut v)?;
         } else {
             v.push(Source::Path(p.clone()));
         }
     }
-    v
+    Ok(v)
 }
 
-fn walk_error(e: &walkdir::Error) -> String {
-    let path = e
-        .path()
-        .map(|p| p.display().to_string())
-        .unwrap_or_default();
-    match e.io_error() {
-        Some(io) => format!("{path}: {io}"),
-        None => e.to_string(),
+fn walk(root: &Path, opts: &WalkOptions, v: &mut Vec<Source>) -> Result<(), String> {
+    let mut overrides = ignore::overrides::OverrideBuilder::new(root);
+    for g in &opts.globs {
+        overrides.add(g).map_err(|e| format!("--glob {g}: {e}"))?;
     }
+    let overrides = overrides.build().map_err(|e| format!("--glob: {e}"))?;
+    let mut w = ignore::WalkBuilder::new(root);
+    w.standard_filters(false)
+        .hidden(false)
+        .follow_links(false)
+        .max_depth(opts.max_depth)
+        .overrides(overrides)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .filter_entry(|e| {
+            !(e.depth() > 0
+                && e.file_type().is_some_and(|t| t.is_dir())
+                && e.file_name()
+                    .to_str()
+                    .is_some_and(|n| VCS_DIRS.contains(&n)))
+        });
+    if opts.ignore_vcs {
+        w.git_ignore(true)
+            .git_exclude(true)
+            .git_global(true)
+            .ignore(true)
+            .parents(true)
+            .require_git(false);
+    }
+    for entry in w.build() {
+        match entry {
+            Ok(e) => {
+                let Some(t) = e.file_type() else { continue };
+                let input = if t.is_symlink() {
+                    // Follow the link to see what it names.
+                    std::fs::metadata(e.path()).map_or(true, |m| m.is_file())
+                } else {
+                    t.is_file()
+                };
+                if input {
+                    v.push(Source::Walked(e.into_path()));
+                }
+            }
+            Err(e) => v.push(Source::Error(e.to_string())),
+        }
+    }
+    Ok(())
+}
+
+/// Read the paths listed in `r`, one per line (`nul`: NUL-separated), as
+/// `--files-from` does; empty entries are skipped.
+///
+/// ```
+/// let paths = urlsift::input::read_path_list(&b"a.txt\nb c.txt\n\n"[..], false).unwrap();
+/// assert_eq!(paths, [std::path::PathBuf::from("a.txt"), "b c.txt".into()]);
+/// ```
+pub fn read_path_list(r: impl Read, nul: bool) -> io::Result<Vec<PathBuf>> {
+    use std::io::BufRead;
+    let sep = if nul { 0 } else { b'\n' };
+    let mut out = Vec::new();
+    let mut buf = Vec::new();
+    let mut r = io::BufReader::new(r);
+    loop {
+        buf.clear();
+        if r.read_until(sep, &mut buf)? == 0 {
+            return Ok(out);
+        }
+        if buf.last() == Some(&sep) {
+            buf.pop();
+        }
+        if !nul && buf.last() == Some(&b'\r') {
+            buf.pop();
+        }
+        if !buf.is_empty() {
+            out.push(path_from_bytes(&buf));
+        }
+    }
+}
+
+#[cfg(unix)]
+fn path_from_bytes(b: &[u8]) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    PathBuf::from(std::ffi::OsStr::from_bytes(b))
+}
+
+#[cfg(not(unix))]
+fn path_from_bytes(b: &[u8]) -> PathBuf {
+    PathBuf::from(String::from_utf8_lossy(b).into_owned())
 }
 
 #[cfg(test)]

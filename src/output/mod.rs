@@ -74,6 +74,8 @@ pub struct Options {
     pub byte_offset: bool,
     /// Prefix each text line with the file name (`-H`).
     pub with_filename: bool,
+    /// After a file name, a NUL byte instead of `:` (`-0`, grep's `-Z`).
+    pub null: bool,
     /// Print the RFC 3986 section 6 normal form instead of the URL as found.
     pub normalize: bool,
     /// Print each distinct URL once, in order of first appearance.
@@ -130,6 +132,7 @@ pub fn new_sink<'w, W: Write + 'w>(opts: &Options, out: W) -> Box<dyn Sink + 'w>
             with_filename: opts.with_filename,
             color: opts.color,
             json: opts.format == Format::Json,
+            null: opts.null,
         });
     }
     if opts.unique || opts.count_by.is_some() {
@@ -223,7 +226,8 @@ impl Formatter {
                     ("", "", "")
                 };
                 if o.with_filename {
-                    write!(out, "{path}{}{reset}:", rec.file)?;
+                    write!(out, "{path}{}{reset}", rec.file)?;
+                    out.push(if o.null { 0 } else { b':' });
                 }
                 if o.line_number {
                     write!(out, "{num}{}{reset}:", rec.line)?;
@@ -793,6 +797,7 @@ struct CountSink<W: Write> {
     with_filename: bool,
     color: bool,
     json: bool,
+    null: bool,
 }
 
 impl<W: Write> Sink for CountSink<W> {
@@ -810,10 +815,16 @@ impl<W: Write> Sink for CountSink<W> {
             line.extend_from_slice(b"}\n");
             return self.out.write_all(&line);
         }
+        let sep = if self.null { "\0" } else { ":" };
         match (self.with_filename, self.color) {
             (false, _) => writeln!(self.out, "{count}"),
-            (true, false) => writeln!(self.out, "{file}:{count}"),
-            (true, true) => writeln!(self.out, "{}{file}{}:{count}", color::PATH, color::RESET),
+            (true, false) => writeln!(self.out, "{file}{sep}{count}"),
+            (true, true) => writeln!(
+                self.out,
+                "{}{file}{}{sep}{count}",
+                color::PATH,
+                color::RESET
+            ),
         }
     }
 

@@ -99,6 +99,34 @@ pub struct Config<'a> {
     /// Memory-map regular files (see [`crate::input::map_file`]); without
     /// it, files are read as streams.
     pub mmap: bool,
+    /// Take at most this many URLs from each input (`-m`); the scan of an
+    /// input stops soon after.
+    pub max_count: Option<u64>,
+    /// Only URLs with one of these schemes, lower-case (`--scheme`; `www.`
+    /// URLs have `http`). Empty: every URL.
+    pub schemes: Vec<String>,
+    /// Print the names of inputs instead of URLs (`-l`, `--files-without-match`).
+    pub list: Option<List>,
+}
+
+/// Which inputs `-l` / `--files-without-match` name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum List {
+    /// Those with at least one URL (`-l`).
+    WithMatches,
+    /// Those without any (`--files-without-match`).
+    WithoutMatch,
+}
+
+/// The scheme `m` is filtered on: its own, or `http` for a `www.` URL.
+fn scheme_of<'m>(m: &'m Match<'_>) -> &'m [u8] {
+    match m.kind {
+        crate::extract::Kind::Www => b"http",
+        crate::extract::Kind::Uri => {
+            let end = memchr::memchr(b':', &m.url).unwrap_or(0);
+            &m.url[..end]
+        }
+    }
 }
 
 impl Config<'_> {
@@ -119,6 +147,9 @@ impl Config<'_> {
             temp_dir: None,
             shard_by: ShardBy::Url,
             mmap: true,
+            max_count: None,
+            schemes: Vec::new(),
+            list: None,
         }
     }
 }
@@ -391,6 +422,26 @@ fn consume<'o>(
                         error,
                     } => {
                         sum.found += count;
+                        if let Some(list) = cfg.list {
+                            let show = (count > 0) == (list == List::WithMatches);
+                            if list == List::WithoutMatch {
+                                // grep -L: found means a file was listed.
+                                sum.found -= count;
+                                sum.found += u64::from(show && opened);
+                            }
+                            if show && opened && !cfg.quiet {
+                                let mut line = Vec::with_capacity(name.len() + 1);
+                                if opts.color {
+                                    line.extend_from_slice(b"\x1b[35m");
+                                    line.extend_from_slice(name.as_bytes());
+                                    line.extend_from_slice(b"\x1b[0m");
+                                } else {
+                                    line.extend_from_slice(name.as_bytes());
+                                }
+                                line.push(if opts.null { 0 } else { b'\n' });
+                                put(&mut outs, 0, &line)?;
+                            }
+                        }
                         if opts.count && opened && !cfg.quiet {
                             let mut line = Vec::new();
                             let mut c = new_sink(opts, &mut line);
@@ -487,15 +538,17 @@ fn split_shard(rec: &[u8]) -> (usize, &[u8]) {
     }
 }
 
-/// Fails every read once the run is stopping, so a stream scan ends early.
+/// Fails every read once the run is stopping, or the input has taken all
+/// the URLs it may (`-m`), so a stream scan ends early.
 struct StopReader<'a, R> {
     inner: R,
     stop: &'a AtomicBool,
+    full: &'a AtomicBool,
 }
 
 impl<R: Read> Read for StopReader<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.stop.load(Ordering::Relaxed) {
+        if self.stop.load(Ordering::Relaxed) || self.full.load(Ordering::Relaxed) {
             return Err(io::Error::other("stopped"));
         }
         self.inner.read(buf)
@@ -530,6 +583,10 @@ struct Emit<'a> {
     stop: &'a AtomicBool,
     count: u64,
     failed: bool,
+    /// URLs this input may take (`-m`; 1 for `-l`).
+    max: Option<u64>,
+    /// Set when the input has taken `max` URLs.
+    full: &'a AtomicBool,
 }
 
 impl Emit<'_> {
@@ -546,7 +603,26 @@ impl Emit<'_> {
         if self.failed || (self.cfg.strict && !Parts::new(m).valid()) {
             return;
         }
+        if !self.cfg.schemes.is_empty() {
+            let s = scheme_of(m);
+            if !self
+                .cfg
+                .schemes
+                .iter()
+                .any(|w| w.as_bytes().eq_ignore_ascii_case(s))
+            {
+                return;
+            }
+        }
+        if self.max.is_some_and(|max| self.count >= max) {
+            self.full.store(true, Ordering::Relaxed);
+            return;
+        }
         self.count += 1;
+        if self.max.is_some_and(|max| self.count >= max) {
+            // The input has all it may take: its scan stops soon.
+            self.full.store(true, Ordering::Relaxed);
+        }
         if self.cfg.quiet {
             // Found: the exit status is decided, stop everything.
             self.stop.store(true, Ordering::Relaxed);
@@ -665,7 +741,8 @@ fn scan_source(
     };
     let mut opts = cfg.opts.clone();
     opts.no_header = true;
-    let mode = if cfg.quiet || opts.count {
+    let full = AtomicBool::new(false);
+    let mode = if cfg.quiet || opts.count || cfg.list.is_some() {
         Mode::CountOnly
     } else if opts.count_by.is_some() {
         Mode::Count
@@ -687,6 +764,12 @@ fn scan_source(
         stop,
         count: 0,
         failed: false,
+        max: if cfg.list.is_some() {
+            Some(1)
+        } else {
+            cfg.max_count
+        },
+        full: &full,
     };
     let mut error = None;
     match opened {
@@ -701,14 +784,18 @@ fn scan_source(
             scan_whole(cfg, &data, &mut emit, stop)
         }
         Opened::Stream(r) => {
-            let r = StopReader { inner: r, stop };
+            let r = StopReader {
+                inner: r,
+                stop,
+                full: &full,
+            };
             let block = parallel::DEFAULT_BLOCK_SIZE;
             let ex = &cfg.extractor;
             let res =
                 parallel::scan_reader(ex, r, block, cfg.chunk_size, |m, line| emit.record(m, line));
             match res {
                 Ok(_) => {}
-                Err(_) if stop.load(Ordering::Relaxed) => {}
+                Err(_) if stop.load(Ordering::Relaxed) || full.load(Ordering::Relaxed) => {}
                 Err(e) => error = Some(format!("{name}: {e}")),
             }
             if let (Some(p), Some(path)) = (cfg.progress, path) {
@@ -735,6 +822,7 @@ fn scan_whole(cfg: &Config<'_>, data: &[u8], emit: &mut Emit<'_>, stop: &AtomicB
     let mut lines = LineCounter::default();
     let uses_line = emit.uses_line();
     let failed = std::cell::Cell::new(false);
+    let emit_full = emit.full;
     parallel::scan_segments(
         ex,
         data,
@@ -754,7 +842,7 @@ fn scan_whole(cfg: &Config<'_>, data: &[u8], emit: &mut Emit<'_>, stop: &AtomicB
             if let Some(p) = cfg.progress {
                 p(n as u64);
             }
-            !(stop.load(Ordering::Relaxed) || failed.get())
+            !(stop.load(Ordering::Relaxed) || failed.get() || emit_full.load(Ordering::Relaxed))
         },
     );
 }

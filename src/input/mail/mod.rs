@@ -422,10 +422,18 @@ impl MailRun {
 }
 
 /// Plain mode: a one-line hint on standard error when an input looks like
-/// mail (an mbox or a message, or a name ending in `.eml`). Output is unchanged.
+/// mail (an mbox or a message, or a name ending in `.eml`), for the first
+/// such input of the run only. Output is unchanged.
 pub fn hint(name: &str, data: &[u8]) {
+    // Once per run: a directory of mail would print one per file.
+    static SHOWN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if SHOWN.load(std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
     let eml = name.len() > 4 && name.as_bytes()[name.len() - 4..].eq_ignore_ascii_case(b".eml");
-    if eml || mbox::looks_like_mail(data) {
+    if (eml || mbox::looks_like_mail(data))
+        && !SHOWN.swap(true, std::sync::atomic::Ordering::Relaxed)
+    {
         crate::report!(
             "{name}: looks like mail; --mail decodes quoted-printable, base64 and HTML parts"
         );
