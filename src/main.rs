@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 mod cmd_bench;
+mod cmd_man;
 mod cmd_uri;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
@@ -78,7 +79,7 @@ enum Cmd {
         /// The shell.
         shell: clap_complete::Shell,
     },
-    /// Print the man page (roff).
+    /// Print the man page (roff): `urlsift man | man -l -`.
     Man,
     /// Per-ISA throughput report for this machine (1 and all threads, vs memory bandwidth).
     Bench(cmd_bench::BenchOpts),
@@ -271,9 +272,7 @@ fn run_uri_cmd(cmd: Cmd) -> u8 {
             clap_complete::generate(shell, &mut Cli::command(), "urlsift", &mut script);
             out.write_all(&script).map(|_| 0)
         }
-        Cmd::Man => clap_mangen::Man::new(Cli::command())
-            .render(&mut out)
-            .map(|_| 0),
+        Cmd::Man => cmd_man::render(Cli::command(), &mut out).map(|_| 0),
         Cmd::Bench(opts) => return cmd_bench::bench_cmd(&opts),
     };
     match r.and_then(|code| out.flush().map(|_| code)) {

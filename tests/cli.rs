@@ -992,3 +992,59 @@ fn json_count_per_input() {
         ]
     );
 }
+
+#[test]
+fn man_page_has_examples_exit_status_and_every_json_field() {
+    // A page as man(1) readers expect: EXAMPLES, EXIT STATUS, ENVIRONMENT,
+    // and every field the scan's JSON writes; it names no page that does
+    // not exist (there are no urlsift-parse(1) pages).
+    let o = run(&["man"], b"");
+    assert_eq!(code(&o), 0);
+    let page = stdout(&o);
+    for s in [
+        ".SH EXAMPLES",
+        ".SH \"EXIT STATUS\"",
+        ".SH ENVIRONMENT",
+        ".SH \"JSON FIELDS\"",
+        "URLSIFT_ISA",
+        "NO_COLOR",
+    ] {
+        assert!(page.contains(s), "{s} missing");
+    }
+    assert!(!page.contains("urlsift\\-parse(1)") && !page.contains("urlsift-parse(1)"));
+    let fields_at = page.find(".SH \"JSON FIELDS\"").unwrap();
+    let fields = &page[fields_at..];
+    let json = run(&["--format", "json"], TEXT);
+    let first = lines(&json)[0].clone();
+    let v: serde_json::Value = serde_json::from_str(&first).unwrap();
+    for key in v.as_object().unwrap().keys() {
+        assert!(
+            fields.contains(key.as_str()),
+            "JSON field {key} is not in the man page"
+        );
+    }
+    // When man(1) is here, it renders the page.
+    if let Ok(mut man) = Command::new("man")
+        .args(["-l", "-"])
+        .env("MANPAGER", "cat")
+        .env("MANWIDTH", "80")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+    {
+        man.stdin
+            .take()
+            .unwrap()
+            .write_all(page.as_bytes())
+            .unwrap();
+        let shown = man.wait_with_output().unwrap();
+        if shown.status.success() {
+            let text = String::from_utf8_lossy(&shown.stdout);
+            assert!(
+                text.contains("EXAMPLES") && text.contains("EXIT STATUS"),
+                "{text}"
+            );
+        }
+    }
+}

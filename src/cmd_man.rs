@@ -1,0 +1,185 @@
+//! `urlsift man`: the man page. The synopsis and options come from clap
+//! (the flags' own help texts), the rest from the sections below; a test
+//! checks that JSON FIELDS names every field the scan writes.
+
+use std::io::{self, Write};
+
+use clap_mangen::roff::{Roff, bold, roman};
+
+const DESCRIPTION: &str = "urlsift finds every URL in free text (mail and news archives, crawled \
+pages, logs, documentation) by the delimiting rules of RFC 3986 Appendix C and RFC 2396 \
+Appendix E: \"...\", <...> and <URL:...> delimit, URLs wrapped across lines are joined, \
+trailing punctuation is trimmed and balanced brackets are kept. Each URL is split, validated \
+and can be normalized as RFC 3986 defines it. With no PATH, or with -, it reads standard \
+input; directories are walked; gzip and zstd are decompressed by content. The output is in \
+input order, the same for every thread count.";
+
+/// The subcommands: (synopsis, what it does).
+const COMMANDS: [(&str, &str); 7] = [
+    (
+        "urlsift parse [URL...]",
+        "one JSON object per URL: its components, host kind, validity and errors; with no URL, the lines of standard input",
+    ),
+    (
+        "urlsift normalize [URL...]",
+        "the RFC 3986 section 6 normal form of each URL, one per line; with no URL, the lines of standard input",
+    ),
+    (
+        "urlsift resolve BASE [REF...]",
+        "each reference resolved against BASE (RFC 3986 section 5.2), one per line; with no REF, the lines of standard input",
+    ),
+    (
+        "urlsift bench",
+        "throughput of each instruction set on this machine",
+    ),
+    (
+        "urlsift completions SHELL",
+        "a completion script for bash, zsh, fish, elvish or powershell",
+    ),
+    ("urlsift man", "this page"),
+    ("urlsift help", "the options, briefly"),
+];
+
+/// Examples by task: (command, what it does).
+const EXAMPLES: [(&str, &str); 12] = [
+    ("urlsift notes.txt", "every URL, one per line, as found"),
+    (
+        "urlsift -n ~/Mail/",
+        "walk a directory: file:line:URL for each URL",
+    ),
+    (
+        "urlsift --mail -H archive.mbox",
+        "read mail: decode quoted-printable, base64 and HTML parts",
+    ),
+    (
+        "urlsift -l -g '*.eml' ~/Maildir",
+        "the names of the messages that hold a URL",
+    ),
+    (
+        "urlsift --scheme http,https -c logs/",
+        "count the web URLs of each log file",
+    ),
+    (
+        "urlsift --format json pages/ > urls.jsonl",
+        "JSON Lines, one object per URL (see JSON FIELDS)",
+    ),
+    (
+        "urlsift --unique --normalize corpus.txt",
+        "each distinct URL once, in normal form, in order of first appearance",
+    ),
+    (
+        "urlsift --count-by host corpus.txt | head",
+        "the most frequent hosts",
+    ),
+    (
+        "urlsift --format parquet --shards 8 -o out/ crawl/",
+        "Parquet files out/part-00000.parquet ..., split by URL",
+    ),
+    (
+        "urlsift FILE | urlsift normalize | sort -u",
+        "normal forms in a pipeline",
+    ),
+    (
+        "find . -name '*.txt' -print0 | urlsift -0 --files-from -",
+        "scan the files another program lists",
+    ),
+    ("urlsift -q FILE && echo has URLs", "test for a URL"),
+];
+
+/// The JSON Lines fields: (name, meaning).
+pub const JSON_FIELDS: [(&str, &str); 18] = [
+    ("file", "the input's name; - for standard input"),
+    (
+        "start, end",
+        "byte offsets of the URL in the input, end exclusive, delimiters excluded",
+    ),
+    ("line", "the 1-based line of the URL's first byte"),
+    (
+        "url",
+        "the URL as found (whitespace removed from a wrapped URL)",
+    ),
+    (
+        "normalized",
+        "with --normalize: the RFC 3986 normal form, or null",
+    ),
+    (
+        "style",
+        "how it was delimited: bare, quoted, angle, url-prefix",
+    ),
+    (
+        "kind",
+        "uri (with a scheme) or www (an abbreviated www. URL)",
+    ),
+    ("valid", "true if it is a valid RFC 3986 URI"),
+    ("ambiguous", "true if a hyphen at a line break was kept"),
+    ("scheme", "the scheme, or null"),
+    ("userinfo", "the user information, or null"),
+    ("host", "the host, or null"),
+    ("host_kind", "reg-name, ipv4, ipv6 or ipvfuture, or null"),
+    ("port", "the port, as text, or null"),
+    ("path", "the path, possibly empty"),
+    ("query", "the query, or null"),
+    ("fragment", "the fragment, or null"),
+    (
+        "message, message_id, message_offset, part, content_type, part_offset",
+        "with --mail: the message and MIME part the URL came from",
+    ),
+];
+
+const EXIT_STATUS: [(&str, &str); 3] = [
+    (
+        "0",
+        "a URL was found (with --files-without-match: a file was listed), and nothing failed; also when the output was a closed pipe",
+    ),
+    ("1", "no URL was found, and nothing failed"),
+    (
+        "2",
+        "an error: an input could not be read, the output could not be written, the options were wrong; other inputs are still scanned. With -q, a URL found wins over errors",
+    ),
+];
+
+const ENVIRONMENT: [(&str, &str); 3] = [
+    (
+        "URLSIFT_ISA",
+        "force an instruction set: scalar, sse2, avx2, avx512 or neon (as --isa)",
+    ),
+    ("NO_COLOR", "if set, --color auto never colours"),
+    (
+        "RAYON_NUM_THREADS",
+        "the number of threads when -j is not given",
+    ),
+];
+
+fn section(r: &mut Roff, title: &str, items: &[(&str, &str)]) {
+    r.control("SH", [title]);
+    for (term, text) in items {
+        r.control("TP", []);
+        r.text([bold(*term)]);
+        r.text([roman(*text)]);
+    }
+}
+
+/// Write the man page of `cmd` (roff) to `out`.
+pub fn render(cmd: clap::Command, out: &mut dyn Write) -> io::Result<()> {
+    let man = clap_mangen::Man::new(cmd);
+    man.render_title(out)?;
+    man.render_name_section(out)?;
+    man.render_synopsis_section(out)?;
+    let mut r = Roff::new();
+    r.control("SH", ["DESCRIPTION"]);
+    r.text([roman(DESCRIPTION)]);
+    r.to_writer(out)?;
+    man.render_options_section(out)?;
+    let mut r = Roff::new();
+    section(&mut r, "COMMANDS", &COMMANDS);
+    section(&mut r, "EXAMPLES", &EXAMPLES);
+    section(&mut r, "EXIT STATUS", &EXIT_STATUS);
+    section(&mut r, "ENVIRONMENT", &ENVIRONMENT);
+    section(&mut r, "JSON FIELDS", &JSON_FIELDS);
+    r.control("SH", ["SEE ALSO"]);
+    r.text([roman(
+        "grep(1), rg(1), and the README of urlsift for mail, de-duplication and Parquet.",
+    )]);
+    r.to_writer(out)?;
+    man.render_version_section(out)
+}
