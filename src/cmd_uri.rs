@@ -1,13 +1,86 @@
 //! The `parse`, `normalize` and `resolve` subcommands (binary only; `main.rs`
 //! parses the arguments and calls these).
 //!
-//! Exit codes follow the CLI contract: 0 when every argument was fine, 2 when
-//! any was not (every argument is still processed).
+//! The references come from the arguments or, with none, from standard
+//! input, one per line ([`Refs`]). Exit codes follow the CLI contract: 0 when
+//! every reference was fine, 2 when any was not (every reference is still
+//! processed) or standard input could not be read.
 
-use std::io::{self, Write};
+use std::borrow::Cow;
+use std::io::{self, BufRead, Write};
 
 use serde::Serialize;
 use urlsift::uri::{self, NormalizeOptions, UriRef};
+
+/// Where the references come from.
+pub enum Refs<'a> {
+    /// Command-line arguments, one reference each.
+    Args(&'a [String]),
+    /// Lines of a stream (standard input), one reference each: a trailing
+    /// `\n` or `\r\n` is removed and nothing else, so an empty line is an
+    /// empty reference. Read as bytes, one line at a time into one buffer.
+    /// The bytes go to the URI engine as they are, as an argument's and the
+    /// scan's URLs do, UTF-8 or not (a non-ASCII byte makes a reference
+    /// invalid for `parse` and `resolve`; `normalize` percent-encodes it);
+    /// text shown from them (JSON strings, messages) is converted lossily,
+    /// U+FFFD per invalid sequence.
+    Lines(&'a mut dyn BufRead),
+}
+
+impl<'a> Refs<'a> {
+    /// The arguments, or with none, the lines of `lines`.
+    pub fn or_lines(args: &'a [String], lines: &'a mut dyn BufRead) -> Self {
+        if args.is_empty() {
+            Refs::Lines(lines)
+        } else {
+            Refs::Args(args)
+        }
+    }
+
+    /// Call `f` on each reference, with `err` for its messages; `f` says
+    /// whether the reference was fine. Returns 0 if all were, 2 otherwise.
+    /// A read error is reported on `err` as `urlsift: CMD: reading standard
+    /// input: ...` and ends the references, with 2.
+    fn each(
+        self,
+        cmd: &str,
+        err: &mut dyn Write,
+        mut f: impl FnMut(&[u8], &mut dyn Write) -> io::Result<bool>,
+    ) -> io::Result<i32> {
+        let mut code = 0;
+        match self {
+            Refs::Args(args) => {
+                for a in args {
+                    if !f(a.as_bytes(), err)? {
+                        code = 2;
+                    }
+                }
+            }
+            Refs::Lines(reader) => {
+                let mut line = Vec::new();
+                loop {
+                    line.clear();
+                    match reader.read_until(b'\n', &mut line) {
+                        Ok(0) => break,
+                        Ok(_) => {}
+                        Err(e) => {
+                            writeln!(err, "urlsift: {cmd}: reading standard input: {e}")?;
+                            return Ok(2);
+                        }
+                    }
+                    let mut r = line.as_slice();
+                    if let Some(l) = r.strip_suffix(b"\n") {
+                        r = l.strip_suffix(b"\r").unwrap_or(l);
+                    }
+                    if !f(r, err)? {
+                        code = 2;
+                    }
+                }
+            }
+        }
+        Ok(code)
+    }
+}
 
 #[derive(Serialize)]
 struct Problem {
@@ -15,46 +88,45 @@ struct Problem {
     message: String,
 }
 
+/// One `parse` record: the fields it shares with the scan's JSON Lines
+/// (`urlsift --format json`) under the same names and in the same order,
+/// then its own.
 #[derive(Serialize)]
 struct Parsed<'a> {
-    input: &'a str,
+    url: Cow<'a, str>,
     valid: bool,
-    scheme: Option<String>,
-    userinfo: Option<String>,
-    host: Option<String>,
+    scheme: Option<Cow<'a, str>>,
+    userinfo: Option<Cow<'a, str>>,
+    host: Option<Cow<'a, str>>,
     host_kind: Option<&'static str>,
-    port: Option<String>,
-    path: String,
-    query: Option<String>,
-    fragment: Option<String>,
+    port: Option<Cow<'a, str>>,
+    path: Cow<'a, str>,
+    query: Option<Cow<'a, str>>,
+    fragment: Option<Cow<'a, str>>,
     error: Option<Problem>,
     scheme_error: Option<Problem>,
 }
 
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+fn text(b: &[u8]) -> Cow<'_, str> {
+    String::from_utf8_lossy(b)
 }
 
-/// `urlsift parse URL...`: one JSON object per URL on `out`.
+/// `urlsift parse [URL...]`: one JSON object per URL on `out`.
 ///
 /// Components come from the RFC 3986 Appendix B split, so they are shown
 /// even for an invalid URL; `valid` and `error` say whether it is RFC 3986.
 /// `scheme_error` reports an RFC 1738 scheme rule broken by the components
 /// (independent of RFC 3986 validity).
 /// Returns 0 if all are valid, 2 otherwise.
-pub fn parse_cmd(urls: &[String], out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
-    let _ = err;
-    let mut code = 0;
-    for input in urls {
-        let u = UriRef::split(input.as_bytes());
+pub fn parse_cmd(refs: Refs<'_>, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<i32> {
+    refs.each("parse", err, |input, _| {
+        let u = UriRef::split(input);
         let error = u.validate().err();
         let scheme_error = u.check_scheme().err();
-        if error.is_some() {
-            code = 2;
-        }
+        let valid = error.is_none();
         let rec = Parsed {
-            input,
-            valid: error.is_none(),
+            url: text(input),
+            valid,
             scheme: u.scheme().map(text),
             userinfo: u.userinfo().map(text),
             host: u.host().map(text),
@@ -74,15 +146,15 @@ pub fn parse_cmd(urls: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i
         };
         serde_json::to_writer(&mut *out, &rec).map_err(io::Error::from)?;
         out.write_all(b"\n")?;
-    }
-    Ok(code)
+        Ok(valid)
+    })
 }
 
-/// `urlsift normalize URL...`: one normalized URL per line on `out`; a bad
-/// URL gets a message on `err` naming the argument and the byte offset.
+/// `urlsift normalize [URL...]`: one normalized URL per line on `out`; a bad
+/// URL gets a message on `err` naming it and the byte offset.
 /// Returns 0 if all normalized, 2 otherwise.
 pub fn normalize_cmd(
-    urls: &[String],
+    refs: Refs<'_>,
     scheme_based: bool,
     drop_fragment: bool,
     out: &mut dyn Write,
@@ -92,25 +164,30 @@ pub fn normalize_cmd(
         scheme_based,
         drop_fragment,
     };
-    let mut code = 0;
-    for input in urls {
-        match uri::normalize(input.as_bytes(), &opts) {
-            Ok(n) => writeln!(out, "{n}")?,
+    let mut n = Vec::new();
+    refs.each("normalize", err, |input, err| {
+        n.clear();
+        match uri::normalize_into(input, &opts, &mut n) {
+            Ok(()) => {
+                n.push(b'\n');
+                out.write_all(&n)?;
+                Ok(true)
+            }
             Err(e) => {
-                code = 2;
-                writeln!(err, "urlsift: normalize: {input:?}: {e}")?;
+                writeln!(err, "urlsift: normalize: {:?}: {e}", text(input))?;
+                Ok(false)
             }
         }
-    }
-    Ok(code)
+    })
 }
 
-/// `urlsift resolve BASE REF...`: one resolved target per line on `out`
-/// (RFC 3986 5.2). A bad base is reported once and every reference fails;
-/// a bad reference gets a message on `err`. Returns 0 if all resolved, 2 otherwise.
+/// `urlsift resolve BASE [REF...]`: one resolved target per line on `out`
+/// (RFC 3986 5.2). A bad base is reported once and every reference fails
+/// (standard input is then not read); a bad reference gets a message on
+/// `err`. Returns 0 if all resolved, 2 otherwise.
 pub fn resolve_cmd(
     base: &str,
-    refs: &[String],
+    refs: Refs<'_>,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> io::Result<i32> {
@@ -128,17 +205,16 @@ pub fn resolve_cmd(
             return Ok(2);
         }
     };
-    let mut code = 0;
-    for r in refs {
-        let resolved =
-            UriRef::parse(r.as_bytes()).and_then(|u| uri::resolve::resolve_parsed(&b, &u));
-        match resolved {
-            Ok(t) => writeln!(out, "{t}")?,
+    refs.each("resolve", err, |r, err| {
+        match UriRef::parse(r).and_then(|u| uri::resolve::resolve_parsed(&b, &u)) {
+            Ok(t) => {
+                writeln!(out, "{t}")?;
+                Ok(true)
+            }
             Err(e) => {
-                code = 2;
-                writeln!(err, "urlsift: resolve: {r:?}: {e}")?;
+                writeln!(err, "urlsift: resolve: {:?}: {e}", text(r))?;
+                Ok(false)
             }
         }
-    }
-    Ok(code)
+    })
 }

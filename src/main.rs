@@ -48,10 +48,10 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Cmd {
-    /// Print one JSON object per URL: components, host kind, validity, errors.
+    /// Print one JSON object per URL (fields as in --format json): components,
+    /// host kind, validity, errors.
     Parse {
-        /// The URLs.
-        #[arg(required = true)]
+        /// The URLs [default: standard input, one per line].
         urls: Vec<String>,
     },
     /// Print the RFC 3986 section 6 normal form of each URL, one per line.
@@ -62,16 +62,14 @@ enum Cmd {
         /// Drop the fragment.
         #[arg(long)]
         drop_fragment: bool,
-        /// The URLs.
-        #[arg(required = true)]
+        /// The URLs [default: standard input, one per line].
         urls: Vec<String>,
     },
     /// Resolve each reference against BASE (RFC 3986 section 5.2), one per line.
     Resolve {
         /// The absolute base URI.
         base: String,
-        /// The references.
-        #[arg(required = true)]
+        /// The references [default: standard input, one per line].
         refs: Vec<String>,
     },
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
@@ -257,14 +255,24 @@ fn run_uri_cmd(cmd: Cmd) -> u8 {
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let mut err = io::stderr();
+    let mut stdin = io::stdin().lock();
     let r = match cmd {
-        Cmd::Parse { urls } => cmd_uri::parse_cmd(&urls, &mut out, &mut err),
+        Cmd::Parse { urls } => {
+            let refs = cmd_uri::Refs::or_lines(&urls, &mut stdin);
+            cmd_uri::parse_cmd(refs, &mut out, &mut err)
+        }
         Cmd::Normalize {
             syntax_only,
             drop_fragment,
             urls,
-        } => cmd_uri::normalize_cmd(&urls, !syntax_only, drop_fragment, &mut out, &mut err),
-        Cmd::Resolve { base, refs } => cmd_uri::resolve_cmd(&base, &refs, &mut out, &mut err),
+        } => {
+            let refs = cmd_uri::Refs::or_lines(&urls, &mut stdin);
+            cmd_uri::normalize_cmd(refs, !syntax_only, drop_fragment, &mut out, &mut err)
+        }
+        Cmd::Resolve { base, refs } => {
+            let refs = cmd_uri::Refs::or_lines(&refs, &mut stdin);
+            cmd_uri::resolve_cmd(&base, refs, &mut out, &mut err)
+        }
         Cmd::Completions { shell } => {
             // clap_complete panics when its writer fails (a closed pipe):
             // generate into memory, then write like any other output.

@@ -1048,3 +1048,239 @@ fn man_page_has_examples_exit_status_and_every_json_field() {
         }
     }
 }
+
+// ---------- parse, normalize and resolve in pipelines ----------
+
+/// Spawn `urlsift args` with standard input `stdin` and a piped standard output.
+fn spawn(args: &[&str], stdin: Stdio) -> std::process::Child {
+    Command::new(BIN)
+        .args(args)
+        .env_remove("URLSIFT_ISA")
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn urlsift")
+}
+
+/// A filter given no operands reads standard input, as `cat`, `grep PAT` and
+/// `sed SCRIPT` do: `printf 'g\n../x\n' | urlsift resolve http://a/b/c/d`.
+/// Every line is a reference, an empty one too (`grep -c ''` counts it):
+/// an empty reference resolves to the base.
+#[test]
+fn resolve_reads_references_from_stdin() {
+    let o = run(&["resolve", "http://a/b/c/d"], b"g\n../x\n");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(lines(&o), ["http://a/b/c/g", "http://a/b/x"]);
+    let o = run(&["resolve", "http://a/b/c/d;p?q"], b"g\n\n#s\n");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(
+        lines(&o),
+        [
+            "http://a/b/c/g",
+            "http://a/b/c/d;p?q",
+            "http://a/b/c/d;p?q#s"
+        ]
+    );
+    // As with arguments, a bad reference is reported and the rest go on: 2.
+    let o = run(&["resolve", "http://a/b/c/d"], b"a b\ng\n");
+    assert_eq!(
+        (code(&o), lines(&o)),
+        (2, vec!["http://a/b/c/g".to_string()])
+    );
+    assert!(
+        stderr(&o).contains("urlsift: resolve: \"a b\": "),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Filters compose: `urlsift FILE | urlsift normalize | sort -u`, each
+/// process reading the one before it through a pipe, as in any Unix pipeline.
+#[test]
+fn scan_piped_into_normalize_and_sort_u() {
+    let d = tree(&[
+        (
+            "t.txt",
+            b"HTTP://A.example:80/x and http://a.example/./x, <http://a.example/%7ex>\nhttp://b.example/y\n",
+        ),
+        ("big.txt", &generated(3000)),
+    ]);
+    let pipeline = |file: &str| -> (Output, Output, Output) {
+        let mut scan = spawn(&[&p(&d, file)], Stdio::null());
+        let scan_out = scan.stdout.take().unwrap();
+        let mut norm = spawn(&["normalize"], Stdio::from(scan_out));
+        let norm_out = norm.stdout.take().unwrap();
+        let sort = Command::new("sort")
+            .arg("-u")
+            .env("LC_ALL", "C")
+            .stdin(Stdio::from(norm_out))
+            .output()
+            .expect("run sort");
+        (
+            scan.wait_with_output().unwrap(),
+            norm.wait_with_output().unwrap(),
+            sort,
+        )
+    };
+    let (scan, norm, sort) = pipeline("t.txt");
+    assert_eq!((code(&scan), code(&norm)), (0, 0), "{}", stderr(&norm));
+    assert_eq!(
+        lines(&sort),
+        [
+            "http://a.example/x",
+            "http://a.example/~x",
+            "http://b.example/y"
+        ]
+    );
+    // A larger input, many reads and writes: the same as normalizing every
+    // scanned URL given as arguments.
+    let (scan, norm, sort) = pipeline("big.txt");
+    assert_eq!((code(&scan), code(&norm)), (0, 0), "{}", stderr(&norm));
+    let found = lines(&run(&[&p(&d, "big.txt")], b""));
+    assert!(found.len() > 3000, "{}", found.len());
+    let mut args = vec!["normalize"];
+    args.extend(found.iter().map(String::as_str));
+    let mut want = lines(&run(&args, b""));
+    want.sort();
+    want.dedup();
+    assert_eq!(lines(&sort), want);
+}
+
+/// One record format across the tool, as `jq` filters expect: `parse` (from
+/// standard input here) names the URL `url` and gives the fields it shares
+/// with `urlsift --format json` in the same order, then `error` and
+/// `scheme_error`.
+#[test]
+fn parse_from_stdin_uses_the_scan_field_names() {
+    let url = "http://user@h.example:8080/p?q=1#f";
+    let o = run(&["parse"], format!("{url}\n").as_bytes());
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let parsed = stdout(&o);
+    let v: Value = serde_json::from_str(parsed.trim_end()).unwrap();
+    assert_eq!(v["url"], url);
+    assert!(v.get("input").is_none(), "{parsed}");
+    let scanned = stdout(&run(&["--format", "json"], format!("<{url}>\n").as_bytes()));
+    let shared = [
+        "url",
+        "valid",
+        "scheme",
+        "userinfo",
+        "host",
+        "host_kind",
+        "port",
+        "path",
+        "query",
+        "fragment",
+    ];
+    let at = |line: &str, k: &str| line.find(&format!("\"{k}\":")).expect(k);
+    for pair in shared.windows(2) {
+        assert!(at(&scanned, pair[0]) < at(&scanned, pair[1]), "{scanned}");
+        assert!(at(&parsed, pair[0]) < at(&parsed, pair[1]), "{parsed}");
+    }
+    let last = at(&parsed, "fragment");
+    assert!(last < at(&parsed, "error") && at(&parsed, "error") < at(&parsed, "scheme_error"));
+    let sv: Value = serde_json::from_str(scanned.trim_end()).unwrap();
+    for k in shared {
+        assert_eq!(v[k], sv[k], "{k}");
+    }
+}
+
+/// Text from Windows tools ends lines with `\r\n`: the whole ending is
+/// removed (what `dos2unix` would do first); an unterminated last line is
+/// still a line, as for `sort` and `grep`.
+#[test]
+fn crlf_lines_and_an_unterminated_last_line() {
+    let o = run(
+        &["normalize"],
+        b"HTTP://A.example:80/x\r\nhttp://b.example/\r\nhttp://C/",
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(
+        lines(&o),
+        ["http://a.example/x", "http://b.example/", "http://c/"]
+    );
+    let o = run(&["parse"], b"http://a/\r\n");
+    let v: Value = serde_json::from_str(stdout(&o).trim_end()).unwrap();
+    assert_eq!((code(&o), &v["url"]), (0, &Value::from("http://a/")));
+    // Only a line ending is removed: a `\r` inside a line stays, and is
+    // not valid in a URI.
+    let o = run(&["normalize"], b"http://a/\rb\n");
+    assert_eq!((code(&o), stdout(&o).as_str()), (2, ""));
+}
+
+/// Empty input, no output, no error: `sort </dev/null` and `cat </dev/null`
+/// exit 0, and so does each subcommand (no reference was bad).
+#[test]
+fn empty_stdin_prints_nothing_and_exits_0() {
+    for args in [
+        &["parse"][..],
+        &["normalize"],
+        &["normalize", "--syntax-only", "--drop-fragment"],
+        &["resolve", "http://a/"],
+    ] {
+        let o = run(args, b"");
+        assert_eq!(code(&o), 0, "{args:?}");
+        assert!(o.stdout.is_empty() && o.stderr.is_empty(), "{args:?}");
+    }
+}
+
+/// Input is bytes, not text, as for `grep -a` and `sed`: a line that is not
+/// UTF-8 never stops the run. The engine gets its bytes as they are (as the
+/// scan's URLs do): `normalize` percent-encodes them, `parse` and `resolve`
+/// find them invalid (2); text shown from them is lossy (U+FFFD).
+#[test]
+fn non_utf8_line_does_not_panic() {
+    let input = b"http://a/\xff\xfe\nhttp://b/\n";
+    let o = run(&["normalize"], input);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(lines(&o), ["http://a/%FF%FE", "http://b/"]);
+    let o = run(&["parse"], input);
+    assert_eq!(code(&o), 2);
+    assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+    let rows: Vec<Value> = lines(&o)
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows[0]["url"], "http://a/\u{fffd}\u{fffd}");
+    assert_eq!(
+        (&rows[0]["valid"], &rows[0]["error"]["offset"]),
+        (&Value::from(false), &Value::from(9))
+    );
+    assert_eq!((rows.len(), &rows[1]["valid"]), (2, &Value::from(true)));
+    let o = run(&["resolve", "http://r/"], b"\xe9t\xe9\nx\n");
+    let e = stderr(&o);
+    assert_eq!(
+        (code(&o), lines(&o)),
+        (2, vec!["http://r/x".to_string()]),
+        "{e}"
+    );
+    assert!(
+        e.contains("urlsift: resolve: \"\u{fffd}t\u{fffd}\": ") && !e.contains("panicked"),
+        "{e}"
+    );
+}
+
+/// `yes URL | urlsift normalize | head -1`: the reader goes away while
+/// standard input still flows; urlsift ends quietly with 0, as with files.
+#[test]
+fn closed_pipe_in_stdin_mode_ends_quietly() {
+    for args in [&["normalize"][..], &["parse"], &["resolve", "http://a/"]] {
+        let mut child = spawn(args, Stdio::piped());
+        let mut input = child.stdin.take().unwrap();
+        let feeder = std::thread::spawn(move || {
+            let block = b"http://a.example/b/../c\n".repeat(4096);
+            // Until urlsift exits and the pipe closes.
+            while input.write_all(&block).is_ok() {}
+        });
+        let mut out = child.stdout.take().unwrap();
+        let mut buf = [0u8; 16];
+        out.read_exact(&mut buf).unwrap();
+        drop(out);
+        let o = child.wait_with_output().unwrap();
+        feeder.join().unwrap();
+        let e = stderr(&o);
+        assert!(e.is_empty(), "{args:?}: {e}");
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {:?}", o.status);
+    }
+}
