@@ -675,3 +675,18 @@ fn issue17_cli_preamble_and_epilogue_of_multiparts_are_scanned() {
     let (plain, _, _) = bin(&[f.to_str().unwrap()]);
     assert_eq!(mail, plain);
 }
+
+#[test]
+fn issue17_cli_message_that_panics_mail_parser_is_scanned_as_text() {
+    // Found by the mail fuzz target: mail-parser panics on this message.
+    let o = scan(&format!("{OWN}/fuzz-mail-parser-panic.eml"));
+    assert!(
+        o.problems
+            .iter()
+            .any(|p| p.what.contains("MIME parser failed")),
+        "{:?}",
+        o.problems
+    );
+    let (_, _, code) = bin(&["--mail", &format!("{OWN}/fuzz-mail-parser-panic.eml")]);
+    assert!(code == 0 || code == 1, "exit {code}");
+}

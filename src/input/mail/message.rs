@@ -145,7 +145,14 @@ pub(super) fn scan_unquoted(
         }
         return;
     }
-    let msg = parser.parse(&uq.text[..]);
+    // mail-parser panics on some malformed messages: such a message is
+    // scanned as plain text, with a warning, and the run goes on.
+    let parsed =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parser.parse(&uq.text[..])));
+    let (msg, parser_failed) = match parsed {
+        Ok(m) => (m, false),
+        Err(_) => (None, true),
+    };
     let mut w = Walk {
         ex,
         uq,
@@ -165,6 +172,13 @@ pub(super) fn scan_unquoted(
             let raw = &uq.text[..];
             w.headers(raw, m, 0);
             w.parts(raw, m);
+        }
+        None if parser_failed => {
+            w.problem(
+                0,
+                "the MIME parser failed on this message; scanned as plain text".into(),
+            );
+            w.scan(&uq.text, 0, "text/plain".into(), file_offset);
         }
         None => {
             // Not even a header block: scan the bytes as they are.
