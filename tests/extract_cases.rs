@@ -1,5 +1,5 @@
 //! Table-driven tests of the delimiting rules (RFC 3986 Appendix C, RFC 2396
-//! Appendix E, DESIGN.md "Extraction semantics").
+//! Appendix E).
 //!
 //! The cases live in `tests/data/extract_cases.json`: an array of
 //! `{"name", "rule", "input", "expect": [{"url", "style"?, "kind"?, "ambiguous"?, "start"?, "end"?}]}`.

@@ -2,7 +2,7 @@
 //! (fixtures in `tests/data/peers/`, see its README.md).
 //!
 //! Only URL-with-scheme cases are compared, because urlsift does not link bare
-//! domains or bare e-mail addresses (DESIGN.md "Extraction semantics"):
+//! domains or bare e-mail addresses:
 //!
 //! * linkify (`cases.jsonl`): rows whose finder has `url: true` and
 //!   `url_can_be_iri: true` (urlsift always keeps IRIs; the `false` rows test an

@@ -22,7 +22,7 @@
 //!
 //! [`Unique`] keeps one fingerprint per distinct key in a hash set: 16 bytes
 //! plus one control byte, at a load factor between 7/16 and 7/8, so 19 to 39
-//! bytes per distinct URL (10^7 distinct URLs: 190 to 390 MB; the README
+//! bytes per distinct URL (10^7 distinct URLs: 190 to 390 MB; docs/performance.md
 //! has the measured figures). [`Counter`]
 //! keeps the fingerprint, the count and the key's text: about 38 to 75 bytes
 //! plus the key's length. Past the memory limit both switch to an external

@@ -1,6 +1,6 @@
 //! Non-ASCII bytes in a URL: IRIs (RFC 3987) are kept whole, while Unicode
 //! whitespace, C1 controls, CJK/full-width punctuation and typographic quotes end
-//! a URL (DESIGN.md, "Extraction semantics"). Invalid UTF-8 ends a URL too: it is
+//! a URL. Invalid UTF-8 ends a URL too: it is
 //! binary or a legacy 8-bit charset, and never part of an IRI.
 
 /// Decode the UTF-8 scalar at `hay[i..]`: `Some((char, len))`, or `None` when the

@@ -44,7 +44,7 @@ pub enum Format {
     /// One URL per line, with optional `file:line:offset:` prefixes.
     #[default]
     Text,
-    /// JSON Lines: one object per URL (fields in DESIGN.md's CLI contract).
+    /// JSON Lines: one object per URL (fields in the README's JSON table).
     Json,
     /// CSV with a header row (RFC 4180 quoting).
     Csv,
@@ -467,10 +467,10 @@ fn json_raw(out: &mut Vec<u8>, key: &[u8], value: &[u8]) {
     out.extend_from_slice(value);
 }
 
-/// Append the JSON Lines object of `rec` (fields in DESIGN.md's CLI
-/// contract; `normalized` only with `--normalize`, the mail fields only
+/// Append the JSON Lines object of `rec` (fields in the README's JSON
+/// table; `normalized` only with `--normalize`, the mail fields only
 /// with `--mail`), and a newline. Written field by field rather than
-/// through a serde struct: about twice as fast (README, "Output formats"),
+/// through a serde struct: about twice as fast (docs/performance.md),
 /// with no allocation per field for a UTF-8 URL.
 fn write_json(
     rec: &Record<'_, '_>,

@@ -115,7 +115,7 @@ impl Vector for Block {
 /// of the 16 registers when it merges the two blocks' tests, and spills and
 /// reloads constants in the loop: 18 vector operations per 32 bytes instead
 /// of these 14 (`llvm-mca`: 25.4 against 20.7 cycles per 128 bytes). The
-/// assembly is 9-18% faster on text (README, "Performance").
+/// assembly is 9-18% faster on text (docs/performance.md).
 ///
 /// # Safety
 /// `p - 1 .. p + 33` is readable, and the CPU supports AVX2.

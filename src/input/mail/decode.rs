@@ -1,7 +1,7 @@
 //! Transfer decoding (RFC 2045 6.7 quoted-printable, 6.8 base64), written for
 //! speed: one pass, output appended to a reused buffer, and `memchr` to jump
-//! between the bytes that need work. mail-parser's own decoders go byte by
-//! byte and were 75% of the `--mail` time (see the README's numbers).
+//! between the bytes that need work (mail-parser's own decoders go byte by
+//! byte).
 
 /// Append the quoted-printable decoding of `src` to `out`. A soft line break
 /// (`=` and optional trailing blanks before the line end) is removed; `=XX`
