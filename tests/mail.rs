@@ -256,7 +256,12 @@ fn issue5_cli_json_fields_and_stats() {
 
 #[test]
 fn issue5_cli_walks_maildir_and_news_spool() {
-    let (out, _, code) = bin(&["--mail", &format!("{OWN}/maildir"), &format!("{OWN}/news")]);
+    let (out, _, code) = bin(&[
+        "--mail",
+        "-I",
+        &format!("{OWN}/maildir"),
+        &format!("{OWN}/news"),
+    ]);
     assert_eq!(code, 0);
     assert_eq!(
         out,
@@ -384,6 +389,7 @@ fn issue7_cli_invalid_mbox_is_a_warning_and_others_complete() {
     assert_eq!(code, 0);
     let args = [
         "--mail",
+        "-I",
         garbage.to_str().unwrap(),
         &good,
         text.to_str().unwrap(),
@@ -549,7 +555,12 @@ fn issue17_cli_deeply_nested_message_does_not_abort_the_run() {
         "From: g@example.org\nMessage-ID: <g@example.org>\n\nsee http://good.example.org/ok\n",
     )
     .unwrap();
-    let (out, err, code) = bin(&["--mail", deep.to_str().unwrap(), good.to_str().unwrap()]);
+    let (out, err, code) = bin(&[
+        "--mail",
+        "-I",
+        deep.to_str().unwrap(),
+        good.to_str().unwrap(),
+    ]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         out,
