@@ -121,8 +121,8 @@ pub const JSON_FIELDS: [(&str, &str); 18] = [
     ("query", "the query, or null"),
     ("fragment", "the fragment, or null"),
     (
-        "message, message_id, message_offset, part, content_type, part_offset",
-        "with --mail: the message and MIME part the URL came from",
+        "message, message_id, message_offset, part, content_type, part_offset, part_start, part_line",
+        "with --mail: the message and MIME part the URL came from, and its position in the decoded part (start and line are in the file)",
     ),
 ];
 

@@ -701,3 +701,84 @@ fn issue17_cli_message_that_panics_mail_parser_is_scanned_as_text() {
     let (_, _, code) = bin(&["--mail", &format!("{OWN}/fuzz-mail-parser-panic.eml")]);
     assert!(code == 0 || code == 1, "exit {code}");
 }
+
+/// Every message and archive under tests/data/mail.
+fn mail_files() -> Vec<std::path::PathBuf> {
+    let mut v = Vec::new();
+    for dir in ["tests/data/mail/own", "tests/data/mail/mail-parser"] {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "eml" || x == "mbox") {
+                v.push(p);
+            }
+        }
+    }
+    v.sort();
+    assert!(v.len() >= 10, "{v:?}");
+    v
+}
+
+#[test]
+fn issue20_cli_mail_positions_are_in_the_file() {
+    // grep -n / -b point into the file: with --mail too. A URL written in
+    // the file as it is gets its own line and offset there; one that
+    // exists only after decoding (base64, quoted-printable joins, folded
+    // headers) gets the start of its encoded line.
+    let (mut literal, mut decoded) = (0, 0);
+    for f in mail_files() {
+        let data = std::fs::read(&f).unwrap();
+        let (out, err, _) = bin(&["--mail", "-n", "-b", "-I", f.to_str().unwrap()]);
+        for rec in out.lines() {
+            let mut it = rec.splitn(3, ':');
+            let line: u64 = it.next().unwrap().parse().unwrap();
+            let off: usize = it.next().unwrap().parse().unwrap();
+            let url = it.next().unwrap();
+            assert!(off <= data.len(), "{f:?}: {rec}");
+            let file_line = 1 + data[..off].iter().filter(|&&b| b == b'\n').count() as u64;
+            assert_eq!(line, file_line, "{f:?}: {rec}: the line of its offset");
+            if data[off..].starts_with(url.as_bytes()) {
+                literal += 1;
+            } else {
+                decoded += 1;
+                assert!(
+                    off == 0 || data[off - 1] == b'\n',
+                    "{f:?}: {rec}: a line start ({err})"
+                );
+            }
+        }
+        // Where the plain scan finds a URL as it is written, --mail says the same.
+        let (plain, _, _) = bin(&["-n", "-b", "-I", f.to_str().unwrap()]);
+        let plain: std::collections::HashSet<&str> = plain.lines().collect();
+        for rec in out.lines() {
+            let off: usize = rec.split(':').nth(1).unwrap().parse().unwrap();
+            let url = rec.splitn(3, ':').nth(2).unwrap();
+            if data[off..].starts_with(url.as_bytes()) && !url.contains('\n') {
+                assert!(plain.contains(rec), "{f:?}: {rec} not in the plain scan");
+            }
+        }
+    }
+    assert!(
+        literal > 20 && decoded > 3,
+        "{literal} literal, {decoded} decoded"
+    );
+}
+
+#[test]
+fn issue20_cli_mail_json_keeps_part_positions() {
+    let f = format!("{OWN}/base64-text.eml");
+    let (out, _, code) = bin(&["--mail", "--format", "json", &f]);
+    assert_eq!(code, 0);
+    let data = std::fs::read(&f).unwrap();
+    for l in out.lines() {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        let (start, line) = (v["start"].as_u64().unwrap(), v["line"].as_u64().unwrap());
+        assert!(v["part_start"].is_u64() && v["part_line"].is_u64(), "{l}");
+        // In the file: the line of `start`.
+        let file_line = 1 + data[..start as usize]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        assert_eq!(line, file_line as u64, "{l}");
+        assert!(start >= v["part_offset"].as_u64().unwrap(), "{l}");
+    }
+}

@@ -1053,6 +1053,8 @@ mod tests {
             part: 2,
             content_type: "text/plain".into(),
             part_offset: 99,
+            part_start: 5,
+            part_line: 2,
         }
     }
 

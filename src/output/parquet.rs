@@ -13,7 +13,8 @@
 //! `style`, `kind`, `valid`, `ambiguous`, then the components `scheme`,
 //! `userinfo`, `host`, `host_kind`, `port`, `path`, `query`, `fragment`
 //! (null when absent), and with `--mail` `message`, `message_id`,
-//! `message_offset`, `part`, `content_type`, `part_offset`.
+//! `message_offset`, `part`, `content_type`, `part_offset`, `part_start`,
+//! `part_line`.
 //!
 //! ```
 //! use std::io::Write;
@@ -77,6 +78,8 @@ pub fn schema(mail: bool) -> SchemaRef {
             f("part", UInt32, true),
             f("content_type", Utf8, true),
             f("part_offset", UInt64, true),
+            f("part_start", UInt64, true),
+            f("part_line", UInt64, true),
         ]);
     }
     Arc::new(Schema::new(fields))

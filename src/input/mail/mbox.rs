@@ -128,6 +128,12 @@ impl<'a> Unquoted<'a> {
     pub fn original(&self, u: usize) -> usize {
         u + self.removed.partition_point(|&r| r <= u)
     }
+
+    /// The offset in `text` of `s`, when `s` is a slice of `text`.
+    pub fn index_of(&self, s: &[u8]) -> Option<usize> {
+        let (t, p) = (self.text.as_ptr() as usize, s.as_ptr() as usize);
+        (p >= t && p + s.len() <= t + self.text.len()).then(|| p - t)
+    }
 }
 
 /// Undo mboxrd quoting in `msg`: at the start of a line, one `>` is removed

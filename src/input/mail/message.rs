@@ -178,12 +178,24 @@ pub(super) fn scan_unquoted(
                 0,
                 "the MIME parser failed on this message; scanned as plain text".into(),
             );
-            w.scan(&uq.text, 0, "text/plain".into(), file_offset);
+            w.scan(
+                &uq.text,
+                0,
+                "text/plain".into(),
+                file_offset,
+                Origin::Same(&uq.text),
+            );
         }
         None => {
             // Not even a header block: scan the bytes as they are.
             w.problem(0, "no message headers; scanned as plain text".into());
-            w.scan(&uq.text, 0, "text/plain".into(), file_offset);
+            w.scan(
+                &uq.text,
+                0,
+                "text/plain".into(),
+                file_offset,
+                Origin::Same(&uq.text),
+            );
         }
     }
     if w.problems > 0 {
@@ -299,7 +311,7 @@ impl Walk<'_> {
         let from = self.covered;
         self.covered = to;
         let at = self.file_pos(from);
-        self.scan(&raw[from..to], n, ty(), at);
+        self.scan(&raw[from..to], n, ty(), at, Origin::Same(&raw[from..to]));
     }
 
     /// A single-part message read by [`simple::parse`].
@@ -348,7 +360,13 @@ impl Walk<'_> {
         };
         let text = header_text(bytes);
         let at = self.file_pos(block.start);
-        self.scan(&text, n, HEADER_TYPE.to_owned(), at);
+        self.scan(
+            &text,
+            n,
+            HEADER_TYPE.to_owned(),
+            at,
+            Origin::Decoded(bytes, Cte::Identity),
+        );
     }
 
     /// Walk the parts of `top` in order (depth first, into `message/rfc822`
@@ -502,11 +520,17 @@ impl Walk<'_> {
         };
         self.out.stats.parts_scanned += 1;
         self.out.stats.decoded_bytes += text.len() as u64;
-        if undecoded {
-            self.scan(&text, n, ty.clone(), at);
-            self.scan(body, n, ty, at);
+        let origin = if matches!(&text, Cow::Borrowed(t) if t.as_ptr() == body.as_ptr() && t.len() == body.len())
+        {
+            Origin::Same(body)
         } else {
-            self.scan(&text, n, ty, at);
+            Origin::Decoded(body, cte)
+        };
+        if undecoded {
+            self.scan(&text, n, ty.clone(), at, origin);
+            self.scan(body, n, ty, at, Origin::Same(body));
+        } else {
+            self.scan(&text, n, ty, at, origin);
         }
         drop(text);
         self.buf = buf;
@@ -544,11 +568,14 @@ impl Walk<'_> {
         }
     }
 
-    /// Scan `text` (part `part` of type `ty`, at file offset `at`).
-    fn scan(&mut self, text: &[u8], part: u32, ty: String, at: u64) {
+    /// Scan `text` (part `part` of type `ty`, at file offset `at`), made
+    /// from the message's bytes as `origin` says: each URL also gets its
+    /// position in the file ([`Found::file_start`]).
+    fn scan(&mut self, text: &[u8], part: u32, ty: String, at: u64, origin: Origin<'_>) {
         let mut lines = LineCounter::default();
         let mut where_at: Option<usize> = None;
         let out = &mut *self.out;
+        let first = out.found.len();
         let mut ty = Some(ty);
         let message_id = &self.message_id;
         let (index, message_offset) = (self.index, self.file_offset);
@@ -561,6 +588,8 @@ impl Walk<'_> {
                     part,
                     content_type: ty.take().unwrap_or_default(),
                     part_offset: at,
+                    part_start: 0,
+                    part_line: 0,
                 });
                 out.wheres.len() - 1
             });
@@ -569,8 +598,154 @@ impl Walk<'_> {
                 part: wi,
                 line,
                 m: owned(m),
+                file_start: at,
             });
         });
+        // Where each URL is in the message, then in the file.
+        let raw = origin.bytes();
+        let base = self.uq.index_of(raw);
+        let mut map = RawMap::default();
+        let (uq, file_offset) = (&self.uq, self.file_offset);
+        for f in &mut self.out.found[first..] {
+            let k = map.position(text, &f.m, origin);
+            f.file_start = match base {
+                Some(b) => file_offset + uq.original(b + k) as u64,
+                None => at + k as u64,
+            };
+        }
+    }
+}
+
+/// What a scanned text was made from: bytes of the message, and how.
+#[derive(Clone, Copy)]
+pub(crate) enum Origin<'r> {
+    /// The text is these bytes, as they are.
+    Same(&'r [u8]),
+    /// The text was decoded from these bytes: their transfer encoding, and
+    /// perhaps a charset, HTML character references or header unfolding.
+    Decoded(&'r [u8], Cte),
+}
+
+impl<'r> Origin<'r> {
+    fn bytes(self) -> &'r [u8] {
+        match self {
+            Origin::Same(b) | Origin::Decoded(b, _) => b,
+        }
+    }
+}
+
+/// Maps positions in a decoded text back to the bytes it came from, for
+/// URLs in order: a URL written there as it is gets its exact position;
+/// one that exists only after decoding gets the start of its encoded line.
+/// Each call moves forward from the last, so a part costs one pass.
+#[derive(Default)]
+struct RawMap {
+    /// Raw offset reached, and the decoded offset (for base64: the base64
+    /// characters) it stands for.
+    raw: usize,
+    dec: usize,
+    /// After the last URL found as it is: its raw end and decoded end.
+    found_raw: usize,
+    found_dec: usize,
+    /// Line starts searched up to `seen`; the last one found.
+    seen: usize,
+    line: usize,
+}
+
+impl RawMap {
+    /// The offset in the raw bytes of the URL `m` of `text`.
+    fn position(&mut self, text: &[u8], m: &Match<'_>, origin: Origin<'_>) -> usize {
+        let span = text.get(m.start..m.end).unwrap_or_default();
+        let (raw, cte) = match origin {
+            Origin::Same(raw) => return m.start.min(raw.len()),
+            Origin::Decoded(raw, cte) => (raw, cte),
+        };
+        let r = match cte {
+            Cte::QuotedPrintable => self.qp(raw, m.start),
+            Cte::Base64 => self.base64(raw, m.start),
+            Cte::Identity => {
+                // Unfolding and references shorten the text, a charset may
+                // lengthen it: look for the URL near where it should be.
+                let gap = m.start.saturating_sub(self.found_dec);
+                let from = self.found_raw.min(raw.len());
+                let to = from
+                    .saturating_add(2 * gap + span.len() + 256)
+                    .min(raw.len());
+                if let Some(i) = memchr::memmem::find(&raw[from..to], span) {
+                    self.found_raw = from + i + span.len();
+                    self.found_dec = m.end;
+                    return from + i;
+                }
+                (from + gap).min(raw.len())
+            }
+        };
+        if !span.is_empty() && raw.get(r..).is_some_and(|t| t.starts_with(span)) {
+            return r;
+        }
+        // Only after decoding: the start of its encoded line.
+        self.line_start(raw, r.min(raw.len()))
+    }
+
+    /// The start of the line holding `raw[r]`, searching back only to the
+    /// last line start found (positions mostly move forward: one pass).
+    fn line_start(&mut self, raw: &[u8], r: usize) -> usize {
+        if r < self.seen {
+            (self.seen, self.line) = (0, 0);
+        }
+        if let Some(i) = memchr::memrchr(b'\n', &raw[self.seen..r]) {
+            self.line = self.seen + i + 1;
+        }
+        self.seen = r;
+        self.line
+    }
+
+    /// The raw offset of decoded byte `d` of quoted-printable `raw`.
+    fn qp(&mut self, raw: &[u8], d: usize) -> usize {
+        if d < self.dec {
+            (self.raw, self.dec) = (0, 0);
+        }
+        while self.dec < d && self.raw < raw.len() {
+            if raw[self.raw] == b'=' {
+                match &raw[self.raw + 1..] {
+                    [b'\r', b'\n', ..] => {
+                        self.raw += 3;
+                        continue;
+                    }
+                    [b'\n', ..] => {
+                        self.raw += 2;
+                        continue;
+                    }
+                    [h, l, ..] if h.is_ascii_hexdigit() && l.is_ascii_hexdigit() => {
+                        self.raw += 3;
+                        self.dec += 1;
+                        continue;
+                    }
+                    _ => {}
+                }
+            }
+            self.raw += 1;
+            self.dec += 1;
+        }
+        self.raw.min(raw.len())
+    }
+
+    /// The raw offset of the base64 group that decodes to byte `d`.
+    fn base64(&mut self, raw: &[u8], d: usize) -> usize {
+        let want = d / 3 * 4;
+        if want < self.dec {
+            (self.raw, self.dec) = (0, 0);
+        }
+        let is_b64 = |b: u8| b.is_ascii_alphanumeric() || b == b'+' || b == b'/';
+        loop {
+            while self.raw < raw.len() && !is_b64(raw[self.raw]) {
+                self.raw += 1;
+            }
+            if self.dec >= want || self.raw >= raw.len() {
+                return self.raw.min(raw.len());
+            }
+            self.raw += 1;
+            self.dec += 1;
+        }
     }
 }
 

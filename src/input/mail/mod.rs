@@ -83,6 +83,11 @@ pub struct MailWhere {
     /// for a header block, of its first header; for a multipart's text
     /// outside its parts, of that text.
     pub part_offset: u64,
+    /// For one URL: its byte offset in the decoded part text (the record's
+    /// own `start` and `line` are in the file).
+    pub part_start: u64,
+    /// For one URL: its 1-based line in the decoded part text.
+    pub part_line: u64,
 }
 
 /// Something wrong with a message. It was scanned as far as it could be.
@@ -156,6 +161,9 @@ pub struct Found {
     pub line: u64,
     /// The match (offsets in the decoded part text).
     pub m: Match<'static>,
+    /// Where the URL is in the file: where its bytes are, when they are
+    /// written there as they are; else the start of its encoded line.
+    pub file_start: u64,
 }
 
 /// What scanning some messages gave.
@@ -179,7 +187,7 @@ pub const BATCH_BYTES: usize = 1 << 20;
 pub fn scan_archive(
     ex: &Extractor,
     data: &[u8],
-    mut on_match: impl FnMut(&MailWhere, u64, &Match<'static>),
+    mut on_match: impl FnMut(&MailWhere, u64, &Match<'_>),
     mut on_problem: impl FnMut(&Problem),
 ) -> MailStats {
     let mut stats = MailStats::default();
@@ -192,6 +200,7 @@ pub fn scan_archive(
     }
     let at = At {
         offset: 0,
+        line: 0,
         index: 0,
         mboxrd: data.starts_with(b"From "),
     };
@@ -219,7 +228,7 @@ pub fn scan_reader<R: Read>(
     ex: &Extractor,
     mut r: R,
     block: usize,
-    mut on_match: impl FnMut(&MailWhere, u64, &Match<'static>),
+    mut on_match: impl FnMut(&MailWhere, u64, &Match<'_>),
     mut on_problem: impl FnMut(&Problem),
 ) -> io::Result<MailStats> {
     let block = block.max(1);
@@ -227,6 +236,7 @@ pub fn scan_reader<R: Read>(
     let mut buf: Vec<u8> = Vec::new();
     let mut at = At {
         offset: 0,
+        line: 0,
         index: 0,
         mboxrd: false,
     };
@@ -289,6 +299,7 @@ pub fn scan_reader<R: Read>(
             &mut on_problem,
             &mut stats,
         );
+        at.line += memchr::memchr_iter(b'\n', &buf[..cut]).count() as u64;
         buf.drain(..cut);
         at.offset += cut as u64;
         at.index += keep as u64;
@@ -300,10 +311,45 @@ pub fn scan_reader<R: Read>(
 struct At {
     /// File offset of the slice.
     offset: u64,
+    /// Lines before it.
+    line: u64,
     /// Messages before it.
     index: u64,
     /// The file is an mbox (undo `>From ` quoting).
     mboxrd: bool,
+}
+
+/// 1-based line numbers of offsets in a slice of a file whose first byte
+/// is on line `before + 1`: counted forward, and by a binary search over
+/// the slice's line starts when an offset comes before the last one.
+struct FileLines {
+    before: u64,
+    pos: usize,
+    line: u64,
+    starts: Option<Vec<usize>>,
+}
+
+impl FileLines {
+    fn new(before: u64) -> Self {
+        FileLines {
+            before,
+            pos: 0,
+            line: before + 1,
+            starts: None,
+        }
+    }
+
+    fn line_at(&mut self, data: &[u8], at: usize) -> u64 {
+        if at >= self.pos {
+            self.line += memchr::memchr_iter(b'\n', &data[self.pos..at]).count() as u64;
+            self.pos = at;
+            return self.line;
+        }
+        let starts = self
+            .starts
+            .get_or_insert_with(|| memchr::memchr_iter(b'\n', data).collect());
+        self.before + 1 + starts.partition_point(|&nl| nl < at) as u64
+    }
 }
 
 fn scan_messages(
@@ -311,12 +357,13 @@ fn scan_messages(
     data: &[u8],
     msgs: &[Range<usize>],
     at: At,
-    on_match: &mut impl FnMut(&MailWhere, u64, &Match<'static>),
+    on_match: &mut impl FnMut(&MailWhere, u64, &Match<'_>),
     on_problem: &mut impl FnMut(&Problem),
     stats: &mut MailStats,
 ) {
     let batches = batches(msgs, BATCH_BYTES);
     let parser = message::parser();
+    let mut lines = FileLines::new(at.line);
     let scan_batch = |r: &Range<usize>| {
         let mut s = Scanned::default();
         for i in r.clone() {
@@ -347,7 +394,21 @@ fn scan_messages(
         };
         for s in results {
             for f in &s.found {
-                on_match(&s.wheres[f.part], f.line, &f.m);
+                // The record is in file positions; the part's own are kept.
+                let mut w = s.wheres[f.part].clone();
+                w.part_start = f.m.start as u64;
+                w.part_line = f.line;
+                let start = f.file_start.saturating_sub(at.offset) as usize;
+                let line = lines.line_at(data, start.min(data.len()));
+                let len = f.m.end - f.m.start;
+                let start = f.file_start as usize;
+                let m = Match {
+                    start,
+                    end: start + len,
+                    url: std::borrow::Cow::Borrowed(&*f.m.url),
+                    ..f.m
+                };
+                on_match(&w, line, &m);
             }
             for p in &s.problems {
                 on_problem(p);
@@ -377,7 +438,7 @@ impl MailRun {
         ex: &Extractor,
         name: &str,
         opened: crate::input::Opened,
-        on_match: impl FnMut(&MailWhere, u64, &Match<'static>),
+        on_match: impl FnMut(&MailWhere, u64, &Match<'_>),
     ) -> Option<String> {
         let mut shown = 0u64;
         let on_problem = |p: &Problem| {
