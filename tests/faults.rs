@@ -38,6 +38,17 @@ fn wait_or_kill(child: &mut Child, secs: u64, what: &str) -> ExitStatus {
     }
 }
 
+/// Read `pipe` to its end on a thread of its own (so a child never blocks
+/// on a full pipe while the test waits for it).
+fn read_all(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<Vec<u8>> {
+    let mut pipe = pipe.expect("a piped output");
+    std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = pipe.read_to_end(&mut v);
+        v
+    })
+}
+
 /// Run to the end with all output captured, failing on a hang.
 fn run(c: &mut Command, secs: u64, what: &str) -> (ExitStatus, Vec<u8>, Vec<u8>) {
     let mut child = c
@@ -46,18 +57,8 @@ fn run(c: &mut Command, secs: u64, what: &str) -> (ExitStatus, Vec<u8>, Vec<u8>)
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn");
-    let mut out = child.stdout.take().expect("stdout");
-    let mut err = child.stderr.take().expect("stderr");
-    let t_out = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = out.read_to_end(&mut v);
-        v
-    });
-    let t_err = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = err.read_to_end(&mut v);
-        v
-    });
+    let t_out = read_all(child.stdout.take());
+    let t_err = read_all(child.stderr.take());
     let st = wait_or_kill(&mut child, secs, what);
     (st, t_out.join().unwrap(), t_err.join().unwrap())
 }
@@ -148,12 +149,7 @@ fn full_stderr_does_not_fail_the_run() {
         .stderr(full)
         .spawn()
         .unwrap();
-    let mut out = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = out.read_to_end(&mut v);
-        v
-    });
+    let reader = read_all(child.stdout.take());
     let st = wait_or_kill(&mut child, 60, "stderr on /dev/full");
     assert_eq!(code(st), 0);
     let out = reader.join().unwrap();
@@ -574,12 +570,7 @@ fn no_mmap_survives_a_file_truncated_during_the_run() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let mut out = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = out.read_to_end(&mut v);
-        v
-    });
+    let reader = read_all(child.stdout.take());
     std::thread::sleep(Duration::from_millis(50));
     std::fs::OpenOptions::new()
         .write(true)
@@ -702,12 +693,7 @@ fn timed(args: &[&str], path: &Path, what: &str) -> (f64, Vec<u8>) {
             .stderr(Stdio::null())
             .spawn()
             .expect("spawn");
-        let mut out = child.stdout.take().expect("stdout");
-        let reader = std::thread::spawn(move || {
-            let mut v = Vec::new();
-            let _ = out.read_to_end(&mut v);
-            v
-        });
+        let reader = read_all(child.stdout.take());
         let pid = child.id() as libc::pid_t;
         let mut status = 0;
         // SAFETY: an all-zero rusage is a valid value for wait4 to fill in.

@@ -450,6 +450,25 @@ fn nested_rfc822(levels: usize) -> Vec<u8> {
     m
 }
 
+/// `levels` openings (`open(0)`, `open(1)`, ...), then `inner`, then the
+/// closings innermost first (`close(levels - 1)` ... `close(0)`).
+fn nest(
+    levels: usize,
+    open: impl Fn(usize) -> String,
+    inner: &[u8],
+    close: impl Fn(usize) -> String,
+) -> Vec<u8> {
+    let mut m = Vec::new();
+    for i in 0..levels {
+        m.extend_from_slice(open(i).as_bytes());
+    }
+    m.extend_from_slice(inner);
+    for i in (0..levels).rev() {
+        m.extend_from_slice(close(i).as_bytes());
+    }
+    m
+}
+
 /// Scan `data` on a thread with a small stack (1 MiB), as a worker of a
 /// run could be.
 fn scan_on_small_stack(data: Vec<u8>) -> Out {
@@ -485,61 +504,51 @@ fn nested_multiparts_10000_deep_do_not_overflow() {
     const N: usize = 10_000;
     // Multipart in multipart.
     let mut m = b"From: a@example.org\nContent-Type: multipart/mixed; boundary=\"b0\"\n\n".to_vec();
-    for i in 0..N {
-        m.extend_from_slice(
+    m.extend(nest(
+        N,
+        |i| {
             format!(
                 "--b{i}\nContent-Type: multipart/mixed; boundary=\"b{}\"\n\n",
                 i + 1
             )
-            .as_bytes(),
-        );
-    }
-    m.extend_from_slice(
+        },
         format!(
             "--b{N}\nContent-Type: text/plain\n\nhttp://multipart.example.org/inner\n--b{N}--\n"
         )
         .as_bytes(),
-    );
-    for i in (0..N).rev() {
-        m.extend_from_slice(format!("--b{i}--\n").as_bytes());
-    }
+        |i| format!("--b{i}--\n"),
+    ));
     let o = scan_on_small_stack(m);
     assert_eq!(urls(&o), ["http://multipart.example.org/inner"]);
     assert_eq!(o.urls[0].0.part as usize, N + 2);
     assert!(o.problems.is_empty(), "{:?}", &o.problems[..1]);
 
     // A message/rfc822 part in a multipart in a message/rfc822 part ...
-    let mut m = Vec::new();
-    for i in 0..N {
-        m.extend_from_slice(
+    let m = nest(
+        N,
+        |i| {
             format!(
                 "From: x@example.org\nContent-Type: multipart/mixed; boundary=m{i}\n\n\
                  --m{i}\nContent-Type: message/rfc822\n\n"
             )
-            .as_bytes(),
-        );
-    }
-    m.extend_from_slice(b"From: z@example.org\n\nhttp://mixed.example.org/inner\n");
-    for i in (0..N).rev() {
-        m.extend_from_slice(format!("--m{i}--\n").as_bytes());
-    }
+        },
+        b"From: z@example.org\n\nhttp://mixed.example.org/inner\n",
+        |i| format!("--m{i}--\n"),
+    );
     let o = scan_on_small_stack(m);
     assert_eq!(urls(&o), ["http://mixed.example.org/inner"]);
 
     // multipart/digest, whose parts are messages by default.
-    let mut m = Vec::new();
-    for i in 0..N {
-        m.extend_from_slice(
+    let m = nest(
+        N,
+        |i| {
             format!(
                 "From: x@example.org\nContent-Type: multipart/digest; boundary=d{i}\n\n--d{i}\n"
             )
-            .as_bytes(),
-        );
-    }
-    m.extend_from_slice(b"From: z@example.org\n\nhttp://digest.example.org/inner\n");
-    for i in (0..N).rev() {
-        m.extend_from_slice(format!("--d{i}--\n").as_bytes());
-    }
+        },
+        b"From: z@example.org\n\nhttp://digest.example.org/inner\n",
+        |i| format!("--d{i}--\n"),
+    );
     let o = scan_on_small_stack(m);
     assert_eq!(urls(&o), ["http://digest.example.org/inner"]);
 }

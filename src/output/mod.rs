@@ -807,13 +807,7 @@ impl<W: Write> Sink for CountSink<W> {
 
     fn file_done(&mut self, file: &str, count: u64) -> io::Result<()> {
         if self.json {
-            let mut line = Vec::with_capacity(file.len() + 32);
-            line.extend_from_slice(b"{\"file\":");
-            json_str(&mut line, file);
-            line.extend_from_slice(b",\"count\":");
-            line.extend_from_slice(itoa::Buffer::new().format(count).as_bytes());
-            line.extend_from_slice(b"}\n");
-            return self.out.write_all(&line);
+            return self.out.write_all(&json_count_line("file", file, count));
         }
         let sep = if self.null { "\0" } else { ":" };
         match (self.with_filename, self.color) {
@@ -913,15 +907,24 @@ pub fn write_count_row_as(
     if format != Format::Json {
         return write_count_row(out, count, key);
     }
-    let mut line = Vec::with_capacity(key.len() + 32);
-    line.extend_from_slice(b"{\"");
-    line.extend_from_slice(by.name().as_bytes());
-    line.extend_from_slice(b"\":");
-    json_str(&mut line, &String::from_utf8_lossy(key));
+    out.write_all(&json_count_line(
+        by.name(),
+        &String::from_utf8_lossy(key),
+        count,
+    ))
+}
+
+/// A JSON Lines row `{"NAME":"VALUE","count":N}` for the count tables.
+fn json_count_line(name: &str, value: &str, count: u64) -> Vec<u8> {
+    let mut line = Vec::with_capacity(name.len() + value.len() + 32);
+    line.push(b'{');
+    json_str(&mut line, name);
+    line.push(b':');
+    json_str(&mut line, value);
     line.extend_from_slice(b",\"count\":");
     line.extend_from_slice(itoa::Buffer::new().format(count).as_bytes());
     line.extend_from_slice(b"}\n");
-    out.write_all(&line)
+    line
 }
 
 /// `--unique` and `--count-by` in memory: the first record of each distinct

@@ -421,26 +421,24 @@ fn consume<'o>(
                         opened,
                         error,
                     } => {
-                        sum.found += count;
-                        if let Some(list) = cfg.list {
+                        let listed = cfg.list.and_then(|list| {
                             let show = (count > 0) == (list == List::WithMatches);
-                            if list == List::WithoutMatch {
-                                // grep -L: found means a file was listed.
-                                sum.found -= count;
-                                sum.found += u64::from(show && opened);
-                            }
-                            if show && opened && !cfg.quiet {
-                                let mut line = Vec::with_capacity(name.len() + 1);
-                                if opts.color {
-                                    line.extend_from_slice(b"\x1b[35m");
-                                    line.extend_from_slice(name.as_bytes());
-                                    line.extend_from_slice(b"\x1b[0m");
-                                } else {
-                                    line.extend_from_slice(name.as_bytes());
-                                }
-                                line.push(if opts.null { 0 } else { b'\n' });
-                                put(&mut outs, 0, &line)?;
-                            }
+                            (show && opened).then_some(list)
+                        });
+                        // grep -L: found means a file was listed.
+                        sum.found += match cfg.list {
+                            Some(List::WithoutMatch) => u64::from(listed.is_some()),
+                            _ => count,
+                        };
+                        if listed.is_some() && !cfg.quiet {
+                            let (path, reset) = if opts.color {
+                                (super::color::PATH, super::color::RESET)
+                            } else {
+                                ("", "")
+                            };
+                            let mut line = format!("{path}{name}{reset}").into_bytes();
+                            line.push(if opts.null { 0 } else { b'\n' });
+                            put(&mut outs, 0, &line)?;
                         }
                         if opts.count && opened && !cfg.quiet {
                             let mut line = Vec::new();

@@ -393,9 +393,16 @@ fn scan_messages(
             group.par_iter().map(scan_batch).collect()
         };
         for s in results {
+            // The part's record, cloned once per part, not once per URL.
+            let mut part: Option<(usize, MailWhere)> = None;
             for f in &s.found {
+                if part.as_ref().is_none_or(|(p, _)| *p != f.part) {
+                    part = Some((f.part, s.wheres[f.part].clone()));
+                }
+                let Some((_, w)) = part.as_mut() else {
+                    continue;
+                };
                 // The record is in file positions; the part's own are kept.
-                let mut w = s.wheres[f.part].clone();
                 w.part_start = f.m.start as u64;
                 w.part_line = f.line;
                 let start = f.file_start.saturating_sub(at.offset) as usize;
@@ -408,7 +415,7 @@ fn scan_messages(
                     url: std::borrow::Cow::Borrowed(&*f.m.url),
                     ..f.m
                 };
-                on_match(&w, line, &m);
+                on_match(w, line, &m);
             }
             for p in &s.problems {
                 on_problem(p);
