@@ -21,7 +21,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use urlsift::classify::{Classifier, Isa, naive};
+use urlsift_core::classify::{Classifier, Isa, naive};
 
 const MIB: usize = 1 << 20;
 

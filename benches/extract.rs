@@ -22,9 +22,9 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use linkify::{LinkFinder, LinkKind};
-use urlsift::classify::Isa;
-use urlsift::extract::Extractor;
-use urlsift::parallel;
+use urlsift_core::classify::Isa;
+use urlsift_core::extract::Extractor;
+use urlsift_core::parallel;
 
 const MIB: usize = 1 << 20;
 

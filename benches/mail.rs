@@ -16,8 +16,8 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use urlsift::extract::Extractor;
-use urlsift::input::mail::scan_archive;
+use urlsift_core::extract::Extractor;
+use urlsift_mail::scan_archive;
 
 fn corpus() -> Vec<u8> {
     if let Ok(p) = std::env::var("URLSIFT_MAIL_CORPUS") {

@@ -17,7 +17,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use urlsift::uri::{self, NormalizeOptions, UriRef};
+use urlsift_uri::{self as uri, NormalizeOptions, UriRef};
 
 const LIST: &str = include_str!("../datasets/urls.txt");
 const BASE: &str = "http://example.com/a/b/c;p?q";

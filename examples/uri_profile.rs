@@ -5,7 +5,7 @@
 //! between commits (divide by ROUNDS x 3434 for instructions per URL).
 use std::hint::black_box;
 
-use urlsift::uri::{self, NormalizeOptions, UriRef};
+use urlsift_uri::{self as uri, NormalizeOptions, UriRef};
 
 const LIST: &str = include_str!("../datasets/urls.txt");
 const BASE: &str = "http://example.com/a/b/c;p?q";

@@ -23,9 +23,9 @@ if ! cargo +nightly miri --version >/dev/null 2>&1; then
 fi
 export CARGO_TARGET_DIR=target/miri
 # No mmap, no parquet in these tests; isolation off is not needed.
-cargo +nightly miri test --lib --no-default-features small_tests
+cargo +nightly miri test -p urlsift-core --lib small_tests
 if [ "$(uname -m)" = x86_64 ]; then
     echo "miri: again with AVX2 enabled at compile time" >&2
     RUSTFLAGS="-C target-feature=+avx2,+bmi1,+bmi2,+popcnt,+ssse3" \
-        cargo +nightly miri test --lib --no-default-features small_tests
+        cargo +nightly miri test -p urlsift-core --lib small_tests
 fi

@@ -13,9 +13,9 @@
 use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
-use urlsift::classify::{Classifier, Isa};
-use urlsift::extract::Extractor;
-use urlsift::parallel;
+use urlsift_core::classify::{Classifier, Isa};
+use urlsift_core::extract::Extractor;
+use urlsift_core::parallel;
 
 /// The options of `urlsift bench`.
 #[derive(clap::Args, Debug, Clone)]
@@ -58,7 +58,7 @@ pub fn bench_cmd(opts: &BenchOpts) -> u8 {
         Ok(code) => code,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => 0,
         Err(e) => {
-            urlsift::report!("bench: {e}");
+            urlsift_core::report!("bench: {e}");
             2
         }
     }

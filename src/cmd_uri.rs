@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use std::io::{self, BufRead, Write};
 
 use serde::Serialize;
-use urlsift::uri::{self, NormalizeOptions, UriRef};
+use urlsift_uri::{self as uri, NormalizeOptions, UriRef};
 
 /// Where the references come from.
 pub enum Refs<'a> {

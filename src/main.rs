@@ -1,5 +1,5 @@
 //! The `urlsift` command line: thin wiring over the library.
-// Diagnostics go through `urlsift::report!`, which never panics on a closed stderr.
+// Diagnostics go through `urlsift_core::report!`, which never panics on a closed stderr.
 #![warn(clippy::print_stderr, clippy::print_stdout)]
 
 use std::io::{self, BufWriter, IsTerminal, Write};
@@ -11,13 +11,14 @@ mod cmd_man;
 mod cmd_uri;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
-use urlsift::classify::{Classifier, isa_report};
-use urlsift::dedup::{KeyLevel, parse_size};
-use urlsift::extract::Extractor;
-use urlsift::input::Source;
-use urlsift::output::run::{RecordWriter, ShardBy};
-use urlsift::output::{CountBy, Format, Options, run};
-use urlsift::report;
+use urlsift_core::classify::{Classifier, isa_report};
+use urlsift_core::extract::Extractor;
+use urlsift_core::report;
+use urlsift_printer::dedup::{KeyLevel, parse_size};
+use urlsift_printer::{CountBy, Format, Options};
+use urlsift_search::input::Source;
+use urlsift_search::run;
+use urlsift_search::run::{RecordWriter, ShardBy};
 
 // The allocator: the system one. mimalloc is an opt-in feature
 // (`cargo build --release --features mimalloc`) because it did not measure
@@ -232,7 +233,7 @@ struct ScanArgs {
     #[arg(long)]
     no_mmap: bool,
     /// Bytes per parallel chunk (for tests; the output never depends on it).
-    #[arg(long, value_name = "BYTES", default_value_t = urlsift::parallel::DEFAULT_CHUNK_SIZE)]
+    #[arg(long, value_name = "BYTES", default_value_t = urlsift_core::parallel::DEFAULT_CHUNK_SIZE)]
     chunk_size: usize,
 }
 
@@ -308,13 +309,13 @@ fn run_uri_cmd(cmd: Cmd) -> u8 {
 
 fn scan(args: &ScanArgs) -> u8 {
     let stdout = io::stdout();
-    urlsift::diag::set_quiet(args.no_messages);
+    urlsift_core::diag::set_quiet(args.no_messages);
     let mut paths = args.paths.clone();
     if let Some(f) = &args.files_from {
         let list = if f.as_os_str() == "-" {
-            urlsift::input::read_path_list(io::stdin().lock(), args.null)
+            urlsift_search::input::read_path_list(io::stdin().lock(), args.null)
         } else {
-            std::fs::File::open(f).and_then(|r| urlsift::input::read_path_list(r, args.null))
+            std::fs::File::open(f).and_then(|r| urlsift_search::input::read_path_list(r, args.null))
         };
         match list {
             Ok(v) => paths.extend(v),
@@ -324,7 +325,7 @@ fn scan(args: &ScanArgs) -> u8 {
             }
         }
     }
-    let walk = urlsift::input::WalkOptions {
+    let walk = urlsift_search::input::WalkOptions {
         globs: args.globs.clone(),
         max_depth: args.max_depth,
         ignore_vcs: args.ignore_vcs,
@@ -332,7 +333,7 @@ fn scan(args: &ScanArgs) -> u8 {
     let sources = if args.files_from.is_some() && paths.is_empty() {
         Vec::new() // an empty list: nothing to scan (not standard input)
     } else {
-        match urlsift::input::expand_with(&paths, &walk) {
+        match urlsift_search::input::expand_with(&paths, &walk) {
             Ok(s) => s,
             Err(e) => {
                 report!("{e}");
@@ -417,7 +418,7 @@ fn scan(args: &ScanArgs) -> u8 {
             b.inc(n);
         }
     };
-    let mail = urlsift::input::mail::MailRun::default();
+    let mail = urlsift_mail::MailRun::default();
     let cfg = run::Config {
         mail: args.mail.then_some(&mail),
         opts,
@@ -746,7 +747,7 @@ fn open_outputs(
             if parquet {
                 #[cfg(feature = "parquet")]
                 {
-                    let w = urlsift::output::parquet::ParquetWriter::new(BufWriter::new(f), mail)
+                    let w = urlsift_printer::parquet::ParquetWriter::new(BufWriter::new(f), mail)
                         .map_err(|e| format!("{}: {e}", dest.display()))?;
                     return Ok(Box::new(w));
                 }
@@ -847,7 +848,7 @@ fn open_outputs(
 /// threads than this.
 fn parallel_work(sources: &[Source], chunk_size: usize, cap: usize) -> usize {
     let chunk = chunk_size.max(1) as u64;
-    let block = (urlsift::parallel::DEFAULT_BLOCK_SIZE as u64).div_ceil(chunk);
+    let block = (urlsift_core::parallel::DEFAULT_BLOCK_SIZE as u64).div_ceil(chunk);
     let mut work = 0u64;
     for src in sources {
         if work >= cap as u64 {
@@ -861,8 +862,8 @@ fn parallel_work(sources: &[Source], chunk_size: usize, cap: usize) -> usize {
                     let n = std::fs::File::open(p)
                         .and_then(|mut f| io::Read::read(&mut f, &mut head))
                         .unwrap_or(0);
-                    let compressed =
-                        urlsift::input::sniff(&head[..n]) != urlsift::input::Encoding::Plain;
+                    let compressed = urlsift_search::input::sniff(&head[..n])
+                        != urlsift_search::input::Encoding::Plain;
                     let whole = m.len().div_ceil(chunk).max(1);
                     if compressed { whole.max(block) } else { whole }
                 }

@@ -7,7 +7,7 @@
 //! quadratic path cannot meet; no absolute time is asserted.
 
 use std::time::Instant;
-use urlsift::extract::Extractor;
+use urlsift_core::extract::Extractor;
 
 /// A generator: its name, and a function that makes `n` bytes.
 type Generator = (&'static str, fn(usize) -> Vec<u8>);
@@ -73,7 +73,7 @@ fn inputs() -> Vec<Generator> {
 
 fn scan_count(hay: &[u8]) -> usize {
     let mut n = 0;
-    urlsift::parallel::scan(&Extractor::new(), hay, 1 << 20, |m| {
+    urlsift_core::parallel::scan(&Extractor::new(), hay, 1 << 20, |m| {
         assert!(m.start <= m.end && m.end <= hay.len());
         n += 1;
     });
@@ -169,9 +169,9 @@ fn huge_inputs() {
     f.set_len(1 << 30).unwrap();
     drop(f);
     let t = Instant::now();
-    let data = match urlsift::input::open(Some(&p)).unwrap() {
-        urlsift::input::Opened::Whole(d) => d,
-        urlsift::input::Opened::Stream(_) => panic!("a regular file is mapped"),
+    let data = match urlsift_search::input::open(Some(&p)).unwrap() {
+        urlsift_search::input::Opened::Whole(d) => d,
+        urlsift_search::input::Opened::Stream(_) => panic!("a regular file is mapped"),
     };
     assert_eq!(scan_count(&data), 0);
     eprintln!("1 GiB sparse file: {:.2?}", t.elapsed());

@@ -2,7 +2,7 @@
 //! chunk size (from 1 byte up) and thread count (1 to 4).
 
 use proptest::prelude::*;
-use urlsift::extract::{Extractor, Match};
+use urlsift_core::extract::{Extractor, Match};
 
 const TOKENS: &[&str] = &[
     "http://a.example/x",
@@ -67,7 +67,7 @@ fn chunked(hay: &[u8], chunk: usize, threads: usize) -> Vec<Match<'_>> {
         .build()
         .unwrap();
     let mut v = Vec::new();
-    pool.install(|| urlsift::parallel::scan(&Extractor::new(), hay, chunk, |m| v.push(m)));
+    pool.install(|| urlsift_core::parallel::scan(&Extractor::new(), hay, chunk, |m| v.push(m)));
     v
 }
 
@@ -90,14 +90,14 @@ proptest! {
 fn cuts_are_at_cut_points() {
     let hay = build(&(0..5000).collect::<Vec<_>>());
     for chunk in [1, 2, 3, 17, 64, 1000] {
-        let cuts = urlsift::parallel::cuts(&hay, chunk);
+        let cuts = urlsift_core::parallel::cuts(&hay, chunk);
         assert_eq!(cuts.first(), Some(&0));
         assert_eq!(cuts.last(), Some(&hay.len()));
         for w in cuts.windows(2) {
             assert!(w[0] < w[1]);
         }
         for &c in &cuts[1..cuts.len() - 1] {
-            assert!(urlsift::parallel::is_cut(&hay, c), "{c}");
+            assert!(urlsift_core::parallel::is_cut(&hay, c), "{c}");
         }
     }
 }
@@ -178,7 +178,7 @@ fn streamed(
         sizes,
         k: 0,
     };
-    let n = urlsift::parallel::scan_reader(&Extractor::new(), r, block, chunk, |m, line| {
+    let n = urlsift_core::parallel::scan_reader(&Extractor::new(), r, block, chunk, |m, line| {
         v.push((m.start, m.end, m.url.to_vec(), line))
     })
     .unwrap();

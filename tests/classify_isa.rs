@@ -4,7 +4,7 @@
 
 use std::process::Command;
 
-use urlsift::classify::{Classifier, ISA_ENV, Isa, isa_report};
+use urlsift_core::classify::{Classifier, ISA_ENV, Isa, isa_report};
 
 /// Set in the child to the ISA name it must see.
 const EXPECT_ENV: &str = "URLSIFT_TEST_EXPECT_ISA";

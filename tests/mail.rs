@@ -3,8 +3,8 @@
 use std::path::Path;
 use std::process::Command;
 
-use urlsift::extract::Extractor;
-use urlsift::input::mail::{MailStats, MailWhere, Problem, scan_archive};
+use urlsift_core::extract::Extractor;
+use urlsift_mail::{MailStats, MailWhere, Problem, scan_archive};
 
 const OWN: &str = "tests/data/mail/own";
 const UPSTREAM: &str = "tests/data/mail/mail-parser";
@@ -286,7 +286,7 @@ fn issue5_plain_mode_hints_but_output_is_unchanged() {
     let (out, err, _) = bin(&[&f]);
     assert!(err.contains("--mail"), "{err}");
     let data = std::fs::read(&f).unwrap();
-    let plain: Vec<String> = urlsift::extract::extract(&data)
+    let plain: Vec<String> = urlsift_core::extract::extract(&data)
         .iter()
         .map(|m| m.url_str().into_owned() + "\n")
         .collect();
@@ -319,7 +319,7 @@ fn issue5_stream_equals_whole_for_any_block_size() {
     assert_eq!(whole.1.messages, 6);
     for block in [1, 7, 64, 200, 333, 1000, 1 << 20] {
         let streamed = collect(&mut |v| {
-            urlsift::input::mail::scan_reader(
+            urlsift_mail::scan_reader(
                 &ex,
                 &data[..],
                 block,
@@ -579,7 +579,7 @@ fn issue17_cli_deeply_nested_message_does_not_abort_the_run() {
 
 /// The URLs a plain scan finds in `data`.
 fn plain_urls(data: &[u8]) -> Vec<String> {
-    urlsift::extract::extract(data)
+    urlsift_core::extract::extract(data)
         .iter()
         .map(|m| m.url_str().into_owned())
         .collect()

@@ -1,4 +1,4 @@
-//! Conformance of `urlsift::uri` against the imported vectors in
+//! Conformance of `urlsift_uri` against the imported vectors in
 //! `tests/data/conformance/` (see its README for origins and licences).
 //!
 //! Every case is run. A case that fails must be listed, with its reason, in
@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use serde_json::Value;
-use urlsift::uri::{self, NormalizeOptions, UriRef, host};
+use urlsift_uri::{self as uri, NormalizeOptions, UriRef, host};
 
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/");
 

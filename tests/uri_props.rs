@@ -1,11 +1,11 @@
-//! Property tests for `urlsift::uri`: idempotent normalization, round trips,
+//! Property tests for `urlsift_uri`: idempotent normalization, round trips,
 //! agreement with a peer parser (fluent-uri), no panics on any bytes, and
 //! linear time on 1 MiB inputs.
 
 use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
-use urlsift::uri::{self, NormalizeOptions, UriRef};
+use urlsift_uri::{self as uri, NormalizeOptions, UriRef};
 
 /// URI-ish text: mostly the RFC 3986 characters, with a few invalid ones.
 fn uriish() -> impl Strategy<Value = String> {

@@ -4,8 +4,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use urlsift::classify::Isa;
-use urlsift::extract::{Extractor, Match};
+use urlsift_core::classify::Isa;
+use urlsift_core::extract::{Extractor, Match};
 
 fn scan<'h>(ex: &Extractor, hay: &'h [u8]) -> Vec<Match<'h>> {
     let mut out = Vec::new();
@@ -29,11 +29,11 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let mut par = Vec::new();
-    urlsift::parallel::scan(&scalar, hay, chunk, |m| par.push(m));
+    urlsift_core::parallel::scan(&scalar, hay, chunk, |m| par.push(m));
     assert_eq!(par, want, "parallel scan with chunk {chunk} differs");
     let best = Extractor::with_isa(Isa::best()).unwrap();
     let mut par = Vec::new();
-    urlsift::parallel::scan(&best, hay, chunk, |m| par.push(m));
+    urlsift_core::parallel::scan(&best, hay, chunk, |m| par.push(m));
     assert_eq!(
         par,
         want,

@@ -4,9 +4,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use urlsift::classify::Isa;
-use urlsift::extract::Extractor;
-use urlsift::input::mail::{self, decode, html, mbox, message, simple};
+use urlsift_core::classify::Isa;
+use urlsift_core::extract::Extractor;
+use urlsift_mail::{self as mail, decode, html, mbox, message, simple};
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 

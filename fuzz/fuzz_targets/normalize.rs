@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use urlsift::uri::{NormalizeOptions, UriRef, normalize};
+use urlsift_uri::{NormalizeOptions, UriRef, normalize};
 
 fuzz_target!(|data: &[u8]| {
     let opts = NormalizeOptions::default();

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use urlsift::uri::UriRef;
+use urlsift_uri::UriRef;
 
 fn exercise(u: &UriRef<'_>) {
     let _ = (

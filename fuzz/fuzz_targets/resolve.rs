@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use urlsift::uri::{UriRef, resolve};
+use urlsift_uri::{UriRef, resolve};
 
 fuzz_target!(|data: &[u8]| {
     let (base, reference) = match memchr_nl(data) {
@@ -25,8 +25,8 @@ fuzz_target!(|data: &[u8]| {
             "resolve({base:?}, {reference:?}) = {t:?} is not absolute"
         );
     }
-    let _ = urlsift::uri::relativize(base, reference, false);
-    let _ = urlsift::uri::relativize(base, reference, true);
+    let _ = urlsift_uri::relativize(base, reference, false);
+    let _ = urlsift_uri::relativize(base, reference, true);
 });
 
 fn memchr_nl(data: &[u8]) -> Option<usize> {

@@ -1,0 +1,333 @@
+//! Stage 2: the delimiting rules of RFC 3986 Appendix C and RFC 2396 Appendix E,
+//! applied at the candidates that [`crate::classify`] finds.
+//!
+//! ```
+//! let text = b"Yes, Jim, I found it under \"http://www.w3.org/Addressing/\", but you
+//! can probably pick it up from <ftp://foo.example.com/rfc/>.  Note the
+//! warning in <http://www.ics.uci.edu/pub/ietf/uri/historical.html#WARNING>.";
+//! let urls: Vec<_> = urlsift_core::extract::extract(text)
+//!     .into_iter()
+//!     .map(|m| String::from_utf8_lossy(&m.url).into_owned())
+//!     .collect();
+//! assert_eq!(urls, [
+//!     "http://www.w3.org/Addressing/",
+//!     "ftp://foo.example.com/rfc/",
+//!     "http://www.ics.uci.edu/pub/ietf/uri/historical.html#WARNING",
+//! ]);
+//! ```
+//!
+//! # The rules
+//!
+//! - A URL starts at any RFC 3986 scheme followed by `://`, at a scheme of
+//!   [`schemes::SCHEMES_WITHOUT_SLASHES`] followed by `:` and a URI character, or
+//!   at `www.` that begins a word (RFC 2396bis Appendix F, reported as [`Kind::Www`]).
+//! - Right after `<` (optionally `<URL:`, optionally with whitespace), the URL
+//!   runs to the closing `>`, and whitespace inside is removed: long URLs are
+//!   wrapped across lines there. A hyphen that ends a line is kept and the match
+//!   is flagged [`Match::ambiguous`]. A blank line, a stop character or more than
+//!   [`rules::MAX_WRAPPED`] bytes without `>` means the URL is not wrapped after
+//!   all, and it is delimited as a bare URL.
+//! - Right after `"`, the URL runs to the closing `"`. When the quoted text holds
+//!   nothing but a URL broken at line breaks (mail clients do this inside HTML
+//!   attributes), the pieces are joined the same way; a space without a line
+//!   break inside the quotes means it is not a wrapped URL.
+//! - A bare URL ends before whitespace, a control, `<`, `>`, `"`, one of
+//!   `\ ^ ` { | }`, Unicode whitespace, CJK/full-width punctuation or a
+//!   typographic quote; then trailing `. , : ; ! ? '` and `"` are trimmed, and a
+//!   closing `)` or `]` is kept only when it balances an opening one in the URL.
+//! - `URL:` before a URL (with or without a space) is a delimiter, not part of it.
+//!
+//! The look-behind at a candidate is bounded ([`rules::MAX_SCHEME`],
+//! [`rules::MAX_CONTEXT`]), so a scan can start at any offset.
+
+use std::borrow::Cow;
+
+use crate::classify::{Classifier, Isa};
+
+pub mod rules;
+pub mod schemes;
+pub(crate) mod unicode;
+
+/// How a URL was delimited in the text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Style {
+    /// No delimiter: the URL ends at whitespace or a stop character.
+    Bare,
+    /// Inside double quotes: `"http://example.com/"`.
+    Quoted,
+    /// Inside angle brackets: `<http://example.com/>`.
+    Angle,
+    /// With the `URL:` prefix, as in `<URL:http://example.com/>` or `URL: http://...`.
+    UrlPrefix,
+}
+
+impl Style {
+    /// The name used in JSON output: `bare`, `quoted`, `angle` or `url-prefix`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Style::Bare => "bare",
+            Style::Quoted => "quoted",
+            Style::Angle => "angle",
+            Style::UrlPrefix => "url-prefix",
+        }
+    }
+}
+
+/// What was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// A URI with a scheme.
+    Uri,
+    /// An abbreviated `www.` URI (RFC 2396bis Appendix F), no scheme.
+    Www,
+}
+
+impl Kind {
+    /// The name used in JSON output: `uri` or `www`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Uri => "uri",
+            Kind::Www => "www",
+        }
+    }
+}
+
+/// One URL found in the input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Match<'h> {
+    /// Byte offset of the first byte of the URL in the input (delimiters excluded).
+    pub start: usize,
+    /// Byte offset one past the last byte of the URL in the input (delimiters excluded).
+    pub end: usize,
+    /// The URL text: borrowed from the input unless whitespace had to be removed.
+    pub url: Cow<'h, [u8]>,
+    /// How the URL was delimited.
+    pub style: Style,
+    /// Whether it has a scheme or is an abbreviated `www.` URI.
+    pub kind: Kind,
+    /// True when the result depends on a guess (a hyphen at a line break was kept).
+    pub ambiguous: bool,
+}
+
+impl Match<'_> {
+    /// The URL as text (lossy if the input was not UTF-8).
+    pub fn url_str(&self) -> Cow<'_, str> {
+        String::from_utf8_lossy(&self.url)
+    }
+}
+
+/// Find every URL in `hay`, in input order, with the default [`Extractor`].
+pub fn extract(hay: &[u8]) -> Vec<Match<'_>> {
+    let mut out = Vec::new();
+    Extractor::new().scan(hay, 0, hay.len(), 0, |m| out.push(m));
+    out
+}
+
+/// Candidates are gathered this many bytes at a time, then delimited.
+const WINDOW: usize = 32 * 1024;
+
+/// The extraction engine: a stage-1 [`Classifier`] plus the delimiting rules.
+///
+/// ```
+/// use urlsift_core::classify::Isa;
+/// use urlsift_core::extract::Extractor;
+/// let text = b"docs at https://docs.rs/memchr/ (and www.rust-lang.org).";
+/// let scalar = Extractor::with_isa(Isa::Scalar).unwrap();
+/// let mut urls = Vec::new();
+/// scalar.scan(text, 0, text.len(), 0, |m| urls.push(m.url_str().into_owned()));
+/// assert_eq!(urls, ["https://docs.rs/memchr/", "www.rust-lang.org"]);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Extractor {
+    classifier: Classifier,
+}
+
+impl Default for Extractor {
+    fn default() -> Self {
+        Extractor::new()
+    }
+}
+
+impl rules::Stops for Classifier {
+    #[inline]
+    fn find_stop(&self, hay: &[u8], from: usize) -> usize {
+        Classifier::find_stop(self, hay, from)
+    }
+
+    #[inline]
+    fn find_run(&self, hay: &[u8], from: usize) -> (usize, usize) {
+        Classifier::find_run(self, hay, from)
+    }
+}
+
+/// A match with the scanner state around it, for stitching chunks together.
+#[derive(Debug)]
+pub(crate) struct RawMatch<'h> {
+    pub m: Match<'h>,
+    /// The candidate anchor that produced it.
+    pub anchor: usize,
+    /// Candidates before this offset are inside the match or its delimiters.
+    pub resume: usize,
+}
+
+impl Extractor {
+    /// An extractor with the process-wide classifier: the best ISA for this
+    /// CPU, unless `URLSIFT_ISA` forces one ([`Classifier::auto`]).
+    pub fn new() -> Self {
+        Extractor {
+            classifier: Classifier::auto(),
+        }
+    }
+
+    /// An extractor with the given classifier.
+    pub fn with_classifier(classifier: Classifier) -> Self {
+        Extractor { classifier }
+    }
+
+    /// An extractor forced to `isa`, or `None` if this CPU cannot run it.
+    pub fn with_isa(isa: Isa) -> Option<Self> {
+        Classifier::new(isa).map(Extractor::with_classifier)
+    }
+
+    /// The stage-1 classifier.
+    pub fn classifier(&self) -> Classifier {
+        self.classifier
+    }
+
+    /// The classifier's ISA.
+    pub fn isa(&self) -> Isa {
+        self.classifier.isa()
+    }
+
+    /// Report, in input order, every URL anchored in `hay[start..end]`.
+    ///
+    /// `floor` is where the last URL before `start` ended (with its closing
+    /// delimiter): pass `start` for a fresh scan. Look-behind and look-ahead
+    /// read `hay` outside `start..end` as far as needed; the look-behind is at
+    /// most [`rules::MAX_LOOK_BEHIND`] bytes. Returns the new floor: where the
+    /// last URL found ended, or `floor` if none was found.
+    pub fn scan<'h, F: FnMut(Match<'h>)>(
+        &self,
+        hay: &'h [u8],
+        start: usize,
+        end: usize,
+        floor: usize,
+        mut sink: F,
+    ) -> usize {
+        self.scan_raw(hay, start, end, floor, |_, _| true, |r| sink(r.m))
+            .0
+    }
+
+    /// The scanning loop. `go(c, floor)` is asked before each candidate `c`
+    /// that is not inside an earlier match; returning false stops the scan
+    /// there. Returns the floor and the candidate where it stopped, if it did.
+    pub(crate) fn scan_raw<'h>(
+        &self,
+        hay: &'h [u8],
+        start: usize,
+        end: usize,
+        floor: usize,
+        mut go: impl FnMut(usize, usize) -> bool,
+        mut sink: impl FnMut(RawMatch<'h>),
+    ) -> (usize, Option<usize>) {
+        let end = end.min(hay.len());
+        let mut consumed = floor;
+        let mut cands = Vec::with_capacity(1024);
+        let mut cache = rules::RunCache::default();
+        let mut w = start.max(consumed.min(end));
+        while w < end {
+            let w_end = end.min(w + WINDOW);
+            cands.clear();
+            self.classifier.candidates(hay, w, w_end, &mut cands);
+            for &c in &cands {
+                if c < consumed {
+                    continue;
+                }
+                if !go(c, consumed) {
+                    return (consumed, Some(c));
+                }
+                if let Some(f) = rules::match_at(&self.classifier, &mut cache, hay, c, consumed) {
+                    consumed = f.resume;
+                    let url = match f.joined {
+                        Some(v) => Cow::Owned(v),
+                        None => Cow::Borrowed(&hay[f.start..f.end]),
+                    };
+                    sink(RawMatch {
+                        m: Match {
+                            start: f.start,
+                            end: f.end,
+                            url,
+                            style: f.style,
+                            kind: f.kind,
+                            ambiguous: f.ambiguous,
+                        },
+                        anchor: c,
+                        resume: f.resume,
+                    });
+                }
+            }
+            w = w_end.max(consumed);
+        }
+        (consumed, None)
+    }
+}
+
+/// Small enough for Miri (`scripts/miri.sh`): extraction on short inputs,
+/// every ISA against scalar, and chunked against whole.
+#[cfg(test)]
+mod small_tests {
+    use super::*;
+
+    #[test]
+    fn small_inputs_agree_across_isas_and_restarts() {
+        let texts: [&[u8]; 4] = [
+            b"<URL:http://a.example/very-\n   long> and \"http://b.example/q?x=1\".",
+            b"(see www.c.example/(x)) \xff\xfe news:comp.lang.rust, <mailto:d@e.example>",
+            b"http://[2001:db8::1]:80/p \xe3\x80\x8chttps://f.example/\xe3\x80\x8d http://",
+            b"<<<<((((http://g.example/)))) www. www.h.example. Note: 10:30",
+        ];
+        let scalar = Extractor::with_isa(Isa::Scalar).expect("scalar always runs");
+        let isas: Vec<Extractor> = crate::classify::Isa::ALL
+            .iter()
+            .filter_map(|&i| Extractor::with_isa(i))
+            .collect();
+        for t in texts {
+            let want: Vec<(usize, usize, Vec<u8>)> = {
+                let mut v = Vec::new();
+                scalar.scan(t, 0, t.len(), 0, |m| {
+                    v.push((m.start, m.end, m.url.to_vec()))
+                });
+                v
+            };
+            assert!(!want.is_empty());
+            for e in &isas {
+                let mut got = Vec::new();
+                e.scan(t, 0, t.len(), 0, |m| {
+                    got.push((m.start, m.end, m.url.to_vec()))
+                });
+                assert_eq!(got, want, "{:?}", e.isa());
+            }
+            // Chunked (cut at stop bytes, stitched) gives the whole, on two
+            // threads (a one-thread pool scans without chunks). Not under
+            // Miri: rayon's crossbeam-epoch trips Stacked Borrows (a known
+            // false alarm there), even in idle worker threads; this module
+            // has no unsafe code of its own.
+            if cfg!(miri) {
+                continue;
+            }
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(2)
+                .build()
+                .expect("a thread pool");
+            for chunk in [1, 7, 16] {
+                let mut got = Vec::new();
+                pool.install(|| {
+                    crate::parallel::scan_range(&scalar, t, 0, t.len(), 0, chunk, |m| {
+                        got.push((m.start, m.end, m.url.to_vec()))
+                    })
+                });
+                assert_eq!(got, want, "chunk size {chunk}");
+            }
+        }
+    }
+}

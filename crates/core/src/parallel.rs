@@ -1,0 +1,533 @@
+//! Chunked, multi-core scanning of one large buffer, with output identical to
+//! a sequential scan for every thread count and chunk size.
+//!
+//! # How chunks are stitched
+//!
+//! The buffer is cut into chunks of about `chunk_size` bytes; each cut is moved
+//! forward to the next ASCII stop byte (whitespace, `<`, `"`, ...), which no
+//! scheme and no bare URL crosses. A URL belongs to the chunk that holds its
+//! candidate anchor (the `:` of its scheme, or its `www.`), and a chunk reads
+//! past its end to finish its last URL.
+//!
+//! The only state a scan carries from one candidate to the next is its
+//! *floor*: where the last URL (with its closing delimiter) ended. The rules
+//! look back at most [`MAX_LOOK_BEHIND`] bytes, so every chunk is first scanned
+//! in parallel as if the floor were `MAX_LOOK_BEHIND` bytes before its start.
+//! Stitching then walks the chunks in order with the true floor. When the true
+//! floor is that low or lower, the chunk's result is exact. Otherwise (a URL
+//! ended just before the cut, or a URL wrapped in `<...>` runs across it) the
+//! chunk is re-scanned from its start with the true floor, only until both
+//! scans are at a candidate that lies at least `MAX_LOOK_BEHIND` bytes past
+//! both floors: from there on, every decision is the same in both, and the
+//! parallel result is used.
+//!
+//! ```
+//! use urlsift_core::extract::Extractor;
+//! let text = b"a http://a.example/ b <http://b.example/x\n y> c www.c.example d".repeat(100);
+//! let mut seq = Vec::new();
+//! Extractor::new().scan(&text, 0, text.len(), 0, |m| seq.push(m));
+//! let mut par = Vec::new();
+//! urlsift_core::parallel::scan(&Extractor::new(), &text, 7, |m| par.push(m));
+//! assert_eq!(seq, par);
+//! ```
+
+use std::io::{self, Read};
+
+use rayon::prelude::*;
+
+use crate::classify::{Classifier, naive};
+use crate::extract::rules::{MAX_LOOK_BEHIND, MAX_WRAPPED};
+use crate::extract::{Extractor, Match, RawMatch, unicode};
+
+/// The default chunk size: large enough to amortize the stitching, small
+/// enough to spread a few hundred megabytes over many cores.
+pub const DEFAULT_CHUNK_SIZE: usize = 2 << 20;
+
+/// The cuts between chunks: `0 = b0 < b1 < ... < bn = hay.len()`, each inner
+/// cut at an ASCII stop byte at or after a multiple of `chunk_size`.
+pub fn cuts(hay: &[u8], chunk_size: usize) -> Vec<usize> {
+    cuts_from(&Classifier::auto(), hay, 0, chunk_size)
+}
+
+/// [`cuts`] of `hay[start..]`: `start = b0 < b1 < ... < bn = hay.len()`.
+fn cuts_from(c: &Classifier, hay: &[u8], start: usize, chunk_size: usize) -> Vec<usize> {
+    let step = chunk_size.max(1);
+    let mut v = vec![start];
+    let mut next = start + step;
+    while next < hay.len() {
+        let i = find_cut(c, hay, next, hay.len());
+        if i >= hay.len() {
+            break;
+        }
+        if i > *v.last().unwrap_or(&start) {
+            v.push(i);
+        }
+        next = i + step;
+    }
+    v.push(hay.len());
+    v.dedup();
+    v
+}
+
+/// True if the text may be cut before `hay[i]`: no URL, scheme or `www.`
+/// runs across it (a URL wrapped in `<...>` may, and stitching handles it).
+/// That is an ASCII stop byte (whitespace, `<`, `"`, ...), or the first byte
+/// of a non-ASCII character that ends a URL (Unicode whitespace, CJK and
+/// full-width punctuation, see [`crate::extract`]), or of bytes that are not
+/// UTF-8. A UTF-8 continuation byte is never a cut point.
+///
+/// ```
+/// use urlsift_core::parallel::is_cut;
+/// let t = "a b。c中".as_bytes();
+/// assert!(is_cut(t, 1));       // ' '
+/// assert!(is_cut(t, 3));       // '。' (U+3002)
+/// assert!(!is_cut(t, 4));      // inside '。'
+/// assert!(!is_cut(t, 7));      // '中' may be part of an IRI
+/// ```
+pub fn is_cut(hay: &[u8], i: usize) -> bool {
+    match hay.get(i) {
+        None => false,
+        Some(&b) if b < 0x80 => naive::is_stop(b),
+        Some(0x80..=0xBF) => false,
+        Some(_) => match unicode::decode(hay, i) {
+            Some((c, _)) => unicode::ends_url(c),
+            None => true,
+        },
+    }
+}
+
+/// The first cut point ([`is_cut`]) in `hay[from..limit]`, else `limit`.
+fn find_cut(c: &Classifier, hay: &[u8], from: usize, limit: usize) -> usize {
+    let hay = &hay[..limit.min(hay.len())];
+    let mut i = from;
+    loop {
+        // Every non-ASCII byte is a stop byte to the classifier.
+        i = c.find_stop(hay, i);
+        if i >= hay.len() || is_cut(hay, i) {
+            return i.min(limit);
+        }
+        i += 1;
+    }
+}
+
+/// The last cut point in `hay[lo..hi]`, if any.
+fn rfind_cut(hay: &[u8], lo: usize, hi: usize) -> Option<usize> {
+    (lo..hi.min(hay.len())).rev().find(|&j| is_cut(hay, j))
+}
+
+/// A run of this many bytes with no cut point ([`is_cut`]) is cut, so that
+/// memory stays bounded and every way of reading the same bytes (mapped,
+/// streamed, decompressed) finds the same URLs: a *forced cut* falls at every
+/// offset `k * MAX_RUN` of the input (moved back to a UTF-8 character
+/// boundary) that has no cut point in the `MAX_RUN` bytes before it. No URL
+/// runs across a forced cut. Text never has such runs: only binary data
+/// and hostile input do.
+pub const MAX_RUN: usize = 4 << 20;
+
+/// Where a segment ends: see [`Segmenter::next`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SegEnd {
+    /// At a cut point (the scan may read past it).
+    Cut(usize),
+    /// At a forced cut: the scan reads nothing at or past it.
+    Forced(usize),
+    /// At the end of the input.
+    End(usize),
+    /// No end can be decided in the bytes there are: read more.
+    More,
+}
+
+/// The one segmenter of the input, shared by every reader: segments end at
+/// cut points ([`is_cut`]) or at forced cuts ([`MAX_RUN`]), which depend on
+/// the bytes alone, never on how they were read.
+#[derive(Debug, Default)]
+pub(crate) struct Segmenter {
+    /// The absolute offset of the last cut point before the current
+    /// segment's start (`None`: none since the input began).
+    last_cut: Option<u64>,
+}
+
+impl Segmenter {
+    /// The end of the segment starting at `hay[start]`, `hay[0]` being at
+    /// absolute offset `base`: the first cut point at or after
+    /// `start + target`, or the first forced cut after `start` when one
+    /// comes first. A segment end is at most `avail`; with `eof`, `hay`
+    /// ends the input, and `avail` is `hay.len()`.
+    pub(crate) fn next(
+        &mut self,
+        c: &Classifier,
+        hay: &[u8],
+        base: u64,
+        (start, target, avail): (usize, usize, usize),
+        eof: bool,
+    ) -> SegEnd {
+        let want = start.saturating_add(target.max(1));
+        // 2 * MAX_RUN bytes without a cut point hold a forced cut: look no
+        // further (so a long run is searched once, not once per segment).
+        let reach = want.saturating_add(2 * MAX_RUN).min(avail);
+        let mut end = if want < avail {
+            find_cut(c, hay, want, reach)
+        } else {
+            avail
+        };
+        if end >= avail && eof {
+            end = hay.len();
+        }
+        // The forced cuts in (start, end]: the first wins.
+        let run = MAX_RUN as u64;
+        let mut q = ((base + start as u64) / run + 1) * run;
+        while q <= base + end as u64 {
+            let qi = (q - base) as usize;
+            if qi >= hay.len() {
+                break;
+            }
+            if self.forced_at(hay, base, start, qi) {
+                // Back to a character boundary (at most 3 continuation bytes).
+                let mut at = qi;
+                while at > start + 1 && at + 3 > qi && (0x80..0xC0).contains(&hay[at]) {
+                    at -= 1;
+                }
+                if at > start {
+                    if let Some(k) = rfind_cut(hay, start, at) {
+                        self.last_cut = Some(base + k as u64);
+                    }
+                    return SegEnd::Forced(at);
+                }
+            }
+            q += run;
+        }
+        if end >= hay.len() && eof {
+            return SegEnd::End(hay.len());
+        }
+        if end >= avail {
+            return SegEnd::More;
+        }
+        if !is_cut(hay, end) {
+            // Unreachable: a window of 2 * MAX_RUN bytes without a cut point
+            // holds a forced cut, found above. Stay safe and deterministic.
+            return SegEnd::Forced(end);
+        }
+        self.last_cut = Some(base + end as u64);
+        SegEnd::Cut(end)
+    }
+
+    /// True if the `MAX_RUN` bytes before `hay[qi]` hold no cut point
+    /// (looking before `hay[start]` through `last_cut`).
+    fn forced_at(&self, hay: &[u8], base: u64, start: usize, qi: usize) -> bool {
+        let window = (base + qi as u64).saturating_sub(MAX_RUN as u64);
+        let lo = window.saturating_sub(base) as usize;
+        if rfind_cut(hay, lo.max(start), qi).is_some() {
+            return false;
+        }
+        if window >= base + start as u64 {
+            return true;
+        }
+        self.last_cut.is_none_or(|k| k < window)
+    }
+}
+
+struct ChunkOut<'h> {
+    raws: Vec<RawMatch<'h>>,
+    floor: usize,
+}
+
+/// Scan `hay` in chunks of about `chunk_size` bytes on the current rayon pool,
+/// and hand every match to `sink` in input order. The result is identical to
+/// [`Extractor::scan`] over the whole buffer. Memory held at once is bounded
+/// by a batch of chunks (two per thread), not by the input size.
+pub fn scan<'h>(ex: &Extractor, hay: &'h [u8], chunk_size: usize, sink: impl FnMut(Match<'h>)) {
+    let target = 4 * rayon::current_num_threads().max(1) * chunk_size.max(1);
+    scan_segments(ex, hay, target, chunk_size, sink, |_| true);
+}
+
+/// [`scan`] one segment of about `target` bytes at a time (see
+/// [`MAX_RUN`]), calling `between` with each segment's length after it:
+/// when it returns `false`, the scan stops there.
+pub fn scan_segments<'h>(
+    ex: &Extractor,
+    hay: &'h [u8],
+    target: usize,
+    chunk_size: usize,
+    mut sink: impl FnMut(Match<'h>),
+    mut between: impl FnMut(usize) -> bool,
+) {
+    let c = ex.classifier();
+    let mut seg = Segmenter::default();
+    let (mut start, mut floor) = (0usize, 0usize);
+    while start < hay.len() {
+        let end = match seg.next(&c, hay, 0, (start, target, hay.len()), true) {
+            SegEnd::Cut(e) | SegEnd::End(e) => {
+                floor = scan_range(ex, hay, start, e, floor, chunk_size, &mut sink);
+                e
+            }
+            SegEnd::Forced(e) => {
+                let f = scan_range(ex, &hay[..e], start, e, floor, chunk_size, &mut sink);
+                floor = f.max(e);
+                e
+            }
+            SegEnd::More => hay.len(),
+        };
+        if !between(end - start) {
+            return;
+        }
+        start = end;
+    }
+}
+
+/// [`scan`] restricted to the candidates in `hay[start..end]`, starting from
+/// `floor` (see [`Extractor::scan`]); returns the floor after the range. On a
+/// one-thread pool, or for a range of at most `chunk_size` bytes, this is
+/// one [`Extractor::scan`], without chunks (and without starting the pool).
+pub fn scan_range<'h>(
+    ex: &Extractor,
+    hay: &'h [u8],
+    start: usize,
+    end: usize,
+    floor: usize,
+    chunk_size: usize,
+    mut sink: impl FnMut(Match<'h>),
+) -> usize {
+    let end = end.min(hay.len());
+    if start >= end {
+        return floor;
+    }
+    if end - start <= chunk_size || rayon::current_num_threads() <= 1 {
+        // One chunk, or one thread: chunks would be scanned one after the
+        // other anyway, and the stitched result is that of one scan (the
+        // invariant above), so skip the chunk buffers and the stitching.
+        // A small input is checked first, so it never starts the pool.
+        return ex.scan(hay, start, end, floor, sink);
+    }
+    let bounds = cuts_from(&ex.classifier(), &hay[..end], start, chunk_size);
+    let chunks: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
+    // Two chunks per thread at a time: each holds its matches until it is
+    // stitched, so this bounds memory (about 5 bytes of matches per byte of
+    // URL-dense text).
+    let batch = 2 * rayon::current_num_threads().max(1);
+    let mut floor = floor;
+    for group in chunks.chunks(batch) {
+        let outs: Vec<ChunkOut<'h>> = if group.len() == 1 {
+            group
+                .iter()
+                .map(|&(b, e)| scan_chunk(ex, hay, b, e))
+                .collect()
+        } else {
+            group
+                .par_iter()
+                .map(|&(b, e)| scan_chunk(ex, hay, b, e))
+                .collect()
+        };
+        for (&(b, e), out) in group.iter().zip(outs) {
+            floor = stitch(ex, hay, b, e, floor, out, &mut sink);
+        }
+    }
+    floor
+}
+
+fn scan_chunk<'h>(ex: &Extractor, hay: &'h [u8], b: usize, e: usize) -> ChunkOut<'h> {
+    let mut raws = Vec::new();
+    let spec_floor = b.saturating_sub(MAX_LOOK_BEHIND);
+    let (floor, _) = ex.scan_raw(hay, b, e, spec_floor, |_, _| true, |r| raws.push(r));
+    ChunkOut { raws, floor }
+}
+
+/// Counts lines up to each match, incrementally (matches come in order).
+#[derive(Debug)]
+pub struct LineCounter {
+    pos: usize,
+    line: u64,
+}
+
+impl Default for LineCounter {
+    fn default() -> Self {
+        LineCounter { pos: 0, line: 1 }
+    }
+}
+
+impl LineCounter {
+    /// The 1-based line of `hay[at]`; `at` must not decrease between calls.
+    pub fn line_at(&mut self, hay: &[u8], at: usize) -> u64 {
+        if at > self.pos {
+            self.line += memchr::memchr_iter(b'\n', &hay[self.pos..at]).count() as u64;
+            self.pos = at;
+        }
+        self.line
+    }
+
+    /// The buffer lost its first `n` bytes: shift the position.
+    fn drop_front(&mut self, hay: &[u8], n: usize) {
+        self.line_at(hay, n);
+        self.pos -= n;
+    }
+}
+
+/// How much a stream is read at a time.
+pub const DEFAULT_BLOCK_SIZE: usize = 16 << 20;
+
+/// Scan a stream in blocks of about `block_size` bytes, carrying the tail a
+/// URL needs from one block to the next, so memory stays bounded (about
+/// `block_size` plus [`MAX_WRAPPED`], and at most `2 * MAX_RUN` more for
+/// text with no cut point at all) whatever the input size. Each match comes with its
+/// 1-based line; its offsets are absolute in the stream. The result is
+/// identical to scanning the whole stream at once. Returns the stream's size.
+pub fn scan_reader<R: Read>(
+    ex: &Extractor,
+    mut r: R,
+    block_size: usize,
+    chunk_size: usize,
+    mut sink: impl FnMut(&Match<'_>, u64),
+) -> io::Result<u64> {
+    let block_size = block_size.max(1);
+    let mut buf: Vec<u8> = Vec::new();
+    let mut base = 0u64; // absolute offset of buf[0]
+    let (mut start, mut floor) = (0usize, 0usize);
+    let mut lines = LineCounter::default();
+    let mut eof = false;
+    let mut need = block_size;
+    let c = ex.classifier();
+    let mut seg = Segmenter::default();
+    let mut failed: Option<io::Error> = None;
+    loop {
+        // Fill to a block plus the look-ahead a wrapped URL may need.
+        // (An eighth of a block more, to find the first cut point after it.)
+        let want = start + need + need / 8 + MAX_WRAPPED + 1;
+        while !eof && buf.len() < want {
+            let old = buf.len();
+            buf.resize(want.max(old + 4096), 0);
+            let n = loop {
+                match r.read(&mut buf[old..]) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => {
+                        // Report where the stream broke, after scanning what came before.
+                        let at = base + old as u64;
+                        failed = Some(io::Error::new(e.kind(), format!("at byte {at}: {e}")));
+                        break 0;
+                    }
+                }
+            };
+            buf.truncate(old + n);
+            if n == 0 {
+                eof = true;
+            }
+        }
+        let avail = if eof {
+            buf.len()
+        } else {
+            buf.len() - (MAX_WRAPPED + 1)
+        };
+        let (end, hard) = match seg.next(&c, &buf, base, (start, block_size, avail), eof) {
+            SegEnd::Cut(e) => (e, false),
+            SegEnd::End(e) => (e, false),
+            SegEnd::Forced(e) => (e, true),
+            SegEnd::More => {
+                // No segment end yet: read more before scanning (a forced
+                // cut comes within 2 * MAX_RUN bytes).
+                need = need.saturating_mul(2).min(block_size + 2 * MAX_RUN);
+                continue;
+            }
+        };
+        need = block_size;
+        let hay: &[u8] = if hard { &buf[..end] } else { &buf };
+        floor = scan_block(
+            ex,
+            hay,
+            (start, end, floor),
+            chunk_size,
+            base,
+            &mut lines,
+            &mut sink,
+        );
+        if hard {
+            floor = floor.max(end);
+        }
+        if eof && end >= buf.len() {
+            break;
+        }
+        // Keep the look-behind the next block needs, and anything after `end`.
+        // A floor further back than MAX_LOOK_BEHIND changes no decision.
+        let keep_from = end.saturating_sub(MAX_LOOK_BEHIND);
+        lines.drop_front(&buf, keep_from);
+        buf.drain(..keep_from);
+        base += keep_from as u64;
+        start = end - keep_from;
+        floor = floor.saturating_sub(keep_from);
+    }
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(base + buf.len() as u64),
+    }
+}
+
+/// Scan `hay[start..end]` of a stream block whose first byte is at `base`,
+/// handing each match to `sink` with absolute offsets and its line; returns
+/// the new floor.
+fn scan_block(
+    ex: &Extractor,
+    hay: &[u8],
+    (start, end, floor): (usize, usize, usize),
+    chunk_size: usize,
+    base: u64,
+    lines: &mut LineCounter,
+    sink: &mut impl FnMut(&Match<'_>, u64),
+) -> usize {
+    scan_range(ex, hay, start, end, floor, chunk_size, |m| {
+        let line = lines.line_at(hay, m.start);
+        let abs = Match {
+            start: m.start + base as usize,
+            end: m.end + base as usize,
+            ..m
+        };
+        sink(&abs, line);
+    })
+}
+
+/// Emit one chunk's matches given the true `floor` before it; returns the floor after it.
+fn stitch<'h>(
+    ex: &Extractor,
+    hay: &'h [u8],
+    b: usize,
+    e: usize,
+    floor: usize,
+    out: ChunkOut<'h>,
+    sink: &mut impl FnMut(Match<'h>),
+) -> usize {
+    let spec_floor = b.saturating_sub(MAX_LOOK_BEHIND);
+    if floor <= spec_floor {
+        for r in out.raws {
+            sink(r.m);
+        }
+        return out.floor;
+    }
+    // Re-scan with the true floor until both scans agree on everything after.
+    let spec = &out.raws;
+    let mut k = 0; // spec matches with anchor < c
+    let mut spec_floor_at = spec_floor;
+    let mut fixed = Vec::new();
+    let (new_floor, stopped) = ex.scan_raw(
+        hay,
+        b,
+        e,
+        floor,
+        |c, true_floor| {
+            while k < spec.len() && spec[k].anchor < c {
+                spec_floor_at = spec[k].resume;
+                k += 1;
+            }
+            !(c >= true_floor + MAX_LOOK_BEHIND && c >= spec_floor_at + MAX_LOOK_BEHIND)
+        },
+        |r| fixed.push(r),
+    );
+    for r in fixed {
+        sink(r.m);
+    }
+    match stopped {
+        Some(c) => {
+            for r in out.raws.into_iter().filter(|r| r.anchor >= c) {
+                sink(r.m);
+            }
+            out.floor
+        }
+        None => new_floor,
+    }
+}

@@ -1,0 +1,534 @@
+//! Mail and news archives (`--mail`): mbox (mboxrd), maildir files, single
+//! `.eml` messages and news articles, scanned MIME-aware.
+//!
+//! Each message's structure is read by the fastest path that handles it:
+//! [`simple`] for single-part messages, [`mime`] for well-formed multiparts,
+//! and [`mail_parser`] for everything else (`message/rfc822` parts, RFC 2231
+//! parameters, broken boundaries, ...); the paths give the same parts. The
+//! text parts are then transfer-decoded by [`decode`] (quoted-printable,
+//! base64: faster than mail-parser's own decoders) and converted from their
+//! charset to UTF-8 with mail-parser's charset tables ([`charset`] applies the
+//! single-byte ones faster). Then:
+//!
+//! - the header block is unfolded (RFC 5322 2.2.3), its RFC 2047 encoded
+//!   words are decoded ([`rfc2047`]), and it is scanned, so
+//!   `List-Unsubscribe:` and `Archived-At:` URLs are found whole (part 0);
+//! - the header block of every MIME part is scanned the same way, as that
+//!   part with content type `header` (`Content-Location:` in MHTML,
+//!   `message/external-body`'s `URL=`);
+//! - every text part is scanned after decoding; text/html parts have their
+//!   character references decoded first ([`html::decode_refs`]), so
+//!   `href="...?a=1&amp;b=2"` gives `...?a=1&b=2`;
+//! - the text of a multipart outside its parts (the preamble, the delimiter
+//!   lines, the epilogue, and whatever a broken structure leaves unplaced,
+//!   such as the text before a wrong boundary line) is scanned as it is, as
+//!   the multipart holding the part after it (the outermost one for the text
+//!   after the last part), with that multipart's content type;
+//! - a part in a charset mail-parser does not know is scanned as its
+//!   transfer-decoded bytes, as they are, and counted;
+//! - non-text parts are skipped and counted.
+//!
+//! Offsets ([`Match::start`]) refer to the decoded part text; [`MailWhere`]
+//! says which message and part, and the file offsets of both. Messages are
+//! independent: they are scanned in batches spread over the rayon pool, and
+//! reported in file order.
+//!
+//! ```
+//! use urlsift_core::extract::Extractor;
+//! let msg = b"Message-ID: <1@x>\nContent-Type: text/plain\nContent-Transfer-Encoding: quoted-printable\n\nsee http://example.com/a?b=3D1&c=\n=3D2 now\n";
+//! let mut urls = Vec::new();
+//! let stats = urlsift_mail::scan_archive(&Extractor::new(), msg, |w, _line, m| {
+//!     urls.push((w.part, m.url_str().into_owned()));
+//! }, |_| {});
+//! assert_eq!(urls, [(1, "http://example.com/a?b=1&c=2".to_string())]);
+//! assert_eq!(stats.messages, 1);
+//! ```
+#![deny(missing_docs)]
+#![warn(clippy::print_stderr, clippy::print_stdout)]
+
+use std::io::{self, Read};
+use std::ops::{AddAssign, Range};
+use std::sync::Mutex;
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use urlsift_core::extract::{Extractor, Match};
+
+pub mod charset;
+pub mod decode;
+#[cfg(test)]
+mod differential;
+pub mod html;
+pub mod mbox;
+pub mod message;
+pub mod mime;
+pub mod rfc2047;
+pub mod simple;
+
+/// Where a URL found in a mail archive came from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct MailWhere {
+    /// The message's 1-based index in its file.
+    pub message: u64,
+    /// Its Message-ID (without `<>`), when it has one.
+    pub message_id: Option<String>,
+    /// The byte offset of the message (its first header) in the file.
+    pub message_offset: u64,
+    /// The part: 0 is the message's header block; body parts are numbered
+    /// from 1 in depth-first order (multipart containers count). A part's
+    /// own header block has the part's number and content type `header`.
+    pub part: u32,
+    /// The part's `type/subtype` (`header` for a header block).
+    pub content_type: String,
+    /// The byte offset of the part's raw (still encoded) body in the file;
+    /// for a header block, of its first header; for a multipart's text
+    /// outside its parts, of that text.
+    pub part_offset: u64,
+    /// For one URL: its byte offset in the decoded part text (the record's
+    /// own `start` and `line` are in the file).
+    pub part_start: u64,
+    /// For one URL: its 1-based line in the decoded part text.
+    pub part_line: u64,
+}
+
+/// Something wrong with a message. It was scanned as far as it could be.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    /// The message's 1-based index in its file.
+    pub message: u64,
+    /// The byte offset in the file where the problem is.
+    pub offset: u64,
+    /// What is wrong, in one line.
+    pub what: String,
+}
+
+/// Counts for `--stats`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MailStats {
+    /// Messages read.
+    pub messages: u64,
+    /// Text parts scanned (header blocks not counted).
+    pub parts_scanned: u64,
+    /// Non-text parts skipped.
+    pub parts_skipped: u64,
+    /// Text parts in a charset that was not known (scanned as bytes).
+    pub unknown_charset: u64,
+    /// Messages with at least one problem.
+    pub problem_messages: u64,
+    /// Problems in all.
+    pub problems: u64,
+    /// Bytes of decoded part text scanned.
+    pub decoded_bytes: u64,
+    /// Inputs that did not start like mail ([`mbox::starts_like_mail`]).
+    pub not_mail: u64,
+}
+
+impl AddAssign<&MailStats> for MailStats {
+    fn add_assign(&mut self, o: &MailStats) {
+        self.messages += o.messages;
+        self.parts_scanned += o.parts_scanned;
+        self.parts_skipped += o.parts_skipped;
+        self.unknown_charset += o.unknown_charset;
+        self.problem_messages += o.problem_messages;
+        self.problems += o.problems;
+        self.decoded_bytes += o.decoded_bytes;
+        self.not_mail += o.not_mail;
+    }
+}
+
+impl std::fmt::Display for MailStats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} messages, {} text parts scanned ({} bytes decoded), {} non-text parts skipped, \
+             {} parts in an unknown charset, {} messages with problems ({} problems)",
+            self.messages,
+            self.parts_scanned,
+            self.decoded_bytes,
+            self.parts_skipped,
+            self.unknown_charset,
+            self.problem_messages,
+            self.problems
+        )
+    }
+}
+
+/// One URL found, before it is reported.
+#[derive(Debug)]
+pub struct Found {
+    /// Index into [`Scanned::wheres`].
+    pub part: usize,
+    /// 1-based line in the decoded part text.
+    pub line: u64,
+    /// The match (offsets in the decoded part text).
+    pub m: Match<'static>,
+    /// Where the URL is in the file: where its bytes are, when they are
+    /// written there as they are; else the start of its encoded line.
+    pub file_start: u64,
+}
+
+/// What scanning some messages gave.
+#[derive(Debug, Default)]
+pub struct Scanned {
+    /// The parts that had URLs.
+    pub wheres: Vec<MailWhere>,
+    /// The URLs, in order.
+    pub found: Vec<Found>,
+    /// The problems, in order.
+    pub problems: Vec<Problem>,
+    /// Counts.
+    pub stats: MailStats,
+}
+
+/// Messages are scanned in batches of about this many bytes.
+pub const BATCH_BYTES: usize = 1 << 20;
+
+/// Scan a whole archive (an mbox, or one message): `on_match(where, line,
+/// match)` for every URL in file order, `on_problem` for every problem.
+pub fn scan_archive(
+    ex: &Extractor,
+    data: &[u8],
+    mut on_match: impl FnMut(&MailWhere, u64, &Match<'_>),
+    mut on_problem: impl FnMut(&Problem),
+) -> MailStats {
+    let mut stats = MailStats::default();
+    if data.iter().all(u8::is_ascii_whitespace) {
+        // An empty file (a maildir's tmp/ placeholder) holds no message.
+        return stats;
+    }
+    if !mbox::starts_like_mail(data) {
+        stats.not_mail += 1;
+    }
+    let at = At {
+        offset: 0,
+        line: 0,
+        index: 0,
+        mboxrd: data.starts_with(b"From "),
+    };
+    let msgs = mbox::split(data);
+    scan_messages(
+        ex,
+        data,
+        &msgs,
+        at,
+        &mut on_match,
+        &mut on_problem,
+        &mut stats,
+    );
+    stats
+}
+
+/// How much a stream is read at a time in [`scan_reader`].
+pub const STREAM_BLOCK: usize = 16 << 20;
+
+/// Scan an archive read from a stream (standard input, gzip), `block` bytes
+/// at a time: complete messages are scanned as they arrive, so memory is
+/// bounded by `block` plus the largest message. The output is the same as
+/// [`scan_archive`] on the whole input.
+pub fn scan_reader<R: Read>(
+    ex: &Extractor,
+    mut r: R,
+    block: usize,
+    mut on_match: impl FnMut(&MailWhere, u64, &Match<'_>),
+    mut on_problem: impl FnMut(&Problem),
+) -> io::Result<MailStats> {
+    let block = block.max(1);
+    let mut stats = MailStats::default();
+    let mut buf: Vec<u8> = Vec::new();
+    let mut at = At {
+        offset: 0,
+        line: 0,
+        index: 0,
+        mboxrd: false,
+    };
+    let mut first = true;
+    loop {
+        let old = buf.len();
+        buf.resize(old + block, 0);
+        let mut filled = old;
+        while filled < buf.len() {
+            match r.read(&mut buf[filled..]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    buf.truncate(filled);
+                    return Err(e);
+                }
+            }
+        }
+        let eof = filled < buf.len();
+        buf.truncate(filled);
+        if first && (buf.len() >= 5 || eof) {
+            first = false;
+            at.mboxrd = buf.starts_with(b"From ");
+            if !mbox::starts_like_mail(&buf) {
+                stats.not_mail += 1;
+            }
+        }
+        if eof {
+            if !buf.iter().all(u8::is_ascii_whitespace) {
+                let msgs = mbox::split(&buf);
+                scan_messages(
+                    ex,
+                    &buf,
+                    &msgs,
+                    at,
+                    &mut on_match,
+                    &mut on_problem,
+                    &mut stats,
+                );
+            }
+            return Ok(stats);
+        }
+        if !at.mboxrd || first {
+            continue; // one message, or not sure yet: read on
+        }
+        // Scan every message but the last, which may be incomplete.
+        let msgs = mbox::split(&buf);
+        if msgs.len() < 2 {
+            continue;
+        }
+        let keep = msgs.len() - 1;
+        let cut = msgs[keep - 1].end;
+        scan_messages(
+            ex,
+            &buf,
+            &msgs[..keep],
+            at,
+            &mut on_match,
+            &mut on_problem,
+            &mut stats,
+        );
+        at.line += memchr::memchr_iter(b'\n', &buf[..cut]).count() as u64;
+        buf.drain(..cut);
+        at.offset += cut as u64;
+        at.index += keep as u64;
+    }
+}
+
+/// Where a slice of an archive lies in its file.
+#[derive(Clone, Copy)]
+struct At {
+    /// File offset of the slice.
+    offset: u64,
+    /// Lines before it.
+    line: u64,
+    /// Messages before it.
+    index: u64,
+    /// The file is an mbox (undo `>From ` quoting).
+    mboxrd: bool,
+}
+
+/// 1-based line numbers of offsets in a slice of a file whose first byte
+/// is on line `before + 1`: counted forward, and by a binary search over
+/// the slice's line starts when an offset comes before the last one.
+struct FileLines {
+    before: u64,
+    pos: usize,
+    line: u64,
+    starts: Option<Vec<usize>>,
+}
+
+impl FileLines {
+    fn new(before: u64) -> Self {
+        FileLines {
+            before,
+            pos: 0,
+            line: before + 1,
+            starts: None,
+        }
+    }
+
+    fn line_at(&mut self, data: &[u8], at: usize) -> u64 {
+        if at >= self.pos {
+            self.line += memchr::memchr_iter(b'\n', &data[self.pos..at]).count() as u64;
+            self.pos = at;
+            return self.line;
+        }
+        let starts = self
+            .starts
+            .get_or_insert_with(|| memchr::memchr_iter(b'\n', data).collect());
+        self.before + 1 + starts.partition_point(|&nl| nl < at) as u64
+    }
+}
+
+fn scan_messages(
+    ex: &Extractor,
+    data: &[u8],
+    msgs: &[Range<usize>],
+    at: At,
+    on_match: &mut impl FnMut(&MailWhere, u64, &Match<'_>),
+    on_problem: &mut impl FnMut(&Problem),
+    stats: &mut MailStats,
+) {
+    let batches = batches(msgs, BATCH_BYTES);
+    let parser = message::parser();
+    let mut lines = FileLines::new(at.line);
+    let scan_batch = |r: &Range<usize>| {
+        let mut s = Scanned::default();
+        for i in r.clone() {
+            let m = &msgs[i];
+            message::scan_message(
+                ex,
+                &parser,
+                &data[m.clone()],
+                at.offset + m.start as u64,
+                at.index + i as u64 + 1,
+                at.mboxrd,
+                &mut s,
+            );
+        }
+        s
+    };
+    // One batch (a small file) is scanned here, without starting the pool.
+    let window = if batches.len() <= 1 {
+        1
+    } else {
+        rayon::current_num_threads().max(1) * 4
+    };
+    for group in batches.chunks(window) {
+        let results: Vec<Scanned> = if group.len() <= 1 {
+            group.iter().map(scan_batch).collect()
+        } else {
+            group.par_iter().map(scan_batch).collect()
+        };
+        for s in results {
+            // The part's record, cloned once per part, not once per URL.
+            let mut part: Option<(usize, MailWhere)> = None;
+            for f in &s.found {
+                if part.as_ref().is_none_or(|(p, _)| *p != f.part) {
+                    part = Some((f.part, s.wheres[f.part].clone()));
+                }
+                let Some((_, w)) = part.as_mut() else {
+                    continue;
+                };
+                // The record is in file positions; the part's own are kept.
+                w.part_start = f.m.start as u64;
+                w.part_line = f.line;
+                let start = f.file_start.saturating_sub(at.offset) as usize;
+                let line = lines.line_at(data, start.min(data.len()));
+                let len = f.m.end - f.m.start;
+                let start = f.file_start as usize;
+                let m = Match {
+                    start,
+                    end: start + len,
+                    url: std::borrow::Cow::Borrowed(&*f.m.url),
+                    ..f.m
+                };
+                on_match(w, line, &m);
+            }
+            for p in &s.problems {
+                on_problem(p);
+            }
+            *stats += &s.stats;
+        }
+    }
+}
+
+/// Problems printed per file; the rest are only counted (`--stats`).
+pub const MAX_PROBLEMS_SHOWN: u64 = 10;
+
+/// One input of a `--mail` run, as it was opened.
+pub enum MailInput<'a> {
+    /// The whole input is in memory (or mapped).
+    Whole(&'a [u8]),
+    /// A stream, read block by block.
+    Stream(Box<dyn Read + Send + 'a>),
+}
+
+/// The state of a `--mail` run shared by the workers: the counts for `--stats`.
+#[derive(Debug, Default)]
+pub struct MailRun {
+    /// Counts over all inputs so far.
+    pub stats: Mutex<MailStats>,
+}
+
+impl MailRun {
+    /// Scan one opened input as a mail archive or message (a stream block by
+    /// block). URLs go to `on_match` in order; problems are printed on
+    /// standard error (`urlsift: FILE: byte N: message M: what`, the first
+    /// [`MAX_PROBLEMS_SHOWN`]) and counted. Returns a read error, if any.
+    pub fn scan(
+        &self,
+        ex: &Extractor,
+        name: &str,
+        input: MailInput<'_>,
+        on_match: impl FnMut(&MailWhere, u64, &Match<'_>),
+    ) -> Option<String> {
+        let mut shown = 0u64;
+        let on_problem = |p: &Problem| {
+            shown += 1;
+            if shown <= MAX_PROBLEMS_SHOWN {
+                urlsift_core::report!(
+                    "{name}: byte {}: message {}: {}",
+                    p.offset,
+                    p.message,
+                    p.what
+                );
+            }
+        };
+        let (stats, error) = match input {
+            MailInput::Whole(data) => (scan_archive(ex, data, on_match, on_problem), None),
+            MailInput::Stream(r) => match scan_reader(ex, r, STREAM_BLOCK, on_match, on_problem) {
+                Ok(s) => (s, None),
+                Err(e) => (MailStats::default(), Some(format!("{name}: {e}"))),
+            },
+        };
+        if shown > MAX_PROBLEMS_SHOWN {
+            urlsift_core::report!(
+                "{name}: {} more problems not shown",
+                shown - MAX_PROBLEMS_SHOWN
+            );
+        }
+        if let Ok(mut s) = self.stats.lock() {
+            *s += &stats;
+        }
+        if error.is_none() && stats.not_mail > 0 {
+            // A warning, as every other problem in mail: the text was scanned.
+            urlsift_core::report!(
+                "{name}: byte 0: not mail (no mbox From line or header block); scanned as plain text"
+            );
+        }
+        error
+    }
+}
+
+/// Plain mode: a one-line hint on standard error when an input looks like
+/// mail (an mbox or a message, or a name ending in `.eml`), for the first
+/// such input of the run only. Output is unchanged.
+pub fn hint(name: &str, data: &[u8]) {
+    // Once per run: a directory of mail would print one per file.
+    static SHOWN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if SHOWN.load(std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
+    let eml = name.len() > 4 && name.as_bytes()[name.len() - 4..].eq_ignore_ascii_case(b".eml");
+    if (eml || mbox::looks_like_mail(data))
+        && !SHOWN.swap(true, std::sync::atomic::Ordering::Relaxed)
+    {
+        urlsift_core::report!(
+            "{name}: looks like mail; --mail decodes quoted-printable, base64 and HTML parts"
+        );
+    }
+}
+
+/// Group consecutive messages into batches of at least `bytes` bytes.
+fn batches(msgs: &[Range<usize>], bytes: usize) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut size = 0;
+    for (i, m) in msgs.iter().enumerate() {
+        size += m.len();
+        if size >= bytes {
+            out.push(start..i + 1);
+            start = i + 1;
+            size = 0;
+        }
+    }
+    if start < msgs.len() {
+        out.push(start..msgs.len());
+    }
+    out
+}

@@ -1,0 +1,859 @@
+//! De-duplication at scale: 128-bit fingerprints of a URL's key, a streaming
+//! first-occurrence filter ([`Unique`]) and a counter ([`Counter`]), both in
+//! bounded memory with spilling to disk.
+//!
+//! # Keys
+//!
+//! A URL's de-duplication key is its text at a [`KeyLevel`]: as found, or
+//! normalized by RFC 3986 6.2.2 (syntax), 6.2.2 + 6.2.3 (scheme), or that and
+//! without the fragment. A URL that cannot be normalized (not valid enough)
+//! keys as found. An abbreviated `www.` URI is taken as `http://` at every
+//! level but `raw`.
+//!
+//! # Fingerprints
+//!
+//! A key is remembered as its 128-bit XXH3 hash ([`fingerprint`]), not its
+//! text. Two different keys share a fingerprint with probability about
+//! `n^2 / 2^129` for `n` distinct keys: 1.5e-19 for ten billion distinct
+//! URLs. A collision would merge two URLs (the later one is dropped by
+//! [`Unique`], counted under the earlier one by [`Counter`]).
+//!
+//! # Memory
+//!
+//! [`Unique`] keeps one fingerprint per distinct key in a hash set: 16 bytes
+//! plus one control byte, at a load factor between 7/16 and 7/8, so 19 to 39
+//! bytes per distinct URL (10^7 distinct URLs: 190 to 390 MB; docs/performance.md
+//! has the measured figures). [`Counter`]
+//! keeps the fingerprint, the count and the key's text: about 38 to 75 bytes
+//! plus the key's length. Past the memory limit both switch to an external
+//! sort ([`extsort`]): sorted runs in a temporary directory, merged in a
+//! tree of bounded fan-in (a logarithmic number of passes over the data).
+//! The output is the same with or without spilling.
+//!
+//! ```
+//! use urlsift_printer::dedup::{KeyLevel, Offer, Unique, fingerprint, key};
+//! let mut u = Unique::new(usize::MAX, None);
+//! let mut printed = Vec::new();
+//! for url in ["HTTP://Example.COM/a", "http://example.com:80/%61", "http://example.com/b"] {
+//!     let k = key(url.as_bytes(), false, KeyLevel::Scheme);
+//!     if u.offer(fingerprint(&k), url.as_bytes()).unwrap() == Offer::New {
+//!         printed.push(url);
+//!     }
+//! }
+//! assert_eq!(printed, ["HTTP://Example.COM/a", "http://example.com/b"]);
+//! ```
+
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::io::{self, Read, Seek, Write};
+use std::path::PathBuf;
+
+use urlsift_uri::{self as uri, NormalizeOptions};
+
+pub mod extsort;
+
+use extsort::ExtSorter;
+
+/// The 128-bit XXH3 fingerprint of a key.
+///
+/// ```
+/// use urlsift_printer::dedup::fingerprint;
+/// assert_eq!(fingerprint(b"http://a/"), fingerprint(b"http://a/"));
+/// assert_ne!(fingerprint(b"http://a/"), fingerprint(b"http://b/"));
+/// ```
+pub fn fingerprint(key: &[u8]) -> u128 {
+    xxhash_rust::xxh3::xxh3_128(key)
+}
+
+/// Which form of a URL two URLs must share to count as the same.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum KeyLevel {
+    /// The URL exactly as found.
+    #[default]
+    Raw,
+    /// Syntax-based normalization (RFC 3986 6.2.2): case, percent-encoding,
+    /// dot segments.
+    Syntax,
+    /// Syntax- and scheme-based normalization (6.2.2 and 6.2.3): also the
+    /// default port and the empty path.
+    Scheme,
+    /// As `Scheme`, and without the fragment.
+    NoFragment,
+}
+
+impl KeyLevel {
+    /// The normalization this level applies (`None` for [`KeyLevel::Raw`]).
+    pub fn normalize_options(self) -> Option<NormalizeOptions> {
+        match self {
+            KeyLevel::Raw => None,
+            KeyLevel::Syntax => Some(NormalizeOptions {
+                scheme_based: false,
+                drop_fragment: false,
+            }),
+            KeyLevel::Scheme => Some(NormalizeOptions::default()),
+            KeyLevel::NoFragment => Some(NormalizeOptions {
+                scheme_based: true,
+                drop_fragment: true,
+            }),
+        }
+    }
+
+    /// The level's name on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KeyLevel::Raw => "raw",
+            KeyLevel::Syntax => "syntax",
+            KeyLevel::Scheme => "scheme",
+            KeyLevel::NoFragment => "no-fragment",
+        }
+    }
+}
+
+/// The key of `url` at `level` (`www`: the URL is an abbreviated `www.` URI,
+/// taken as `http://` when normalizing). A URL that cannot be normalized
+/// keys as found.
+///
+/// ```
+/// use urlsift_printer::dedup::{KeyLevel, key};
+/// let k = |u: &str, l| String::from_utf8(key(u.as_bytes(), false, l).into_owned()).unwrap();
+/// assert_eq!(k("HTTP://a.example:80/%7Euser#x", KeyLevel::Raw), "HTTP://a.example:80/%7Euser#x");
+/// assert_eq!(k("HTTP://a.example:80/%7Euser#x", KeyLevel::Syntax), "http://a.example:80/~user#x");
+/// assert_eq!(k("HTTP://a.example:80/%7Euser#x", KeyLevel::Scheme), "http://a.example/~user#x");
+/// assert_eq!(k("HTTP://a.example:80/%7Euser#x", KeyLevel::NoFragment), "http://a.example/~user");
+/// assert_eq!(key(b"www.Example.com", true, KeyLevel::Scheme).as_ref(), b"http://www.example.com/");
+/// ```
+pub fn key(url: &[u8], www: bool, level: KeyLevel) -> Cow<'_, [u8]> {
+    let Some(opts) = level.normalize_options() else {
+        return Cow::Borrowed(url);
+    };
+    match normal_form(url, www, &opts) {
+        Ok(s) => Cow::Owned(s.into_bytes()),
+        Err(_) => Cow::Borrowed(url),
+    }
+}
+
+/// [`key`] without allocating (but for `www.` URIs): the key is `url`
+/// itself at [`KeyLevel::Raw`] or when `url` cannot be normalized, else its
+/// normal form, written to `buf` (cleared first). The bulk paths reuse one
+/// `buf` per worker.
+///
+/// ```
+/// use urlsift_printer::dedup::{KeyLevel, key, key_into};
+/// let mut buf = Vec::new();
+/// for u in [&b"HTTP://a.example:80/%7Euser#x"[..], b"not a url", b"www.A.org"] {
+///     for level in [KeyLevel::Raw, KeyLevel::Scheme, KeyLevel::NoFragment] {
+///         let www = u.starts_with(b"www.");
+///         assert_eq!(key_into(u, www, level, &mut buf), &*key(u, www, level));
+///     }
+/// }
+/// ```
+pub fn key_into<'a>(url: &'a [u8], www: bool, level: KeyLevel, buf: &'a mut Vec<u8>) -> &'a [u8] {
+    let Some(opts) = level.normalize_options() else {
+        return url;
+    };
+    buf.clear();
+    let ok = if www {
+        match normal_form(url, true, &opts) {
+            Ok(s) => {
+                buf.extend_from_slice(s.as_bytes());
+                true
+            }
+            Err(_) => false,
+        }
+    } else {
+        uri::normalize_into(url, &opts, buf).is_ok()
+    };
+    if ok { buf } else { url }
+}
+
+/// The normal form of `url` by `opts`; an abbreviated `www.` URI (`www`)
+/// is taken as `http://`.
+pub(crate) fn normal_form(
+    url: &[u8],
+    www: bool,
+    opts: &NormalizeOptions,
+) -> Result<String, uri::Error> {
+    if www {
+        let mut t = Vec::with_capacity(url.len() + 7);
+        t.extend_from_slice(b"http://");
+        t.extend_from_slice(url);
+        uri::normalize(&t, opts)
+    } else {
+        uri::normalize(url, opts)
+    }
+}
+
+/// Parse a size such as `256M`, `1G`, `512KiB` or `1000000` (bytes; K, M, G
+/// and T are powers of 1024).
+///
+/// ```
+/// use urlsift_printer::dedup::parse_size;
+/// assert_eq!(parse_size("256M"), Ok(256 << 20));
+/// assert_eq!(parse_size("1.5GiB"), Ok(3 << 29));
+/// assert!(parse_size("lots").is_err());
+/// ```
+pub fn parse_size(s: &str) -> Result<usize, String> {
+    let t = s.trim();
+    let t = t
+        .strip_suffix("iB")
+        .or_else(|| t.strip_suffix('B'))
+        .unwrap_or(t);
+    let (num, mult) = match t.chars().last().map(|c| c.to_ascii_uppercase()) {
+        Some('K') => (&t[..t.len() - 1], 1u64 << 10),
+        Some('M') => (&t[..t.len() - 1], 1 << 20),
+        Some('G') => (&t[..t.len() - 1], 1 << 30),
+        Some('T') => (&t[..t.len() - 1], 1 << 40),
+        _ => (t, 1),
+    };
+    let n: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("invalid size {s:?} (use e.g. 256M, 2G)"))?;
+    if !n.is_finite() || n < 0.0 {
+        return Err(format!("invalid size {s:?}"));
+    }
+    Ok((n * mult as f64).min(usize::MAX as f64) as usize)
+}
+
+/// A hasher for fingerprints, which are hashes already: it folds the 128
+/// bits to 64 instead of hashing them again.
+#[derive(Default)]
+pub struct FpHasher(u64);
+
+impl Hasher for FpHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        // Not used for u128 keys; FNV-1a keeps it correct for anything else.
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    fn write_u128(&mut self, v: u128) {
+        self.0 = (v as u64) ^ ((v >> 64) as u64);
+    }
+}
+
+type FpBuild = BuildHasherDefault<FpHasher>;
+
+/// Bytes a hash table of `cap` entries of `entry` bytes takes (SwissTable:
+/// a power-of-two bucket count at a load of at most 7/8, one control byte per bucket).
+fn table_bytes(cap: usize, entry: usize) -> usize {
+    if cap == 0 {
+        return 0;
+    }
+    let buckets = if cap < 8 {
+        8
+    } else {
+        (cap.saturating_mul(8) / 7).next_power_of_two()
+    };
+    buckets.saturating_mul(entry + 1)
+}
+
+/// The most bytes the table takes while inserting one more entry: when it
+/// must grow, the old and the new table are both allocated for a moment.
+fn grown_bytes(len: usize, cap: usize, entry: usize) -> usize {
+    if len < cap {
+        table_bytes(cap, entry)
+    } else {
+        table_bytes(cap, entry) + table_bytes((cap * 2).max(4), entry)
+    }
+}
+
+/// The most bytes a vector of bytes takes while `need` bytes are made to fit
+/// (old and new buffer during a reallocation).
+fn grown_vec(len_needed: usize, cap: usize) -> usize {
+    if len_needed <= cap {
+        cap
+    } else {
+        cap + len_needed.max(cap * 2)
+    }
+}
+
+/// What a de-duplication run did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Keys offered.
+    pub offered: u64,
+    /// Distinct keys.
+    pub distinct: u64,
+    /// Sorted runs written to disk (0: everything fit in memory).
+    pub runs: usize,
+    /// Bytes written to disk.
+    pub spilled_bytes: u64,
+    /// The most memory the de-duplication state took (by its own accounting).
+    pub peak_bytes: usize,
+}
+
+impl std::fmt::Display for Stats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} URLs, {} distinct; state {:.1} MiB at most; {}",
+            self.offered,
+            self.distinct,
+            self.peak_bytes as f64 / (1 << 20) as f64,
+            if self.runs == 0 {
+                "nothing spilled".to_string()
+            } else {
+                format!(
+                    "spilled {} runs, {:.1} MiB",
+                    self.runs,
+                    self.spilled_bytes as f64 / (1 << 20) as f64
+                )
+            }
+        )
+    }
+}
+
+/// [`Unique::offer`]'s verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Offer {
+    /// The first occurrence: print it now.
+    New,
+    /// Seen before: drop it.
+    Duplicate,
+    /// Memory is full, so it is not known yet; [`Unique::finish`] prints it
+    /// if it turns out to be the first occurrence.
+    Deferred,
+}
+
+/// A first-occurrence filter over fingerprinted records, in bounded memory.
+///
+/// While the fingerprints fit (half the limit), every record is decided at
+/// once: [`Offer::New`] records are printed by the caller as they come. Past
+/// that, the fingerprints seen so far go to disk as one sorted run of
+/// "already printed" markers, and every later record is deferred: its
+/// fingerprint and sequence number go to an [`ExtSorter`] (duplicates within
+/// one run are dropped at once, and across runs as they are merged) and its
+/// bytes to a log file, in input order.
+/// [`Unique::finish`] merges by fingerprint, keeps each fingerprint's
+/// earliest record unless it was printed already, sorts those sequence
+/// numbers, and reads the log once, handing back the chosen records in
+/// their original order.
+/// So the output is that of the in-memory filter, whatever the limit.
+pub struct Unique {
+    limit: usize,
+    dir: Option<PathBuf>,
+    seen: HashSet<u128, FpBuild>,
+    spill: Option<Spill>,
+    stats: Stats,
+}
+
+struct Spill {
+    /// (fingerprint, sequence number) of every deferred record, with a tag.
+    sorter: ExtSorter,
+    /// The deferred records' bytes, in input order (`u32` length, bytes).
+    log: io::BufWriter<std::fs::File>,
+    log_bytes: u64,
+    run_seen: HashSet<u128, FpBuild>,
+    runs: usize,
+    seq: u64,
+}
+
+/// A payload tag in the spilled records.
+const PRINTED: u8 = 0;
+const DEFERRED: u8 = 1;
+
+/// [`Unique`]'s combiner: of the records of one fingerprint (sorted by
+/// sequence number, a printed marker first), only the first decides, so the
+/// later ones are dropped as runs are written.
+fn keep_first_of_fingerprint(prev: &[u8], _: &mut [u8], key: &[u8], _: &[u8]) -> bool {
+    prev.get(..16).is_some() && prev.get(..16) == key.get(..16)
+}
+
+impl Unique {
+    /// A filter keeping about `limit` bytes of state in memory (`usize::MAX`:
+    /// no limit, never spill), spilling into `dir` (the system's temporary
+    /// directory when `None`).
+    pub fn new(limit: usize, dir: Option<PathBuf>) -> Self {
+        Unique {
+            limit: limit.max(1024),
+            dir,
+            seen: HashSet::default(),
+            spill: None,
+            stats: Stats::default(),
+        }
+    }
+
+    /// True once the filter has started deferring records to disk.
+    pub fn spilling(&self) -> bool {
+        self.spill.is_some()
+    }
+
+    /// Offer one record: its key's fingerprint and the bytes to print.
+    pub fn offer(&mut self, fp: u128, payload: &[u8]) -> io::Result<Offer> {
+        self.stats.offered += 1;
+        if self.spill.is_none() {
+            if self.seen.contains(&fp) {
+                return Ok(Offer::Duplicate);
+            }
+            let grown = grown_bytes(self.seen.len(), self.seen.capacity(), 16);
+            if grown <= self.limit / 2 {
+                self.seen.insert(fp);
+                self.stats.peak_bytes = self.stats.peak_bytes.max(grown);
+                self.stats.distinct += 1;
+                return Ok(Offer::New);
+            }
+            self.start_spilling()?;
+        }
+        let Some(sp) = self.spill.as_mut() else {
+            unreachable!("spilling started above")
+        };
+        if !sp.run_seen.insert(fp) {
+            return Ok(Offer::Duplicate);
+        }
+        sp.seq += 1;
+        let mut key = [0u8; 24];
+        key[..16].copy_from_slice(&fp.to_be_bytes());
+        key[16..].copy_from_slice(&sp.seq.to_be_bytes());
+        sp.sorter.push(&key, &[DEFERRED])?;
+        let len = u32::try_from(payload.len())
+            .map_err(|_| io::Error::other("record too long to de-duplicate"))?;
+        sp.log.write_all(&len.to_le_bytes())?;
+        sp.log.write_all(payload)?;
+        sp.log_bytes += 4 + payload.len() as u64;
+        if sp.sorter.runs() != sp.runs {
+            // A run went to disk: what it holds is decided at the merge.
+            sp.runs = sp.sorter.runs();
+            sp.run_seen.clear();
+            sp.run_seen.insert(fp);
+        }
+        let bytes = sp.sorter.bytes() + table_bytes(sp.run_seen.capacity(), 16);
+        self.stats.peak_bytes = self.stats.peak_bytes.max(bytes);
+        Ok(Offer::Deferred)
+    }
+
+    fn start_spilling(&mut self) -> io::Result<()> {
+        let mut sorter = ExtSorter::new(self.limit / 2, self.dir.clone())
+            .with_combine(keep_first_of_fingerprint);
+        for fp in self.seen.drain() {
+            let mut key = [0u8; 24];
+            key[..16].copy_from_slice(&fp.to_be_bytes());
+            sorter.push(&key, &[PRINTED])?;
+        }
+        sorter.spill()?;
+        self.seen = HashSet::default();
+        let log = match &self.dir {
+            Some(d) => tempfile::tempfile_in(d),
+            None => tempfile::tempfile(),
+        }?;
+        self.spill = Some(Spill {
+            runs: sorter.runs(),
+            sorter,
+            log: io::BufWriter::with_capacity(256 << 10, log),
+            log_bytes: 0,
+            run_seen: HashSet::default(),
+            seq: 0,
+        });
+        Ok(())
+    }
+
+    /// Hand the deferred first occurrences to `out`, in input order, and
+    /// say what the filter did.
+    pub fn finish(self, mut out: impl FnMut(&[u8]) -> io::Result<()>) -> io::Result<Stats> {
+        let mut stats = self.stats;
+        let Some(sp) = self.spill else {
+            return Ok(stats);
+        };
+        let Spill {
+            mut sorter,
+            log,
+            log_bytes,
+            run_seen,
+            ..
+        } = sp;
+        drop(run_seen);
+        // It has spilled: the records in memory go to disk too, counted.
+        sorter.spill()?;
+        stats.runs = sorter.runs();
+        // The first occurrences among the deferred records, by fingerprint;
+        // then their sequence numbers in order.
+        let mut firsts = ExtSorter::new(self.limit, self.dir.clone());
+        let mut last: Option<[u8; 16]> = None;
+        let sorted_bytes = sorter.merge(|key, rec| {
+            let fp: [u8; 16] = key[..16].try_into().unwrap_or_default();
+            if last == Some(fp) {
+                return Ok(()); // a later occurrence
+            }
+            last = Some(fp);
+            if rec.first() == Some(&DEFERRED) {
+                stats.distinct += 1;
+                firsts.push(&key[16..], &[])?;
+            }
+            Ok(())
+        })?;
+        stats.spilled_bytes = sorted_bytes + log_bytes;
+        if firsts.runs() > 0 {
+            firsts.spill()?;
+        }
+        stats.runs += firsts.runs();
+        // Read the log once, in input order, printing the records whose
+        // sequence numbers came out.
+        let mut log = log.into_inner().map_err(|e| e.into_error())?;
+        log.seek(io::SeekFrom::Start(0))?;
+        let mut log = io::BufReader::with_capacity(256 << 10, log);
+        let (mut seq, mut buf) = (0u64, Vec::new());
+        stats.spilled_bytes += firsts.merge(|key, _| {
+            let want = u64::from_be_bytes(key.try_into().unwrap_or_default());
+            loop {
+                let mut len = [0u8; 4];
+                log.read_exact(&mut len)?;
+                buf.resize(u32::from_le_bytes(len) as usize, 0);
+                log.read_exact(&mut buf)?;
+                seq += 1;
+                if seq == want {
+                    return out(&buf);
+                }
+            }
+        })?;
+        Ok(stats)
+    }
+}
+
+/// Counts per distinct key, in bounded memory.
+///
+/// In memory: a table from fingerprint to count and the key's first text.
+/// Past the limit the table goes to disk as one run sorted by fingerprint
+/// and starts again empty (runs merged before the end add up their counts
+/// too); [`Counter::finish`] merges the runs, adds up the
+/// counts of each fingerprint, and sorts the result by count (most frequent
+/// first) and then key, on disk again if it does not fit.
+///
+/// ```
+/// use urlsift_printer::dedup::{Counter, fingerprint};
+/// let mut c = Counter::new(usize::MAX, None);
+/// for k in ["b", "a", "b", "c", "b", "a"] {
+///     c.add(fingerprint(k.as_bytes()), k.as_bytes()).unwrap();
+/// }
+/// let mut rows = Vec::new();
+/// c.finish(|n, k| {
+///     rows.push(format!("{n} {}", String::from_utf8_lossy(k)));
+///     Ok(())
+/// })
+/// .unwrap();
+/// assert_eq!(rows, ["3 b", "2 a", "1 c"]);
+/// ```
+pub struct Counter {
+    limit: usize,
+    dir: Option<PathBuf>,
+    map: HashMap<u128, (u64, u32, u32), FpBuild>,
+    arena: Vec<u8>,
+    sorter: Option<ExtSorter>,
+    stats: Stats,
+}
+
+/// Bytes per table entry: fingerprint, count, key offset and length.
+const COUNT_ENTRY: usize = 32;
+
+/// [`Counter`]'s combiner: records of one fingerprint become one, with the
+/// counts added up and the earlier record's key text.
+fn add_counts(prev: &[u8], prev_rec: &mut [u8], key: &[u8], rec: &[u8]) -> bool {
+    let (Some(a), Some(b)) = (prev_rec.get(..8), rec.get(..8)) else {
+        return false;
+    };
+    if prev != key {
+        return false;
+    }
+    let sum = u64::from_le_bytes(a.try_into().unwrap_or_default())
+        + u64::from_le_bytes(b.try_into().unwrap_or_default());
+    prev_rec[..8].copy_from_slice(&sum.to_le_bytes());
+    true
+}
+
+impl Counter {
+    /// A counter keeping about `limit` bytes in memory (`usize::MAX`: no
+    /// limit), spilling into `dir` (the system's temporary directory when `None`).
+    pub fn new(limit: usize, dir: Option<PathBuf>) -> Self {
+        Counter {
+            limit: limit.max(1024),
+            dir,
+            map: HashMap::default(),
+            arena: Vec::new(),
+            sorter: None,
+            stats: Stats::default(),
+        }
+    }
+
+    /// Count one occurrence of `key` (with its fingerprint `fp`).
+    pub fn add(&mut self, fp: u128, key: &[u8]) -> io::Result<()> {
+        self.stats.offered += 1;
+        if let Some(e) = self.map.get_mut(&fp) {
+            e.0 += 1;
+            return Ok(());
+        }
+        let table = grown_bytes(self.map.len(), self.map.capacity(), COUNT_ENTRY);
+        let need = self.arena.len() + key.len();
+        let arena = grown_vec(need, self.arena.capacity());
+        if !self.map.is_empty() && (table + arena > self.limit / 2 || need > u32::MAX as usize) {
+            self.spill()?;
+        }
+        let table = grown_bytes(self.map.len(), self.map.capacity(), COUNT_ENTRY);
+        let arena = grown_vec(self.arena.len() + key.len(), self.arena.capacity());
+        self.stats.peak_bytes = self.stats.peak_bytes.max(table + arena);
+        let off = self.arena.len() as u32;
+        self.arena.extend_from_slice(key);
+        self.map.insert(fp, (1, off, key.len() as u32));
+        Ok(())
+    }
+
+    /// Move the table to disk as one run sorted by fingerprint.
+    fn spill(&mut self) -> io::Result<()> {
+        let sorter = self.sorter.get_or_insert_with(|| {
+            ExtSorter::new(self.limit / 2, self.dir.clone()).with_combine(add_counts)
+        });
+        let mut rec = Vec::new();
+        for (fp, &(count, off, len)) in &self.map {
+            rec.clear();
+            rec.extend_from_slice(&count.to_le_bytes());
+            rec.extend_from_slice(&self.arena[off as usize..(off + len) as usize]);
+            sorter.push(&fp.to_be_bytes(), &rec)?;
+        }
+        sorter.spill()?;
+        self.map.clear();
+        self.arena.clear();
+        Ok(())
+    }
+
+    /// Hand `(count, key)` to `out`, most frequent first, ties by key
+    /// (bytewise), and say what the counter did.
+    pub fn finish(
+        mut self,
+        mut out: impl FnMut(u64, &[u8]) -> io::Result<()>,
+    ) -> io::Result<Stats> {
+        let mut stats = self.stats;
+        if self.sorter.is_none() {
+            let mut rows: Vec<(u64, &[u8])> = self
+                .map
+                .values()
+                .map(|&(c, off, len)| (c, &self.arena[off as usize..(off + len) as usize]))
+                .collect();
+            rows.sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+            stats.distinct = rows.len() as u64;
+            for (c, k) in rows {
+                out(c, k)?;
+            }
+            return Ok(stats);
+        }
+        self.spill()?;
+        self.map = HashMap::default();
+        self.arena = Vec::new();
+        let Some(sorter) = self.sorter.take() else {
+            unreachable!("spilled above")
+        };
+        stats.runs = sorter.runs();
+        // Merge by fingerprint, adding up counts; sort by (count desc, key).
+        let mut by_count = ExtSorter::new(self.limit, self.dir.clone());
+        let mut cur: Option<([u8; 16], u64, Vec<u8>)> = None;
+        let emit = |c: u64, k: &[u8], s: &mut ExtSorter| {
+            let mut key = Vec::with_capacity(8 + k.len());
+            key.extend_from_slice(&(!c).to_be_bytes());
+            key.extend_from_slice(k);
+            s.push(&key, &[])
+        };
+        stats.spilled_bytes = sorter.merge(|fp, rec| {
+            let fp: [u8; 16] = fp.try_into().unwrap_or_default();
+            let count = u64::from_le_bytes(rec[..8].try_into().unwrap_or_default());
+            match &mut cur {
+                Some((f, c, _)) if *f == fp => *c += count,
+                _ => {
+                    if let Some((_, c, k)) = cur.take() {
+                        emit(c, &k, &mut by_count)?;
+                    }
+                    cur = Some((fp, count, rec[8..].to_vec()));
+                }
+            }
+            Ok(())
+        })?;
+        if let Some((_, c, k)) = cur.take() {
+            emit(c, &k, &mut by_count)?;
+        }
+        if by_count.runs() > 0 {
+            by_count.spill()?;
+        }
+        stats.runs += by_count.runs();
+        stats.spilled_bytes += by_count.merge(|key, _| {
+            stats.distinct += 1;
+            let c = !u64::from_be_bytes(key[..8].try_into().unwrap_or_default());
+            out(c, &key[8..])
+        })?;
+        Ok(stats)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reproducible stream of keys with many repeats.
+    fn keys(n: usize, distinct: u64) -> Vec<Vec<u8>> {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                format!("http://h{}.example/p/{}", x % 7, x % distinct).into_bytes()
+            })
+            .collect()
+    }
+
+    fn unique(limit: usize, keys: &[Vec<u8>]) -> (Vec<Vec<u8>>, Stats) {
+        let mut u = Unique::new(limit, None);
+        let mut out = Vec::new();
+        for k in keys {
+            if u.offer(fingerprint(k), k).unwrap() == Offer::New {
+                out.push(k.clone());
+            }
+        }
+        let stats = u
+            .finish(|p| {
+                out.push(p.to_vec());
+                Ok(())
+            })
+            .unwrap();
+        (out, stats)
+    }
+
+    #[test]
+    fn unique_spilled_equals_in_memory() {
+        let ks = keys(40_000, 9_000);
+        let (mem, s0) = unique(usize::MAX, &ks);
+        assert_eq!(s0.runs, 0);
+        let mut expect = Vec::new();
+        let mut seen = HashSet::new();
+        for k in &ks {
+            if seen.insert(k.clone()) {
+                expect.push(k.clone());
+            }
+        }
+        assert_eq!(mem, expect);
+        assert_eq!(s0.distinct as usize, expect.len());
+        for limit in [16 << 10, 64 << 10, 300 << 10] {
+            let (disk, s) = unique(limit, &ks);
+            assert!(s.runs > 1, "limit {limit}: {s:?}");
+            assert_eq!(disk, expect, "limit {limit}");
+            assert_eq!(s.distinct as usize, expect.len());
+            assert!(s.peak_bytes <= limit.max(1024) * 2, "{s:?}");
+        }
+    }
+
+    fn counts(limit: usize, keys: &[Vec<u8>]) -> (Vec<(u64, Vec<u8>)>, Stats) {
+        let mut c = Counter::new(limit, None);
+        for k in keys {
+            c.add(fingerprint(k), k).unwrap();
+        }
+        let mut out = Vec::new();
+        let stats = c
+            .finish(|n, k| {
+                out.push((n, k.to_vec()));
+                Ok(())
+            })
+            .unwrap();
+        (out, stats)
+    }
+
+    #[test]
+    fn counter_spilled_equals_in_memory() {
+        let ks = keys(30_000, 5_000);
+        let (mem, s0) = counts(usize::MAX, &ks);
+        assert_eq!(s0.runs, 0);
+        let mut expect: HashMap<Vec<u8>, u64> = HashMap::new();
+        for k in &ks {
+            *expect.entry(k.clone()).or_default() += 1;
+        }
+        let mut expect: Vec<(u64, Vec<u8>)> = expect.into_iter().map(|(k, c)| (c, k)).collect();
+        expect.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        assert_eq!(mem, expect);
+        for limit in [16 << 10, 100 << 10] {
+            let (disk, s) = counts(limit, &ks);
+            assert!(s.runs > 1, "limit {limit}: {s:?}");
+            assert_eq!(disk, expect, "limit {limit}");
+        }
+    }
+
+    #[test]
+    fn spilled_bytes_grow_as_n_log_n() {
+        // Distinct keys only: every one is spilled and merged.
+        let distinct = |n: usize| -> Vec<Vec<u8>> {
+            (0..n)
+                .map(|i| format!("http://h{}.example/p/{i}", i % 97).into_bytes())
+                .collect()
+        };
+        let (one, four) = (distinct(10_000), distinct(40_000));
+        let limit = 16 << 10;
+        let (c1, c4) = (counts(limit, &one).1, counts(limit, &four).1);
+        assert!(c1.runs > 50, "{c1:?}");
+        assert!(
+            c4.spilled_bytes <= 6 * c1.spilled_bytes,
+            "count: 4x {c4:?}, 1x {c1:?}"
+        );
+        let (u1, u4) = (unique(limit, &one).1, unique(limit, &four).1);
+        assert!(u1.runs > 50, "{u1:?}");
+        assert!(
+            u4.spilled_bytes <= 6 * u1.spilled_bytes,
+            "unique: 4x {u4:?}, 1x {u1:?}"
+        );
+    }
+
+    #[test]
+    fn rfc3986_equivalents_share_a_key_and_others_do_not() {
+        // RFC 3986 6.2.2 / 6.2.3 examples.
+        let k = |u: &str, l| key(u.as_bytes(), false, l).into_owned();
+        for u in [
+            "http://example.com",
+            "http://example.com/",
+            "http://example.com:/",
+            "http://example.com:80/",
+        ] {
+            assert_eq!(k(u, KeyLevel::Scheme), b"http://example.com/", "{u}");
+        }
+        assert_eq!(
+            k("example://a/b/c/%7Bfoo%7D", KeyLevel::Syntax),
+            k("eXAMPLE://a/./b/../b/%63/%7bfoo%7d", KeyLevel::Syntax)
+        );
+        assert_eq!(
+            k("HTTP://www.Example.com/", KeyLevel::Syntax),
+            b"http://www.example.com/"
+        );
+        // 6.2.3 is not applied at the syntax level.
+        assert_ne!(
+            k("http://example.com", KeyLevel::Syntax),
+            k("http://example.com:80/", KeyLevel::Syntax)
+        );
+        // Different URLs stay apart.
+        for (a, b) in [
+            ("http://example.com/a", "http://example.com/A"),
+            ("http://example.com/%2F", "http://example.com//"),
+            ("http://example.com/?q", "http://example.com/"),
+            ("https://example.com/", "http://example.com/"),
+            ("http://example.com:8080/", "http://example.com/"),
+        ] {
+            for l in [
+                KeyLevel::Raw,
+                KeyLevel::Syntax,
+                KeyLevel::Scheme,
+                KeyLevel::NoFragment,
+            ] {
+                assert_ne!(k(a, l), k(b, l), "{a} vs {b} at {l:?}");
+            }
+        }
+        assert_ne!(
+            k("http://a/#x", KeyLevel::Scheme),
+            k("http://a/#y", KeyLevel::Scheme)
+        );
+        assert_eq!(
+            k("http://a/#x", KeyLevel::NoFragment),
+            k("http://a/#y", KeyLevel::NoFragment)
+        );
+    }
+
+    #[test]
+    fn fp_hasher_folds() {
+        let mut h = FpHasher::default();
+        h.write_u128(1 | (2u128 << 64));
+        assert_eq!(h.finish(), 3);
+    }
+}

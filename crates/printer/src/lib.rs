@@ -1,0 +1,1172 @@
+//! Output: every format implements one [`Sink`] trait (text, JSON Lines,
+//! CSV/TSV, counts, unique/aggregate), fed in input order.
+//!
+//! ```
+//! use urlsift_printer::{Format, Options, Record, Sink, new_sink};
+//! let text = b"see <http://example.com/a> now";
+//! let mut out = Vec::new();
+//! {
+//!     let opts = Options { format: Format::Json, ..Options::default() };
+//!     let mut sink = new_sink(&opts, &mut out);
+//!     for m in urlsift_core::extract::extract(text) {
+//!         sink.record(&Record { file: "-", line: 1, m: &m, mail: None }).unwrap();
+//!     }
+//!     sink.finish().unwrap();
+//! }
+//! let line = String::from_utf8(out).unwrap();
+//! assert!(line.contains(r#""url":"http://example.com/a""#));
+//! assert!(line.contains(r#""style":"angle""#));
+//! assert!(line.contains(r#""host":"example.com""#));
+//! ```
+#![deny(missing_docs)]
+#![warn(clippy::print_stderr, clippy::print_stdout)]
+
+use std::borrow::Cow;
+use std::io::{self, Write};
+
+use crate::dedup::{Counter, KeyLevel, Offer, Unique, fingerprint};
+use urlsift_core::extract::{Kind, Match};
+use urlsift_uri::UriRef;
+
+#[cfg(feature = "parquet")]
+pub mod parquet;
+
+pub mod dedup;
+
+/// ANSI colours, as ripgrep uses them: file names magenta, line numbers and
+/// byte offsets green.
+pub mod color {
+    /// File names.
+    pub const PATH: &str = "\x1b[35m";
+    /// Line numbers and byte offsets.
+    pub const NUMBER: &str = "\x1b[32m";
+    /// Back to the terminal's default.
+    pub const RESET: &str = "\x1b[0m";
+}
+
+/// The output format of the extract command.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Format {
+    /// One URL per line, with optional `file:line:offset:` prefixes.
+    #[default]
+    Text,
+    /// JSON Lines: one object per URL (fields in the README's JSON table).
+    Json,
+    /// CSV with a header row (RFC 4180 quoting).
+    Csv,
+    /// Tab-separated values with a header row.
+    Tsv,
+}
+
+/// What to aggregate instead of listing every URL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CountBy {
+    /// Count each distinct URL.
+    Url,
+    /// Count each distinct host (lower-cased); URLs without a host are not counted.
+    Host,
+    /// Count each distinct scheme (lower-cased; `www` URLs count as `http`).
+    Scheme,
+}
+
+/// How the extract command prints what it finds.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// The format.
+    pub format: Format,
+    /// Prefix each text line with its line number (`-n`).
+    pub line_number: bool,
+    /// Prefix each text line with the URL's byte offset (`-b`).
+    pub byte_offset: bool,
+    /// Prefix each text line with the file name (`-H`).
+    pub with_filename: bool,
+    /// After a file name, a NUL byte instead of `:` (`-0`, grep's `-Z`).
+    pub null: bool,
+    /// Print the RFC 3986 section 6 normal form instead of the URL as found.
+    pub normalize: bool,
+    /// Print each distinct URL once, in order of first appearance.
+    pub unique: bool,
+    /// Print `count key` lines, most frequent first.
+    pub count_by: Option<CountBy>,
+    /// What `unique`, `count_by` (by URL) and sharding by URL compare: the
+    /// URL as found or a normal form. With `normalize`, a normalizing level
+    /// is also the form printed.
+    pub dedup_key: KeyLevel,
+    /// Print only the number of URLs per file (`-c`).
+    pub count: bool,
+    /// Colour file names, line numbers and byte offsets (ANSI escapes).
+    pub color: bool,
+    /// Leave out the CSV/TSV header row (the caller writes it once, with
+    /// [`write_header`]).
+    pub no_header: bool,
+}
+
+/// One URL found, with where it was found.
+#[derive(Debug)]
+pub struct Record<'a, 'h> {
+    /// The input's name (`-` for standard input).
+    pub file: &'a str,
+    /// The 1-based line number of the URL's first byte.
+    pub line: u64,
+    /// The match.
+    pub m: &'a Match<'h>,
+    /// With `--mail`: the message and part the URL came from (offsets and
+    /// `line` then refer to the decoded part text).
+    pub mail: Option<&'a urlsift_mail::MailWhere>,
+}
+
+/// Receives every URL of a run, in input order.
+pub trait Sink {
+    /// One URL.
+    fn record(&mut self, rec: &Record<'_, '_>) -> io::Result<()>;
+    /// The end of one input, with the number of URLs it had.
+    fn file_done(&mut self, _file: &str, _count: u64) -> io::Result<()> {
+        Ok(())
+    }
+    /// The end of the run: flush aggregates.
+    fn finish(&mut self) -> io::Result<()>;
+}
+
+/// Build the sink that `opts` asks for, writing to `out`.
+///
+/// `unique` and `count_by` keep their whole state in memory here; the
+/// command line's run (`urlsift_search::run`) bounds it with `--max-memory`.
+pub fn new_sink<'w, W: Write + 'w>(opts: &Options, out: W) -> Box<dyn Sink + 'w> {
+    if opts.count {
+        return Box::new(CountSink {
+            out,
+            with_filename: opts.with_filename,
+            color: opts.color,
+            json: opts.format == Format::Json,
+            null: opts.null,
+        });
+    }
+    if opts.unique || opts.count_by.is_some() {
+        return Box::new(DedupSink {
+            f: Formatter::new(opts),
+            format: opts.format,
+            buf: Vec::new(),
+            out,
+            by: opts.count_by,
+            level: opts.dedup_key,
+            unique: Unique::new(usize::MAX, None),
+            counter: Counter::new(usize::MAX, None),
+        });
+    }
+    Box::new(FormatSink {
+        f: Formatter::new(opts),
+        buf: Vec::new(),
+        out,
+    })
+}
+
+/// Formats one record at a time into a byte buffer, in any of the
+/// [`Format`]s: the one place that knows what a text line, a JSON object or
+/// a CSV row holds.
+///
+/// ```
+/// use urlsift_printer::{Format, Formatter, Options, Record};
+/// let m = &urlsift_core::extract::extract(b"at http://a.example/x, and")[0];
+/// let mut f = Formatter::new(&Options { format: Format::Csv, ..Options::default() });
+/// let mut out = Vec::new();
+/// f.format(&Record { file: "f", line: 1, m, mail: None }, &mut out).unwrap();
+/// let csv = String::from_utf8(out).unwrap();
+/// assert!(csv.starts_with("file,start,end,line,url,"));
+/// assert!(csv.contains("\nf,3,21,1,http://a.example/x,"));
+/// ```
+pub struct Formatter {
+    opts: Options,
+    header: bool,
+    /// Scratch for `--normalize` in text output ([`dedup::key_into`]).
+    keybuf: Vec<u8>,
+    /// Scratch for the `//www...` form of an abbreviated URI, split as a
+    /// network-path reference.
+    partbuf: Vec<u8>,
+    /// The CSV/TSV quoting state machine, kept from record to record.
+    csv: Option<csv_core::Writer>,
+}
+
+impl Formatter {
+    /// A formatter for `opts` (its format, prefixes and normalization).
+    pub fn new(opts: &Options) -> Self {
+        Formatter {
+            opts: opts.clone(),
+            header: opts.no_header,
+            keybuf: Vec::new(),
+            partbuf: Vec::new(),
+            csv: None,
+        }
+    }
+
+    /// The level `--normalize` prints: the de-duplication key's level when
+    /// that normalizes, otherwise 6.2.2 + 6.2.3.
+    fn normal_level(&self) -> KeyLevel {
+        match self.opts.dedup_key {
+            KeyLevel::Raw => KeyLevel::Scheme,
+            l => l,
+        }
+    }
+
+    /// Append `rec`, formatted, to `out` (for CSV/TSV, after the header row
+    /// if this is the first record and the options do not leave it out).
+    pub fn format(&mut self, rec: &Record<'_, '_>, out: &mut Vec<u8>) -> io::Result<()> {
+        self.format_with(rec, None, out)
+    }
+
+    /// [`Formatter::format`], given the URL's de-duplication key at `level`
+    /// when the caller has it: text output with `--normalize` prints that key
+    /// instead of normalizing the URL again, when it is the form printed.
+    pub fn format_with(
+        &mut self,
+        rec: &Record<'_, '_>,
+        key: Option<(&[u8], KeyLevel)>,
+        out: &mut Vec<u8>,
+    ) -> io::Result<()> {
+        let level = self.normal_level();
+        let o = &self.opts;
+        match o.format {
+            Format::Text => {
+                let (path, num, reset) = if o.color {
+                    (color::PATH, color::NUMBER, color::RESET)
+                } else {
+                    ("", "", "")
+                };
+                if o.with_filename {
+                    write!(out, "{path}{}{reset}", rec.file)?;
+                    out.push(if o.null { 0 } else { b':' });
+                }
+                if o.line_number {
+                    write!(out, "{num}{}{reset}:", rec.line)?;
+                }
+                if o.byte_offset {
+                    write!(out, "{num}{}{reset}:", rec.m.start)?;
+                }
+                if o.normalize {
+                    let www = rec.m.kind == Kind::Www;
+                    let key = match key {
+                        Some((k, l)) if l == level => k,
+                        _ => dedup::key_into(&rec.m.url, www, level, &mut self.keybuf),
+                    };
+                    out.extend_from_slice(key);
+                } else {
+                    out.extend_from_slice(&rec.m.url);
+                }
+                out.push(b'\n');
+            }
+            Format::Json => {
+                let normalized = o.normalize.then(|| normal_at(rec.m, level));
+                let www = rec.m.kind == Kind::Www;
+                let text = split_text(rec.m, &mut self.partbuf);
+                write_json(rec, &Fields::new(text, www), normalized.as_ref(), out)?;
+            }
+            Format::Csv | Format::Tsv => {
+                let tsv = o.format == Format::Tsv;
+                let normalize = o.normalize;
+                let w = self.csv.get_or_insert_with(|| csv_writer(tsv));
+                if !self.header {
+                    self.header = true;
+                    csv_header(CsvRow::new(w, out, tsv), normalize);
+                }
+                let normalized = normalize.then(|| normal_at(rec.m, level));
+                let www = rec.m.kind == Kind::Www;
+                let text = split_text(rec.m, &mut self.partbuf);
+                let fields = Fields::new(text, www);
+                write_csv(CsvRow::new(w, out, tsv), rec, &fields, normalized.as_ref());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Writes each record formatted by a [`Formatter`].
+struct FormatSink<W: Write> {
+    f: Formatter,
+    buf: Vec<u8>,
+    out: W,
+}
+
+impl<W: Write> Sink for FormatSink<W> {
+    fn record(&mut self, rec: &Record<'_, '_>) -> io::Result<()> {
+        self.buf.clear();
+        self.f.format(rec, &mut self.buf)?;
+        self.out.write_all(&self.buf)
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// The components of a match, from the URI engine. An abbreviated `www.` URI
+/// is split as the network-path reference `//www...`, so it has a host.
+pub struct Parts {
+    text: Vec<u8>,
+    www: bool,
+}
+
+impl Parts {
+    /// Prepare the split of `m`.
+    pub fn new(m: &Match<'_>) -> Parts {
+        let www = m.kind == Kind::Www;
+        let mut text = Vec::with_capacity(m.url.len() + 2);
+        if www {
+            text.extend_from_slice(b"//");
+        }
+        text.extend_from_slice(&m.url);
+        Parts { text, www }
+    }
+
+    /// The RFC 3986 split.
+    pub fn uri(&self) -> UriRef<'_> {
+        UriRef::split(&self.text)
+    }
+
+    /// True if the URL is a valid RFC 3986 URI (an abbreviated one: a valid
+    /// network-path reference).
+    pub fn valid(&self) -> bool {
+        self.uri().validate().is_ok()
+    }
+
+    /// The normal form (RFC 3986 6.2.2 and 6.2.3). A `www.` URI is taken as
+    /// `http://` (RFC 2396bis Appendix F's usual heuristic). `None` when the
+    /// URL is not valid enough to normalize.
+    pub fn normalized(&self) -> Option<String> {
+        self.normalized_at(KeyLevel::Scheme)
+    }
+
+    /// The normal form at `level` (`None` when the URL is not valid enough
+    /// to normalize; [`KeyLevel::Raw`] gives the URL as found).
+    pub fn normalized_at(&self, level: KeyLevel) -> Option<String> {
+        let url = if self.www {
+            &self.text[2..]
+        } else {
+            &self.text[..]
+        };
+        normalized(url, self.www, level)
+    }
+}
+
+/// [`Parts::normalized_at`] of the URL `url` (an abbreviated one if `www`).
+fn normalized(url: &[u8], www: bool, level: KeyLevel) -> Option<String> {
+    match level.normalize_options() {
+        None => Some(String::from_utf8_lossy(url).into_owned()),
+        Some(opts) => dedup::normal_form(url, www, &opts).ok(),
+    }
+}
+
+/// The `normalized` field of `m` at `level` (`None`: not valid enough).
+fn normal_at(m: &Match<'_>, level: KeyLevel) -> Option<String> {
+    normalized(&m.url, m.kind == Kind::Www, level)
+}
+
+/// The text the URI engine splits for `m`: its URL, or for an abbreviated
+/// `www.` URI, `//` and the URL (in `buf`), a network-path reference.
+fn split_text<'a>(m: &'a Match<'_>, buf: &'a mut Vec<u8>) -> &'a [u8] {
+    if m.kind != Kind::Www {
+        return &m.url;
+    }
+    buf.clear();
+    buf.extend_from_slice(b"//");
+    buf.extend_from_slice(&m.url);
+    buf
+}
+
+/// The fields of a JSON Lines object or CSV row that come from the URL,
+/// borrowed from it when it is UTF-8 (otherwise each is converted lossily,
+/// U+FFFD for each invalid sequence).
+struct Fields<'p> {
+    url: Cow<'p, str>,
+    valid: bool,
+    scheme: Option<Cow<'p, str>>,
+    userinfo: Option<Cow<'p, str>>,
+    host: Option<Cow<'p, str>>,
+    host_kind: Option<&'static str>,
+    port: Option<Cow<'p, str>>,
+    path: Cow<'p, str>,
+    query: Option<Cow<'p, str>>,
+    fragment: Option<Cow<'p, str>>,
+}
+
+impl<'p> Fields<'p> {
+    /// The fields of a URL split as `text`: the URL, or if `www`, `//` and
+    /// an abbreviated URL (see [`split_text`]).
+    fn new(text: &'p [u8], www: bool) -> Self {
+        let u = UriRef::split(text);
+        // Components split at ASCII delimiters, so each piece of UTF-8 text
+        // is UTF-8: check the whole once, then slice it.
+        let whole = std::str::from_utf8(text).ok();
+        let piece = |b: &'p [u8]| -> Cow<'p, str> {
+            let at = (b.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+            match whole.and_then(|s| s.get(at..)?.get(..b.len())) {
+                Some(s) => Cow::Borrowed(s),
+                None => String::from_utf8_lossy(b),
+            }
+        };
+        Fields {
+            url: piece(text.get(if www { 2 } else { 0 }..).unwrap_or_default()),
+            valid: u.validate().is_ok(),
+            scheme: u.scheme().map(piece),
+            userinfo: u.userinfo().map(piece),
+            host: u.host().map(piece),
+            host_kind: u.host_kind().map(|k| k.as_str()),
+            port: u.port().map(piece),
+            path: piece(u.path()),
+            query: u.query().map(piece),
+            fragment: u.fragment().map(piece),
+        }
+    }
+}
+
+/// Append `s` as a JSON string. URLs seldom hold a byte JSON escapes
+/// (`"`, `\\`, controls), so those go through serde_json and the rest is
+/// copied as it is (serde_json leaves non-ASCII text as it is too).
+fn json_str(out: &mut Vec<u8>, s: &str) {
+    if !json_special(s.as_bytes()) {
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
+    } else {
+        // Writing into a Vec cannot fail, and a str always serializes.
+        let _ = serde_json::to_writer(&mut *out, s);
+    }
+}
+
+/// True if `b` holds a byte JSON escapes: `"`, `\\` or a control below
+/// 0x20. Eight bytes at a time (SWAR: a word has a zero byte iff
+/// `(w - 0x01..) & !w & 0x80..` is not zero, and a byte below `n <= 0x80`
+/// iff `(w - n * 0x01..) & !w & 0x80..` is not zero).
+fn json_special(b: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero = |w: u64| w.wrapping_sub(ONES) & !w & HIGH;
+    let mut acc = 0;
+    let mut words = b.chunks_exact(8);
+    for c in &mut words {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(c);
+        let w = u64::from_le_bytes(a);
+        acc |= (w.wrapping_sub(0x20 * ONES) & !w & HIGH)
+            | zero(w ^ (u64::from(b'"') * ONES))
+            | zero(w ^ (u64::from(b'\\') * ONES));
+    }
+    acc != 0
+        || words
+            .remainder()
+            .iter()
+            .any(|&c| c < 0x20 || c == b'"' || c == b'\\')
+}
+
+/// Append `key` (`,"name":`) and `value` (a string or `null`) to a JSON
+/// object.
+fn json_opt(out: &mut Vec<u8>, key: &[u8], value: Option<&str>) {
+    out.extend_from_slice(key);
+    match value {
+        Some(v) => json_str(out, v),
+        None => out.extend_from_slice(b"null"),
+    }
+}
+
+/// Append `key` (`,"name":`) and the number or boolean `value` to a JSON
+/// object.
+fn json_raw(out: &mut Vec<u8>, key: &[u8], value: &[u8]) {
+    out.extend_from_slice(key);
+    out.extend_from_slice(value);
+}
+
+/// Append the JSON Lines object of `rec` (fields in the README's JSON
+/// table; `normalized` only with `--normalize`, the mail fields only
+/// with `--mail`), and a newline. Written field by field rather than
+/// through a serde struct: about twice as fast (docs/performance.md),
+/// with no allocation per field for a UTF-8 URL.
+fn write_json(
+    rec: &Record<'_, '_>,
+    f: &Fields<'_>,
+    normalized: Option<&Option<String>>,
+    out: &mut Vec<u8>,
+) -> io::Result<()> {
+    let mut n = itoa::Buffer::new();
+    let tf = |b: bool| if b { &b"true"[..] } else { b"false" };
+    out.reserve(256 + 2 * f.url.len());
+    out.extend_from_slice(b"{\"file\":");
+    json_str(out, rec.file);
+    json_raw(out, b",\"start\":", n.format(rec.m.start).as_bytes());
+    json_raw(out, b",\"end\":", n.format(rec.m.end).as_bytes());
+    json_raw(out, b",\"line\":", n.format(rec.line).as_bytes());
+    json_opt(out, b",\"url\":", Some(&f.url));
+    if let Some(v) = normalized {
+        json_opt(out, b",\"normalized\":", v.as_deref());
+    }
+    json_raw(out, b",\"style\":\"", rec.m.style.as_str().as_bytes());
+    out.push(b'"');
+    json_raw(out, b",\"kind\":\"", rec.m.kind.as_str().as_bytes());
+    out.push(b'"');
+    json_raw(out, b",\"valid\":", tf(f.valid));
+    json_raw(out, b",\"ambiguous\":", tf(rec.m.ambiguous));
+    json_opt(out, b",\"scheme\":", f.scheme.as_deref());
+    json_opt(out, b",\"userinfo\":", f.userinfo.as_deref());
+    json_opt(out, b",\"host\":", f.host.as_deref());
+    match f.host_kind {
+        // Our own names: nothing to escape.
+        Some(k) => {
+            json_raw(out, b",\"host_kind\":\"", k.as_bytes());
+            out.push(b'"');
+        }
+        None => json_raw(out, b",\"host_kind\":", b"null"),
+    }
+    json_opt(out, b",\"port\":", f.port.as_deref());
+    json_opt(out, b",\"path\":", Some(&f.path));
+    json_opt(out, b",\"query\":", f.query.as_deref());
+    json_opt(out, b",\"fragment\":", f.fragment.as_deref());
+    match rec.mail {
+        Some(w) => {
+            // The mail fields, flattened into this object: serde's `{...}`
+            // with its `{` turned into a `,`.
+            let at = out.len();
+            serde_json::to_writer(&mut *out, w)?;
+            match out.get_mut(at) {
+                Some(b) if *b == b'{' => *b = b',',
+                _ => return Err(io::Error::other("mail fields: not a JSON object")),
+            }
+        }
+        None => out.push(b'}'),
+    }
+    out.push(b'\n');
+    Ok(())
+}
+
+/// One CSV/TSV row being written into `out`, through csv-core's quoting
+/// (RFC 4180: a field with a delimiter, quote or line break is quoted).
+/// TSV has no quoting: tabs and line breaks inside a field become spaces.
+struct CsvRow<'w> {
+    w: &'w mut csv_core::Writer,
+    out: &'w mut Vec<u8>,
+    tsv: bool,
+    first: bool,
+}
+
+/// The CSV (RFC 4180 quoting where needed) or TSV (no quoting) writer.
+fn csv_writer(tsv: bool) -> csv_core::Writer {
+    csv_core::WriterBuilder::new()
+        .delimiter(if tsv { b'\t' } else { b',' })
+        .quote_style(if tsv {
+            csv_core::QuoteStyle::Never
+        } else {
+            csv_core::QuoteStyle::Necessary
+        })
+        .terminator(csv_core::Terminator::Any(b'\n'))
+        .build()
+}
+
+/// Write the header row (with a `normalized` column if `normalize`).
+fn csv_header(mut row: CsvRow<'_>, normalize: bool) {
+    for h in header_fields(normalize) {
+        row.field(h);
+    }
+    row.end();
+}
+
+impl<'w> CsvRow<'w> {
+    /// A new row of `w` into `out`.
+    fn new(w: &'w mut csv_core::Writer, out: &'w mut Vec<u8>, tsv: bool) -> Self {
+        CsvRow {
+            w,
+            out,
+            tsv,
+            first: true,
+        }
+    }
+
+    /// Append one field.
+    fn field(&mut self, s: &str) {
+        if !self.first {
+            self.core(
+                |w, o| {
+                    let (r, n) = w.delimiter(o);
+                    (r, 0, n)
+                },
+                2,
+            );
+        }
+        self.first = false;
+        let spaced;
+        let mut input = s.as_bytes();
+        if self.tsv && s.contains(['\t', '\n', '\r']) {
+            spaced = s.replace(['\t', '\n', '\r'], " ");
+            input = spaced.as_bytes();
+        }
+        // At most 1 + 2 * len bytes come out (the opening quote, and quotes
+        // doubled; the closing one comes with the delimiter or terminator),
+        // so one call with this room takes the whole field.
+        let took = self.core(|w, o| w.field(input, o), 2 + 2 * input.len());
+        debug_assert_eq!(took, input.len());
+    }
+
+    /// End the row.
+    fn end(mut self) {
+        self.core(
+            |w, o| {
+                let (r, n) = w.terminator(o);
+                (r, 0, n)
+            },
+            4,
+        );
+    }
+
+    /// Run one csv-core step with `room` bytes of output space; returns the
+    /// input bytes it took.
+    fn core(
+        &mut self,
+        step: impl FnOnce(&mut csv_core::Writer, &mut [u8]) -> (csv_core::WriteResult, usize, usize),
+        room: usize,
+    ) -> usize {
+        let at = self.out.len();
+        self.out.resize(at + room, 0);
+        let (r, nin, nout) = step(self.w, &mut self.out[at..]);
+        debug_assert_eq!(r, csv_core::WriteResult::InputEmpty);
+        self.out.truncate(at + nout);
+        nin
+    }
+}
+
+/// Write the CSV/TSV row of `rec`: the JSON fields in the same order, the
+/// mail fields left out, `null` as an empty field.
+fn write_csv(
+    mut row: CsvRow<'_>,
+    rec: &Record<'_, '_>,
+    f: &Fields<'_>,
+    normalized: Option<&Option<String>>,
+) {
+    let mut n = itoa::Buffer::new();
+    let tf = |b: bool| if b { "true" } else { "false" };
+    row.field(rec.file);
+    row.field(n.format(rec.m.start));
+    row.field(n.format(rec.m.end));
+    row.field(n.format(rec.line));
+    row.field(&f.url);
+    if let Some(v) = normalized {
+        row.field(v.as_deref().unwrap_or(""));
+    }
+    row.field(rec.m.style.as_str());
+    row.field(rec.m.kind.as_str());
+    row.field(tf(f.valid));
+    row.field(tf(rec.m.ambiguous));
+    row.field(f.scheme.as_deref().unwrap_or(""));
+    row.field(f.userinfo.as_deref().unwrap_or(""));
+    row.field(f.host.as_deref().unwrap_or(""));
+    row.field(f.host_kind.unwrap_or(""));
+    row.field(f.port.as_deref().unwrap_or(""));
+    row.field(&f.path);
+    row.field(f.query.as_deref().unwrap_or(""));
+    row.field(f.fragment.as_deref().unwrap_or(""));
+    row.end();
+}
+
+#[cfg(test)]
+fn lossy(b: Option<&[u8]>) -> Option<String> {
+    b.map(|b| String::from_utf8_lossy(b).into_owned())
+}
+
+/// One JSON Lines / CSV row: the serde struct that wrote them before
+/// [`write_json`] and [`write_csv`], kept as their reference in the tests.
+#[cfg(test)]
+#[derive(serde::Serialize)]
+struct Row<'a> {
+    file: &'a str,
+    start: usize,
+    end: usize,
+    line: u64,
+    url: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    normalized: Option<Option<String>>,
+    style: &'static str,
+    kind: &'static str,
+    valid: bool,
+    ambiguous: bool,
+    scheme: Option<String>,
+    userinfo: Option<String>,
+    host: Option<String>,
+    host_kind: Option<&'static str>,
+    port: Option<String>,
+    path: String,
+    query: Option<String>,
+    fragment: Option<String>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    mail: Option<&'a urlsift_mail::MailWhere>,
+}
+
+#[cfg(test)]
+fn row<'a>(rec: &Record<'a, '_>, normalize: Option<KeyLevel>) -> Row<'a> {
+    let parts = Parts::new(rec.m);
+    let u = parts.uri();
+    Row {
+        file: rec.file,
+        start: rec.m.start,
+        end: rec.m.end,
+        line: rec.line,
+        url: rec.m.url_str().into_owned(),
+        normalized: normalize.map(|l| parts.normalized_at(l)),
+        style: rec.m.style.as_str(),
+        kind: rec.m.kind.as_str(),
+        valid: u.validate().is_ok(),
+        ambiguous: rec.m.ambiguous,
+        scheme: lossy(u.scheme()),
+        userinfo: lossy(u.userinfo()),
+        host: lossy(u.host()),
+        host_kind: u.host_kind().map(|k| k.as_str()),
+        port: lossy(u.port()),
+        path: String::from_utf8_lossy(u.path()).into_owned(),
+        query: lossy(u.query()),
+        fragment: lossy(u.fragment()),
+        mail: rec.mail,
+    }
+}
+
+fn header_fields(normalize: bool) -> Vec<&'static str> {
+    let mut h = vec!["file", "start", "end", "line", "url"];
+    if normalize {
+        h.push("normalized");
+    }
+    h.extend([
+        "style",
+        "kind",
+        "valid",
+        "ambiguous",
+        "scheme",
+        "userinfo",
+        "host",
+        "host_kind",
+        "port",
+        "path",
+        "query",
+        "fragment",
+    ]);
+    h
+}
+
+/// Write the CSV/TSV header row that `opts` asks for (nothing for other formats).
+pub fn write_header(opts: &Options, out: &mut dyn Write) -> io::Result<()> {
+    let tsv = match opts.format {
+        Format::Csv => false,
+        Format::Tsv => true,
+        _ => return Ok(()),
+    };
+    let mut buf = Vec::new();
+    csv_header(
+        CsvRow::new(&mut csv_writer(tsv), &mut buf, tsv),
+        opts.normalize,
+    );
+    out.write_all(&buf)
+}
+
+/// The CSV/TSV fields of one record (TSV has no quoting: tabs and newlines
+/// inside a field become spaces).
+#[cfg(test)]
+fn csv_fields(rec: &Record<'_, '_>, normalize: Option<KeyLevel>, tsv: bool) -> Vec<String> {
+    let r = row(rec, normalize);
+    let o = |s: &Option<String>| s.clone().unwrap_or_default();
+    let mut f = vec![
+        r.file.to_string(),
+        r.start.to_string(),
+        r.end.to_string(),
+        r.line.to_string(),
+        r.url.clone(),
+    ];
+    if let Some(n) = &r.normalized {
+        f.push(o(n));
+    }
+    f.extend([
+        r.style.to_string(),
+        r.kind.to_string(),
+        r.valid.to_string(),
+        r.ambiguous.to_string(),
+        o(&r.scheme),
+        o(&r.userinfo),
+        o(&r.host),
+        r.host_kind.unwrap_or("").to_string(),
+        o(&r.port),
+        r.path.clone(),
+        o(&r.query),
+        o(&r.fragment),
+    ]);
+    if tsv {
+        for s in &mut f {
+            if s.contains(['\t', '\n', '\r']) {
+                *s = s.replace(['\t', '\n', '\r'], " ");
+            }
+        }
+    }
+    f
+}
+
+struct CountSink<W: Write> {
+    out: W,
+    with_filename: bool,
+    color: bool,
+    json: bool,
+    null: bool,
+}
+
+impl<W: Write> Sink for CountSink<W> {
+    fn record(&mut self, _rec: &Record<'_, '_>) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn file_done(&mut self, file: &str, count: u64) -> io::Result<()> {
+        if self.json {
+            return self.out.write_all(&json_count_line("file", file, count));
+        }
+        let sep = if self.null { "\0" } else { ":" };
+        match (self.with_filename, self.color) {
+            (false, _) => writeln!(self.out, "{count}"),
+            (true, false) => writeln!(self.out, "{file}{sep}{count}"),
+            (true, true) => writeln!(
+                self.out,
+                "{}{file}{}{sep}{count}",
+                color::PATH,
+                color::RESET
+            ),
+        }
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// The key `--count-by` counts `m` under: the URL at the de-duplication
+/// `level` (see [`dedup::key`]), its lower-cased host, or its lower-cased
+/// scheme (`www` URLs count as `http`). `None` when the URL has nothing to
+/// count (no host for `--count-by host`).
+///
+/// ```
+/// use urlsift_printer::dedup::KeyLevel;
+/// use urlsift_printer::{CountBy, count_key};
+/// let m = &urlsift_core::extract::extract(b"see HTTP://Example.COM:80/a")[0];
+/// assert_eq!(count_key(m, None, KeyLevel::Scheme).unwrap().as_ref(), b"http://example.com/a");
+/// assert_eq!(count_key(m, Some(CountBy::Host), KeyLevel::Raw).unwrap().as_ref(), b"example.com");
+/// assert_eq!(count_key(m, Some(CountBy::Scheme), KeyLevel::Raw).unwrap().as_ref(), b"http");
+/// ```
+pub fn count_key<'m>(
+    m: &'m Match<'_>,
+    by: Option<CountBy>,
+    level: KeyLevel,
+) -> Option<Cow<'m, [u8]>> {
+    let www = m.kind == Kind::Www;
+    Some(match by {
+        None | Some(CountBy::Url) => dedup::key(&m.url, www, level),
+        Some(CountBy::Host) => Cow::Owned(host_key(m)?),
+        Some(CountBy::Scheme) => Cow::Owned(match m.kind {
+            Kind::Www => b"http".to_vec(),
+            Kind::Uri => Parts::new(m)
+                .uri()
+                .scheme()
+                .unwrap_or(b"")
+                .to_ascii_lowercase(),
+        }),
+    })
+}
+
+/// The lower-cased host of `m` (`None` when it has no host, or an empty one).
+pub fn host_key(m: &Match<'_>) -> Option<Vec<u8>> {
+    let parts = Parts::new(m);
+    let u = parts.uri();
+    let h = u.host().filter(|h| !h.is_empty())?;
+    Some(h.to_ascii_lowercase())
+}
+
+/// Write one `--count-by` row: the count right-aligned in 7 columns, a
+/// space, the key (like `uniq -c`).
+pub fn write_count_row(out: &mut dyn Write, count: u64, key: &[u8]) -> io::Result<()> {
+    write!(out, "{count:>7} ")?;
+    out.write_all(key)?;
+    out.write_all(b"\n")
+}
+
+impl CountBy {
+    /// What is counted, as a JSON field name: `url`, `host` or `scheme`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CountBy::Url => "url",
+            CountBy::Host => "host",
+            CountBy::Scheme => "scheme",
+        }
+    }
+}
+
+/// Write one `--count-by` row in `format`: text as [`write_count_row`];
+/// JSON Lines as an object with the key under the name of what is counted
+/// and its `count`.
+///
+/// ```
+/// use urlsift_printer::{CountBy, Format, write_count_row_as};
+/// let mut out = Vec::new();
+/// write_count_row_as(&mut out, Format::Json, CountBy::Host, 2, b"a.example").unwrap();
+/// assert_eq!(out, b"{\"host\":\"a.example\",\"count\":2}\n");
+/// ```
+pub fn write_count_row_as(
+    out: &mut dyn Write,
+    format: Format,
+    by: CountBy,
+    count: u64,
+    key: &[u8],
+) -> io::Result<()> {
+    if format != Format::Json {
+        return write_count_row(out, count, key);
+    }
+    out.write_all(&json_count_line(
+        by.name(),
+        &String::from_utf8_lossy(key),
+        count,
+    ))
+}
+
+/// A JSON Lines row `{"NAME":"VALUE","count":N}` for the count tables.
+fn json_count_line(name: &str, value: &str, count: u64) -> Vec<u8> {
+    let mut line = Vec::with_capacity(name.len() + value.len() + 32);
+    line.push(b'{');
+    json_str(&mut line, name);
+    line.push(b':');
+    json_str(&mut line, value);
+    line.extend_from_slice(b",\"count\":");
+    line.extend_from_slice(itoa::Buffer::new().format(count).as_bytes());
+    line.extend_from_slice(b"}\n");
+    line
+}
+
+/// `--unique` and `--count-by` in memory: the first record of each distinct
+/// key as it comes, or the counts at the end.
+struct DedupSink<W: Write> {
+    f: Formatter,
+    format: Format,
+    buf: Vec<u8>,
+    out: W,
+    by: Option<CountBy>,
+    level: KeyLevel,
+    unique: Unique,
+    counter: Counter,
+}
+
+impl<W: Write> Sink for DedupSink<W> {
+    fn record(&mut self, rec: &Record<'_, '_>) -> io::Result<()> {
+        if self.by.is_some() {
+            if let Some(k) = count_key(rec.m, self.by, self.level) {
+                self.counter.add(fingerprint(&k), &k)?;
+            }
+            return Ok(());
+        }
+        let k = dedup::key(&rec.m.url, rec.m.kind == Kind::Www, self.level);
+        self.buf.clear();
+        self.f
+            .format_with(rec, Some((&k, self.level)), &mut self.buf)?;
+        if self.unique.offer(fingerprint(&k), &self.buf)? == Offer::New {
+            self.out.write_all(&self.buf)?;
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        let (fmt, by) = (self.format, self.by.unwrap_or(CountBy::Url));
+        let out = &mut self.out;
+        std::mem::replace(&mut self.unique, Unique::new(usize::MAX, None))
+            .finish(|p| out.write_all(p))?;
+        std::mem::replace(&mut self.counter, Counter::new(usize::MAX, None))
+            .finish(|c, k| write_count_row_as(out, fmt, by, c, k))?;
+        self.out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use urlsift_core::extract::Style;
+    use urlsift_mail::MailWhere;
+
+    /// What the serde `Row` wrote (the JSON Lines format before
+    /// [`write_json`]).
+    fn old_json(rec: &Record<'_, '_>, normalize: Option<KeyLevel>) -> Vec<u8> {
+        let mut v = serde_json::to_vec(&row(rec, normalize)).unwrap();
+        v.push(b'\n');
+        v
+    }
+
+    /// What a csv::Writer per record wrote (the CSV/TSV format before
+    /// [`write_csv`]), with the header row first if `header`.
+    fn old_csv(
+        rec: &Record<'_, '_>,
+        normalize: Option<KeyLevel>,
+        tsv: bool,
+        header: bool,
+    ) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut w = csv::WriterBuilder::new()
+            .delimiter(if tsv { b'\t' } else { b',' })
+            .quote_style(if tsv {
+                csv::QuoteStyle::Never
+            } else {
+                csv::QuoteStyle::Necessary
+            })
+            .from_writer(&mut out);
+        if header {
+            w.write_record(header_fields(normalize.is_some())).unwrap();
+        }
+        w.write_record(csv_fields(rec, normalize, tsv)).unwrap();
+        w.flush().unwrap();
+        drop(w);
+        out
+    }
+
+    /// Format `rec` in every format and normalization, with a fresh
+    /// formatter (header row) and a used one (no header), and compare with
+    /// the old writers.
+    fn check(rec: &Record<'_, '_>) {
+        for normalize in [
+            None,
+            Some(KeyLevel::Raw),
+            Some(KeyLevel::Syntax),
+            Some(KeyLevel::Scheme),
+            Some(KeyLevel::NoFragment),
+        ] {
+            for format in [Format::Json, Format::Csv, Format::Tsv] {
+                let opts = Options {
+                    format,
+                    normalize: normalize.is_some(),
+                    dedup_key: normalize.unwrap_or_default(),
+                    ..Options::default()
+                };
+                let mut f = Formatter::new(&opts);
+                let level = f.normal_level();
+                let normalize = normalize.map(|_| level);
+                for header in [true, false] {
+                    let mut got = Vec::new();
+                    f.format(rec, &mut got).unwrap();
+                    let want = match format {
+                        Format::Json => old_json(rec, normalize),
+                        _ => old_csv(rec, normalize, format == Format::Tsv, header),
+                    };
+                    assert_eq!(
+                        String::from_utf8_lossy(&got),
+                        String::from_utf8_lossy(&want),
+                        "{format:?} {normalize:?} header {header}: {rec:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    fn mail() -> MailWhere {
+        MailWhere {
+            message: 3,
+            message_id: Some("a\"b\\c@x".into()),
+            message_offset: 10,
+            part: 2,
+            content_type: "text/plain".into(),
+            part_offset: 99,
+            part_start: 5,
+            part_line: 2,
+        }
+    }
+
+    #[test]
+    fn writers_match_the_serde_rows_on_extracted_urls() {
+        let text = b"see http://a.example/x,y\"z and http://b.example/\\back\\slash, \
+            http://c.example/\xff\xfe/p?q=\xc3\xa9#fr www.d.example/a,b \
+            <http://e.example/wrapped\n  /more> http://[::1]:80/v6 mailto:user@x.example \
+            http://u:p@h.example:8080/p?q#f <URL:ftp://f.example/\xe4\xb8\xad> \
+            http://g.example/%7E%41?Q=%2f#%5B HTTP://H.EXAMPLE:80/a/./b/../c";
+        let ms = urlsift_core::extract::extract(text);
+        assert!(ms.len() >= 10, "{ms:?}");
+        let w = mail();
+        for m in &ms {
+            for file in [
+                "f",
+                "we,ird\"na\tme",
+                "new\nline",
+                "cr\r",
+                "back\\slash",
+                "ctl\x01",
+                "x\x1f",
+                "0123456\x1f",
+                "é",
+            ] {
+                for mail in [None, Some(&w)] {
+                    check(&Record {
+                        file,
+                        line: 7,
+                        m,
+                        mail,
+                    });
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn unique_normalize_prints_each_key_once_in_normal_form() {
+        let text = b"HTTP://A.example:80/%7e x http://a.example/~ y www.B.example/p#f \
+            http://www.b.example/p#g http://c.example/";
+        for (level, want) in [
+            (
+                KeyLevel::Scheme,
+                "http://a.example/~\nhttp://www.b.example/p#f\nhttp://www.b.example/p#g\nhttp://c.example/\n",
+            ),
+            (
+                KeyLevel::NoFragment,
+                "http://a.example/~\nhttp://www.b.example/p\nhttp://c.example/\n",
+            ),
+            (
+                KeyLevel::Raw,
+                "http://a.example/~\nhttp://a.example/~\nhttp://www.b.example/p#f\nhttp://www.b.example/p#g\nhttp://c.example/\n",
+            ),
+        ] {
+            let mut out = Vec::new();
+            {
+                let opts = Options {
+                    unique: true,
+                    normalize: true,
+                    dedup_key: level,
+                    ..Options::default()
+                };
+                let mut sink = new_sink(&opts, &mut out);
+                for m in urlsift_core::extract::extract(text) {
+                    sink.record(&Record {
+                        file: "-",
+                        line: 1,
+                        m: &m,
+                        mail: None,
+                    })
+                    .unwrap();
+                }
+                sink.finish().unwrap();
+            }
+            assert_eq!(String::from_utf8_lossy(&out), want, "{level:?}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn writers_match_the_serde_rows_on_any_bytes(
+            url in proptest::collection::vec(
+                prop_oneof![any::<u8>(), Just(b'"'), Just(b'\\'), Just(b'\t'), Just(b'\r'), Just(0x1f), Just(b':'), Just(b'/'), Just(b'?'), Just(b'#'), Just(b'@'), Just(b'[')],
+                0..40,
+            ),
+            prefix in prop_oneof![Just(&b""[..]), Just(&b"http://"[..]), Just(&b"http://[::1"[..]), Just(&b"www."[..])],
+            www in any::<bool>(),
+            ambiguous in any::<bool>(),
+            start in any::<u32>(),
+            file in "[a-z,\"\t\r\n\x1f\\\\]{0,10}",
+        ) {
+            let mut u = prefix.to_vec();
+            u.extend_from_slice(&url);
+            let m = Match {
+                start: start as usize,
+                end: start as usize + u.len(),
+                url: Cow::Owned(u),
+                style: Style::Angle,
+                kind: if www { Kind::Www } else { Kind::Uri },
+                ambiguous,
+            };
+            check(&Record { file: &file, line: 1, m: &m, mail: None });
+        }
+    }
+}

@@ -1,0 +1,454 @@
+//! Inputs: memory-mapped files, streamed pipes, gzip and zstd, directory walks.
+//!
+//! A regular file is memory-mapped (falling back to reading it whole if the
+//! map fails); everything else (standard input, pipes, `.gz`, `.zst`) is read
+//! as a stream of large blocks, so memory stays bounded whatever the input size
+//! (see [`urlsift_core::parallel::scan_reader`]).
+//!
+//! Compression is recognised by content (magic bytes), never by file name.
+//! Binary files (a NUL byte near the start, see [`looks_binary`]) and hidden
+//! files are scanned like any other: every byte sequence is valid input.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::ops::Deref;
+use std::path::{Path, PathBuf};
+
+/// The bytes of one input: a memory map, or bytes read into memory.
+pub enum Data {
+    /// A memory-mapped regular file.
+    Mapped(memmap2::Mmap),
+    /// Bytes read into memory (small files, or when mapping failed).
+    Owned(Vec<u8>),
+}
+
+impl Deref for Data {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Data::Mapped(m) => m,
+            Data::Owned(v) => v,
+        }
+    }
+}
+
+/// Files smaller than this are read rather than mapped: a map costs more
+/// than a read for small files.
+const MAP_MIN: u64 = 1 << 20;
+
+/// Map (or read) the regular file `file`.
+///
+/// Mapping is an explicit choice (as in ripgrep): it is the fastest way to
+/// scan a large file, at the cost that a file truncated by another process
+/// while it is scanned can raise `SIGBUS`. Scan files that are being written
+/// through standard input instead.
+pub fn map_file(file: &File) -> io::Result<Data> {
+    let len = file.metadata()?.len();
+    if len >= MAP_MIN {
+        // SAFETY: the map is read-only and private to this process. The only
+        // hazard is another process truncating the file while it is mapped,
+        // documented above (it cannot cause silent wrong output, only a signal).
+        if let Ok(m) = unsafe { memmap2::Mmap::map(file) } {
+            #[cfg(unix)]
+            let _ = m.advise(memmap2::Advice::Sequential);
+            return Ok(Data::Mapped(m));
+        }
+    }
+    let mut v = Vec::with_capacity(len as usize);
+    let mut f = file;
+    f.read_to_end(&mut v)?;
+    Ok(Data::Owned(v))
+}
+
+/// What kind of stream an input is, by its first bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    /// Bytes as they are.
+    Plain,
+    /// gzip (RFC 1952), possibly several members.
+    Gzip,
+    /// Zstandard (RFC 8878), possibly several frames.
+    Zstd,
+}
+
+/// The zstd frame magic number, little-endian.
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// Sniff the encoding from the first bytes (gzip magic `1f 8b 08`, zstd
+/// magic `28 b5 2f fd`).
+pub fn sniff(head: &[u8]) -> Encoding {
+    if head.starts_with(&[0x1f, 0x8b, 0x08]) {
+        Encoding::Gzip
+    } else if head.starts_with(&ZSTD_MAGIC) {
+        Encoding::Zstd
+    } else {
+        Encoding::Plain
+    }
+}
+
+/// True if `head` looks binary: it has a NUL byte in its first 8 KiB (the
+/// heuristic of grep and ripgrep). Binary input is still scanned: this only
+/// informs the caller.
+pub fn looks_binary(head: &[u8]) -> bool {
+    memchr::memchr(0, &head[..head.len().min(8192)]).is_some()
+}
+
+/// A decoder for `enc` over `r` (plain: `r` itself).
+fn decoder(enc: Encoding, r: Box<dyn Read + Send>) -> io::Result<Box<dyn Read + Send>> {
+    Ok(match enc {
+        Encoding::Plain => r,
+        Encoding::Gzip => Box::new(flate2::read::MultiGzDecoder::new(r)),
+        Encoding::Zstd => Box::new(zstd::stream::read::Decoder::new(r)?),
+    })
+}
+
+/// An opened input, ready to scan.
+pub enum Opened {
+    /// The whole input is in memory (or mapped).
+    Whole(Data),
+    /// The input is a stream, to be read block by block.
+    Stream(Box<dyn Read + Send>),
+}
+
+/// Open `path` (`None`: standard input). Regular plain files are mapped;
+/// gzip files (by content, not by name) and standard input are streams.
+pub fn open(path: Option<&Path>) -> io::Result<Opened> {
+    let Some(path) = path else {
+        let stdin = io::stdin();
+        return Ok(Opened::Stream(Box::new(Sniffed::new(Box::new(stdin))?)));
+    };
+    opened(File::open(path)?, true)
+}
+
+/// Open one input of a run: `mmap` says whether a regular file may be
+/// memory-mapped (see [`map_file`]); without it, every input is a stream.
+/// A file found in a directory walk ([`Source::Walked`]) is opened only if it
+/// is a regular file: it is opened without blocking and checked after the
+/// open, so a FIFO or a device put in its place never blocks the run.
+pub fn open_source(src: &Source, mmap: bool) -> io::Result<Opened> {
+    match src {
+        Source::Stdin => open(None),
+        Source::Path(p) => opened(File::open(p)?, mmap),
+        Source::Walked(p) => {
+            let file = open_nonblocking(p)?;
+            if !file.metadata()?.is_file() {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "not a regular file (skipped)",
+                ));
+            }
+            opened(file, mmap)
+        }
+        Source::Error(e) => Err(io::Error::other(e.clone())),
+    }
+}
+
+#[cfg(unix)]
+fn open_nonblocking(p: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    // O_NONBLOCK: opening a FIFO with no writer returns at once; reads
+    // of a regular file are not affected by it.
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(p)
+}
+
+#[cfg(not(unix))]
+fn open_nonblocking(p: &Path) -> io::Result<File> {
+    File::open(p)
+}
+
+fn opened(file: File, mmap: bool) -> io::Result<Opened> {
+    let meta = file.metadata()?;
+    if meta.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "is a directory",
+        ));
+    }
+    if !meta.is_file() || !mmap {
+        return Ok(Opened::Stream(Box::new(Sniffed::new(Box::new(file))?)));
+    }
+    let data = map_file(&file)?;
+    match sniff(&data) {
+        Encoding::Plain => Ok(Opened::Whole(data)),
+        enc => {
+            let owned: Box<dyn Read + Send> = Box::new(io::Cursor::new(DataReader(data)));
+            Ok(Opened::Stream(decoder(enc, owned)?))
+        }
+    }
+}
+
+struct DataReader(Data);
+
+impl AsRef<[u8]> for DataReader {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// A stream whose first bytes were read to sniff its encoding.
+struct Sniffed {
+    inner: Box<dyn Read + Send>,
+}
+
+impl Sniffed {
+    fn new(mut r: Box<dyn Read + Send>) -> io::Result<Sniffed> {
+        let mut head = Vec::with_capacity(4);
+        while head.len() < 4 {
+            let mut b = [0u8; 4];
+            let n = match r.read(&mut b[..4 - head.len()]) {
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if n == 0 {
+                break;
+            }
+            head.extend_from_slice(&b[..n]);
+        }
+        let chained: Box<dyn Read + Send> = Box::new(io::Cursor::new(head.clone()).chain(r));
+        let inner = decoder(sniff(&head), chained)?;
+        Ok(Sniffed { inner })
+    }
+}
+
+impl Read for Sniffed {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.inner.read(buf)
+    }
+}
+
+/// One input of a run, in command-line and walk order.
+#[derive(Clone, Debug)]
+pub enum Source {
+    /// Standard input (no path, or `-`).
+    Stdin,
+    /// A path named on the command line: any kind of file (a FIFO such as
+    /// `<(cmd)` included).
+    Path(PathBuf),
+    /// A file found in a directory walk: opened only if it is a regular file.
+    Walked(PathBuf),
+    /// A walk error (an unreadable directory, a loop): reported in its place.
+    Error(String),
+}
+
+impl Source {
+    /// The name to print: `-` for standard input.
+    pub fn name(&self) -> String {
+        match self {
+            Source::Stdin => "-".into(),
+            Source::Path(p) | Source::Walked(p) => p.display().to_string(),
+            Source::Error(_) => String::new(),
+        }
+    }
+
+    /// The path, `None` for standard input.
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            Source::Path(p) | Source::Walked(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// The size in bytes of a regular file (0 for anything else).
+    pub fn size(&self) -> u64 {
+        match self.path() {
+            Some(p) => std::fs::metadata(p)
+                .ok()
+                .filter(|m| m.is_file())
+                .map_or(0, |m| m.len()),
+            None => 0,
+        }
+    }
+}
+
+/// How directories are walked: which files in them are inputs.
+#[derive(Clone, Debug, Default)]
+pub struct WalkOptions {
+    /// Glob patterns, as ripgrep's `-g`: a file in a walk is an input only
+    /// if it matches one of the patterns without `!` (when there are any),
+    /// and none of the `!` patterns. Patterns match the path relative to
+    /// the directory named on the command line; a pattern that ends in `/`
+    /// or names a directory prunes it.
+    pub globs: Vec<String>,
+    /// Descend at most this many levels below a directory named on the
+    /// command line (`Some(1)`: its own files only).
+    pub max_depth: Option<usize>,
+    /// Skip the paths that `.gitignore`, `.ignore` and git's exclude files
+    /// name (by default every file is read: a mail folder may be ignored
+    /// by git and still be mail).
+    pub ignore_vcs: bool,
+}
+
+/// Version control directories, never walked into.
+const VCS_DIRS: [&str; 7] = [".git", ".hg", ".svn", ".bzr", "_darcs", ".pijul", "CVS"];
+
+/// Expand the command line into inputs. No path, or `-`, is standard input.
+/// Directories are walked recursively, entries sorted by file name, hidden
+/// files included, version control directories (`.git`, `.hg`, `.svn`, ...)
+/// skipped. In a walk, regular files and symbolic links to regular files are
+/// inputs (a dangling link is one, and fails to open with an error naming
+/// it); links to directories are not followed (no loops), and FIFOs,
+/// sockets and devices, linked or not, are skipped (reading one could block
+/// forever, or never end). Named on the command line, any path is an input.
+///
+/// ```
+/// let d = tempfile::tempdir().unwrap();
+/// std::fs::create_dir(d.path().join(".git")).unwrap();
+/// std::fs::write(d.path().join(".git/config"), "url = http://a/").unwrap();
+/// std::fs::write(d.path().join("a.txt"), "http://a/").unwrap();
+/// let found = urlsift_search::input::expand(&[d.path().to_path_buf()]);
+/// assert_eq!(found.len(), 1);
+/// assert!(found[0].name().ends_with("a.txt"));
+/// ```
+pub fn expand(paths: &[PathBuf]) -> Vec<Source> {
+    // Without globs, the options cannot fail.
+    expand_with(paths, &WalkOptions::default()).unwrap_or_default()
+}
+
+/// [`expand`] with walk options; fails on a glob that does not parse.
+pub fn expand_with(paths: &[PathBuf], opts: &WalkOptions) -> Result<Vec<Source>, String> {
+    let mut v = Vec::new();
+    if paths.is_empty() {
+        v.push(Source::Stdin);
+    }
+    for p in paths {
+        if p.as_os_str() == "-" {
+            v.push(Source::Stdin);
+        } else if p.is_dir() {
+            walk(p, opts, &mut v)?;
+        } else {
+            v.push(Source::Path(p.clone()));
+        }
+    }
+    Ok(v)
+}
+
+fn walk(root: &Path, opts: &WalkOptions, v: &mut Vec<Source>) -> Result<(), String> {
+    let mut overrides = ignore::overrides::OverrideBuilder::new(root);
+    for g in &opts.globs {
+        overrides.add(g).map_err(|e| format!("--glob {g}: {e}"))?;
+    }
+    let overrides = overrides.build().map_err(|e| format!("--glob: {e}"))?;
+    let mut w = ignore::WalkBuilder::new(root);
+    w.standard_filters(false)
+        .hidden(false)
+        .follow_links(false)
+        .max_depth(opts.max_depth)
+        .overrides(overrides)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .filter_entry(|e| {
+            !(e.depth() > 0
+                && e.file_type().is_some_and(|t| t.is_dir())
+                && e.file_name()
+                    .to_str()
+                    .is_some_and(|n| VCS_DIRS.contains(&n)))
+        });
+    if opts.ignore_vcs {
+        w.git_ignore(true)
+            .git_exclude(true)
+            .git_global(true)
+            .ignore(true)
+            .parents(true)
+            .require_git(false);
+    }
+    for entry in w.build() {
+        match entry {
+            Ok(e) => {
+                let Some(t) = e.file_type() else { continue };
+                let input = if t.is_symlink() {
+                    // Follow the link to see what it names.
+                    std::fs::metadata(e.path()).map_or(true, |m| m.is_file())
+                } else {
+                    t.is_file()
+                };
+                if input {
+                    v.push(Source::Walked(e.into_path()));
+                }
+            }
+            Err(e) => v.push(Source::Error(e.to_string())),
+        }
+    }
+    Ok(())
+}
+
+/// Read the paths listed in `r`, one per line (`nul`: NUL-separated), as
+/// `--files-from` does; empty entries are skipped.
+///
+/// ```
+/// let paths = urlsift_search::input::read_path_list(&b"a.txt\nb c.txt\n\n"[..], false).unwrap();
+/// assert_eq!(paths, [std::path::PathBuf::from("a.txt"), "b c.txt".into()]);
+/// ```
+pub fn read_path_list(r: impl Read, nul: bool) -> io::Result<Vec<PathBuf>> {
+    use std::io::BufRead;
+    let sep = if nul { 0 } else { b'\n' };
+    let mut out = Vec::new();
+    let mut buf = Vec::new();
+    let mut r = io::BufReader::new(r);
+    loop {
+        buf.clear();
+        if r.read_until(sep, &mut buf)? == 0 {
+            return Ok(out);
+        }
+        if buf.last() == Some(&sep) {
+            buf.pop();
+        }
+        if !nul && buf.last() == Some(&b'\r') {
+            buf.pop();
+        }
+        if !buf.is_empty() {
+            out.push(path_from_bytes(&buf));
+        }
+    }
+}
+
+#[cfg(unix)]
+fn path_from_bytes(b: &[u8]) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    PathBuf::from(std::ffi::OsStr::from_bytes(b))
+}
+
+#[cfg(not(unix))]
+fn path_from_bytes(b: &[u8]) -> PathBuf {
+    PathBuf::from(String::from_utf8_lossy(b).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn gzip_is_sniffed_and_streamed() {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(b"see http://example.com/ now").unwrap();
+        let gz = e.finish().unwrap();
+        assert_eq!(sniff(&gz), Encoding::Gzip);
+        let mut s = Sniffed::new(Box::new(io::Cursor::new(gz))).unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        assert_eq!(out, "see http://example.com/ now");
+        let mut p = Sniffed::new(Box::new(io::Cursor::new(b"ab".to_vec()))).unwrap();
+        let mut out = String::new();
+        p.read_to_string(&mut out).unwrap();
+        assert_eq!(out, "ab");
+    }
+
+    #[test]
+    fn zstd_is_sniffed_and_streamed() {
+        let z = zstd::encode_all(&b"see http://example.com/ now"[..], 1).unwrap();
+        assert_eq!(sniff(&z), Encoding::Zstd);
+        let mut s = Sniffed::new(Box::new(io::Cursor::new(z))).unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        assert_eq!(out, "see http://example.com/ now");
+    }
+
+    #[test]
+    fn binary_is_detected() {
+        assert!(looks_binary(b"ab\0cd"));
+        assert!(!looks_binary(b"abcd"));
+    }
+}

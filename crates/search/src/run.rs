@@ -1,0 +1,853 @@
+//! A run over many inputs: files spread over worker threads, output in input order.
+//!
+//! # The ordered pipeline
+//!
+//! `threads` workers take the inputs in order, one file at a time. A worker
+//! scans its file (a big mapped file with the chunked [`urlsift_core::parallel`]
+//! scan, so one file still uses every core), formats what it finds into byte
+//! batches (or aggregation keys), and sends them on that file's own bounded
+//! channel. The consumer (the calling thread) reads the files' channels
+//! strictly in input order and writes the batches to the one output writer.
+//!
+//! So the output is byte-identical for every thread count, and memory stays
+//! bounded: at most `threads` files are in flight, each with at most
+//! [`IN_FLIGHT`] batches of about [`BATCH`] bytes waiting. A worker that runs
+//! ahead blocks until the consumer reaches its file; the worker holding the
+//! consumer's file never waits on another, so the pipeline cannot deadlock.
+//!
+//! A write error (a closed pipe) or `--quiet`'s first match stops the run
+//! early: workers notice a shared flag between segments of a file.
+//!
+//! # De-duplication and shards
+//!
+//! With `--unique`, `--count-by` or shards, workers send *keyed* batches:
+//! each record with the 128-bit fingerprint of its key ([`urlsift_printer::dedup`])
+//! and its shard. The consumer filters them through a [`Unique`] or counts
+//! them in a [`Counter`], both bounded by `max_memory` (spilling sorted runs
+//! to disk past it), and writes each record to its shard's writer. Workers
+//! compute keys, normal forms and fingerprints in parallel; the consumer
+//! only looks them up.
+
+use std::io::{self, Read, Write};
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+
+use crate::input::{Opened, Source};
+use urlsift_core::extract::{Extractor, Match};
+use urlsift_core::parallel::{self, LineCounter};
+use urlsift_mail::MailInput;
+use urlsift_printer::dedup::{self, Counter, Unique, fingerprint};
+use urlsift_printer::{
+    CountBy, Format, Formatter, Options, Parts, Record, count_key, host_key, new_sink,
+    write_count_row_as, write_header,
+};
+
+/// Bytes per formatted batch sent from a worker to the consumer.
+pub const BATCH: usize = 64 << 10;
+
+/// Batches a file may have waiting before its worker blocks.
+pub const IN_FLIGHT: usize = 4;
+
+/// What `--shard-by` partitions on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ShardBy {
+    /// The URL's de-duplication key (so equal keys land in one shard).
+    #[default]
+    Url,
+    /// The URL's lower-cased host (URLs without one share a shard).
+    Host,
+}
+
+/// A shard index from a fingerprint: the high 64 bits, reduced to `0..n`
+/// without a division's bias worth mentioning (a multiply-shift).
+///
+/// ```
+/// use urlsift_search::run::shard_of;
+/// assert!(shard_of(u128::MAX, 8) < 8);
+/// assert_eq!(shard_of(12345, 1), 0);
+/// ```
+pub fn shard_of(fp: u128, n: usize) -> usize {
+    (((fp >> 64) as u64 as u128 * n as u128) >> 64) as usize
+}
+
+/// How a run scans and prints.
+pub struct Config<'a> {
+    /// Output options (format, prefixes, aggregation).
+    pub opts: Options,
+    /// Print nothing; stop at the first URL.
+    pub quiet: bool,
+    /// Only RFC 3986-valid URLs.
+    pub strict: bool,
+    /// Worker threads (files scanned at once); at least 1.
+    pub threads: usize,
+    /// Bytes per parallel chunk within a file.
+    pub chunk_size: usize,
+    /// The extraction engine.
+    pub extractor: Extractor,
+    /// Called with the number of input bytes done, as they are done.
+    pub progress: Option<&'a (dyn Fn(u64) + Sync)>,
+    /// `--mail`: read inputs as mail (see [`urlsift_mail`]).
+    pub mail: Option<&'a urlsift_mail::MailRun>,
+    /// Memory for `--unique` / `--count-by` state (`usize::MAX`: no bound);
+    /// past it, sorted runs are spilled to `temp_dir`.
+    pub max_memory: usize,
+    /// Where spilled runs go (the system's temporary directory when `None`).
+    pub temp_dir: Option<PathBuf>,
+    /// What records are partitioned on when there is more than one writer.
+    pub shard_by: ShardBy,
+    /// Memory-map regular files (see [`crate::input::map_file`]); without
+    /// it, files are read as streams.
+    pub mmap: bool,
+    /// Take at most this many URLs from each input (`-m`); the scan of an
+    /// input stops soon after.
+    pub max_count: Option<u64>,
+    /// Only URLs with one of these schemes, lower-case (`--scheme`; `www.`
+    /// URLs have `http`). Empty: every URL.
+    pub schemes: Vec<String>,
+    /// Print the names of inputs instead of URLs (`-l`, `--files-without-match`).
+    pub list: Option<List>,
+}
+
+/// Which inputs `-l` / `--files-without-match` name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum List {
+    /// Those with at least one URL (`-l`).
+    WithMatches,
+    /// Those without any (`--files-without-match`).
+    WithoutMatch,
+}
+
+/// The scheme `m` is filtered on: its own, or `http` for a `www.` URL.
+fn scheme_of<'m>(m: &'m Match<'_>) -> &'m [u8] {
+    match m.kind {
+        urlsift_core::extract::Kind::Www => b"http",
+        urlsift_core::extract::Kind::Uri => {
+            let end = memchr::memchr(b':', &m.url).unwrap_or(0);
+            &m.url[..end]
+        }
+    }
+}
+
+impl Config<'_> {
+    /// A configuration with these options and extractor, and defaults for
+    /// the rest: one thread per core, the default chunk size, no memory
+    /// bound, no mail, no progress.
+    pub fn new(opts: Options, extractor: Extractor) -> Config<'static> {
+        Config {
+            opts,
+            quiet: false,
+            strict: false,
+            threads: rayon::current_num_threads(),
+            chunk_size: parallel::DEFAULT_CHUNK_SIZE,
+            extractor,
+            progress: None,
+            mail: None,
+            max_memory: usize::MAX,
+            temp_dir: None,
+            shard_by: ShardBy::Url,
+            mmap: true,
+            max_count: None,
+            schemes: Vec::new(),
+            list: None,
+        }
+    }
+}
+
+/// What a run found.
+#[derive(Debug, Default)]
+pub struct Summary {
+    /// URLs found (after `--strict`).
+    pub found: u64,
+    /// Inputs that failed (reported on the error writer).
+    pub errors: u64,
+    /// The output writer failed with this error (a closed pipe included).
+    pub write_error: Option<io::Error>,
+    /// De-duplication failed (spilling to disk): the error, with where.
+    pub dedup_error: Option<String>,
+    /// What `--unique` / `--count-by` did.
+    pub dedup: Option<dedup::Stats>,
+    /// A worker died (a bug): the run ended early, with this message.
+    pub died: Option<String>,
+}
+
+impl Summary {
+    /// grep's exit status: 0 found, 1 none found, 2 an error. A closed pipe
+    /// is not an error (the reader had what it wanted: 0 unless an input
+    /// failed before); with `quiet`, a URL found anywhere wins over errors
+    /// elsewhere.
+    pub fn exit_code(&self, quiet: bool) -> u8 {
+        let broken_pipe = self
+            .write_error
+            .as_ref()
+            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe);
+        let failed = (self.write_error.is_some() && !broken_pipe)
+            || self.dedup_error.is_some()
+            || self.died.is_some();
+        if failed || (self.errors > 0 && !(quiet && self.found > 0)) {
+            2
+        } else if self.found > 0 || broken_pipe {
+            0
+        } else {
+            1
+        }
+    }
+}
+
+/// One record of a keyed batch: its fingerprint and where its bytes end.
+struct Meta {
+    fp: u128,
+    end: usize,
+}
+
+enum Msg {
+    Bytes(Vec<u8>),
+    /// Records with keys: `bytes` holds each record (a 4-byte little-endian
+    /// shard and the formatted record; for counting, the key), `metas` says
+    /// where each ends.
+    Keyed {
+        bytes: Vec<u8>,
+        metas: Vec<Meta>,
+    },
+    End {
+        count: u64,
+        opened: bool,
+        error: Option<String>,
+    },
+    /// The worker scanning this input panicked: the run ends.
+    Died(String),
+}
+
+/// Where a run's records go. `close` ends the output (for Parquet: writes
+/// the footer).
+pub trait RecordWriter: Write {
+    /// Flush and finish the output.
+    fn close(self: Box<Self>) -> io::Result<()>;
+}
+
+impl<W: Write + ?Sized> RecordWriter for &mut W {
+    fn close(mut self: Box<Self>) -> io::Result<()> {
+        self.flush()
+    }
+}
+
+impl<W: Write> RecordWriter for io::BufWriter<W> {
+    fn close(mut self: Box<Self>) -> io::Result<()> {
+        self.flush()
+    }
+}
+
+#[cfg(feature = "parquet")]
+impl<W: Write + Send> RecordWriter for urlsift_printer::parquet::ParquetWriter<W> {
+    fn close(self: Box<Self>) -> io::Result<()> {
+        (*self).close().map(|_| ())
+    }
+}
+
+/// Scan `sources` and write the result to `out` in input order; errors go to
+/// `err`, one line each (`urlsift: FILE: message`), in input order too.
+///
+/// ```
+/// use urlsift_core::extract::Extractor;
+/// use urlsift_search::input::Source;
+/// use urlsift_printer::Options;
+/// use urlsift_search::run;
+/// let dir = tempfile::tempdir().unwrap();
+/// let p = dir.path().join("a.txt");
+/// std::fs::write(&p, "see http://a.example/ and http://b.example/ and http://a.example/").unwrap();
+/// let opts = Options { unique: true, ..Options::default() };
+/// let cfg = run::Config::new(opts, Extractor::new());
+/// let (mut out, mut err) = (Vec::new(), Vec::new());
+/// let sum = run::run(&cfg, &[Source::Path(p)], &mut out, &mut err);
+/// assert_eq!(out, b"http://a.example/\nhttp://b.example/\n");
+/// assert_eq!((sum.found, sum.exit_code(false)), (3, 0));
+/// ```
+pub fn run(
+    cfg: &Config<'_>,
+    sources: &[Source],
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Summary {
+    run_to(cfg, sources, vec![Box::new(out)], err)
+}
+
+/// [`run`] into several writers: with more than one, each record goes to
+/// the writer of its shard ([`shard_of`] the fingerprint of its
+/// [`ShardBy`] key). `--count-by` and `-c` tables go to the first writer.
+/// Every writer is closed at the end.
+pub fn run_to<'o>(
+    cfg: &Config<'_>,
+    sources: &[Source],
+    outs: Vec<Box<dyn RecordWriter + 'o>>,
+    err: &mut dyn Write,
+) -> Summary {
+    let stop = AtomicBool::new(false);
+    // One worker per input at most: never more threads than there is work for.
+    let threads = cfg.threads.clamp(1, sources.len().max(1));
+    // The claim step hands out the next input and queues its channel, under
+    // one lock, so the consumer sees the channels in input order.
+    let (order_tx, order_rx) = sync_channel::<(usize, Receiver<Msg>)>(threads);
+    let claim = Mutex::new((0usize, Some(order_tx)));
+    let mut summary = Summary::default();
+    let shards = outs.len().max(1);
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                worker(cfg, sources, shards, &claim, &stop);
+            });
+        }
+        summary = consume(cfg, sources, order_rx, outs, err, &stop);
+        stop.store(true, Ordering::Relaxed);
+    });
+    summary
+}
+
+type Claim = Mutex<(usize, Option<SyncSender<(usize, Receiver<Msg>)>>)>;
+
+fn worker(cfg: &Config<'_>, sources: &[Source], shards: usize, claim: &Claim, stop: &AtomicBool) {
+    // However the worker ends (all inputs taken, stopping, or a panic),
+    // it lets go of the claim channel: once every worker has, the
+    // consumer's loop over the channels ends.
+    struct Release<'c>(&'c Claim);
+    impl Drop for Release<'_> {
+        fn drop(&mut self) {
+            self.0.lock().unwrap_or_else(|p| p.into_inner()).1 = None;
+        }
+    }
+    let _release = Release(claim);
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let (idx, tx) = {
+            let mut g = claim.lock().unwrap_or_else(|p| p.into_inner());
+            let idx = g.0;
+            if idx >= sources.len() {
+                break;
+            }
+            g.0 += 1;
+            let (tx, rx) = sync_channel(IN_FLIGHT);
+            let Some(order) = g.1.as_ref() else { break };
+            if order.send((idx, rx)).is_err() {
+                break;
+            }
+            (idx, tx)
+        };
+        let scanned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            scan_source(cfg, &sources[idx], shards, &tx, stop)
+        }));
+        if let Err(payload) = scanned {
+            // A bug, not bad input: end the run (exit 2) with what it has
+            // written so far, naming the input it died on.
+            stop.store(true, Ordering::Relaxed);
+            let _ = tx.send(Msg::Died(format!(
+                "{}: internal error, the run stops here: {}",
+                sources[idx].name(),
+                urlsift_core::diag::panic_message(payload.as_ref())
+            )));
+            break;
+        }
+    }
+}
+
+/// A failure that ends the consumer.
+enum Stop {
+    Write(io::Error),
+    Dedup(io::Error),
+}
+
+impl From<io::Error> for Stop {
+    fn from(e: io::Error) -> Self {
+        Stop::Write(e)
+    }
+}
+
+fn consume<'o>(
+    cfg: &Config<'_>,
+    sources: &[Source],
+    order: Receiver<(usize, Receiver<Msg>)>,
+    mut outs: Vec<Box<dyn RecordWriter + 'o>>,
+    err: &mut dyn Write,
+    stop: &AtomicBool,
+) -> Summary {
+    let opts = &cfg.opts;
+    let mut sum = Summary::default();
+    let counting = !opts.count && opts.count_by.is_some();
+    let uniq = !opts.count && !counting && opts.unique;
+    let temp = || cfg.temp_dir.clone();
+    let mut counter = counting.then(|| Counter::new(cfg.max_memory, temp()));
+    let mut unique = uniq.then(|| Unique::new(cfg.max_memory, temp()));
+    // CSV/TSV: each writer's header row goes before its first record.
+    let csv = matches!(opts.format, Format::Csv | Format::Tsv) && !opts.count && !counting;
+    let mut header = vec![!csv; outs.len()];
+    let dedup_err = |e: io::Error| Stop::Dedup(e);
+    let result = (|| -> Result<(), Stop> {
+        let mut put = |outs: &mut Vec<Box<dyn RecordWriter + 'o>>, shard: usize, b: &[u8]| {
+            let shard = shard.min(outs.len() - 1);
+            if !header[shard] {
+                header[shard] = true;
+                write_header(opts, &mut outs[shard])?;
+            }
+            outs[shard].write_all(b)
+        };
+        for (idx, rx) in order.iter() {
+            let name = sources[idx].name();
+            let mut ended = false;
+            for msg in rx.iter() {
+                match msg {
+                    Msg::Bytes(b) => put(&mut outs, 0, &b)?,
+                    Msg::Keyed { bytes, metas } => {
+                        let mut start = 0;
+                        for m in metas {
+                            let rec = &bytes[start..m.end];
+                            start = m.end;
+                            if let Some(c) = counter.as_mut() {
+                                c.add(m.fp, rec).map_err(dedup_err)?;
+                                continue;
+                            }
+                            let new = match unique.as_mut() {
+                                Some(u) => {
+                                    u.offer(m.fp, rec).map_err(dedup_err)? == dedup::Offer::New
+                                }
+                                None => true,
+                            };
+                            if new {
+                                let (shard, body) = split_shard(rec);
+                                put(&mut outs, shard, body)?;
+                            }
+                        }
+                    }
+                    Msg::End {
+                        count,
+                        opened,
+                        error,
+                    } => {
+                        let listed = cfg.list.and_then(|list| {
+                            let show = (count > 0) == (list == List::WithMatches);
+                            (show && opened).then_some(list)
+                        });
+                        // grep -L: found means a file was listed.
+                        sum.found += match cfg.list {
+                            Some(List::WithoutMatch) => u64::from(listed.is_some()),
+                            _ => count,
+                        };
+                        if listed.is_some() && !cfg.quiet {
+                            let (path, reset) = if opts.color {
+                                (urlsift_printer::color::PATH, urlsift_printer::color::RESET)
+                            } else {
+                                ("", "")
+                            };
+                            let mut line = format!("{path}{name}{reset}").into_bytes();
+                            line.push(if opts.null { 0 } else { b'\n' });
+                            put(&mut outs, 0, &line)?;
+                        }
+                        if opts.count && opened && !cfg.quiet {
+                            let mut line = Vec::new();
+                            let mut c = new_sink(opts, &mut line);
+                            c.file_done(&name, count)?;
+                            drop(c);
+                            put(&mut outs, 0, &line)?;
+                        }
+                        ended = true;
+                        if let Some(e) = error {
+                            sum.errors += 1;
+                            // Keep stdout and stderr in order on a terminal.
+                            outs[0].flush()?;
+                            let _ = writeln!(err, "urlsift: {e}");
+                        }
+                        break;
+                    }
+                    Msg::Died(e) => {
+                        ended = true;
+                        outs[0].flush()?;
+                        let _ = writeln!(err, "urlsift: {e}");
+                        sum.died = Some(e);
+                        break;
+                    }
+                }
+            }
+            if !ended && sum.died.is_none() && !stop.load(Ordering::Relaxed) {
+                // The worker let go of this input without finishing it.
+                let e = format!("{name}: internal error: the scan ended without a result");
+                let _ = writeln!(err, "urlsift: {e}");
+                sum.died = Some(e);
+            }
+            if (cfg.quiet && sum.found > 0) || sum.died.is_some() {
+                break;
+            }
+        }
+        if sum.died.is_some() {
+            // A partial table or unique list would look complete: print none.
+            unique = None;
+            counter = None;
+        }
+        if let Some(u) = unique.take() {
+            let mut werr = None;
+            let stats = u
+                .finish(|rec| {
+                    let (shard, body) = split_shard(rec);
+                    put(&mut outs, shard, body).inspect_err(|e| {
+                        werr = Some(io::Error::new(e.kind(), e.to_string()));
+                    })
+                })
+                .map_err(|e| werr.take().map_or(Stop::Dedup(e), Stop::Write))?;
+            sum.dedup = Some(stats);
+        }
+        if let Some(c) = counter.take() {
+            let by = opts.count_by.unwrap_or(CountBy::Url);
+            let mut werr = None;
+            let out = &mut outs[0];
+            let stats = c
+                .finish(|n, k| {
+                    write_count_row_as(out, opts.format, by, n, k).inspect_err(|e| {
+                        werr = Some(io::Error::new(e.kind(), e.to_string()));
+                    })
+                })
+                .map_err(|e| werr.take().map_or(Stop::Dedup(e), Stop::Write))?;
+            sum.dedup = Some(stats);
+        }
+        for w in outs.drain(..) {
+            w.close()?;
+        }
+        Ok(())
+    })();
+    match result {
+        Ok(()) => {}
+        Err(Stop::Write(e)) => {
+            stop.store(true, Ordering::Relaxed);
+            sum.write_error = Some(e);
+        }
+        Err(Stop::Dedup(e)) => {
+            stop.store(true, Ordering::Relaxed);
+            let dir = cfg.temp_dir.clone().unwrap_or_else(std::env::temp_dir);
+            sum.dedup_error = Some(format!(
+                "de-duplication: spilling to {}: {e}",
+                dir.display()
+            ));
+        }
+    }
+    sum
+}
+
+/// A keyed record's shard and formatted bytes.
+fn split_shard(rec: &[u8]) -> (usize, &[u8]) {
+    match rec.split_first_chunk::<4>() {
+        Some((s, body)) => (u32::from_le_bytes(*s) as usize, body),
+        None => (0, rec),
+    }
+}
+
+/// Fails every read once the run is stopping, or the input has taken all
+/// the URLs it may (`-m`), so a stream scan ends early.
+struct StopReader<'a, R> {
+    inner: R,
+    stop: &'a AtomicBool,
+    full: &'a AtomicBool,
+}
+
+impl<R: Read> Read for StopReader<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.stop.load(Ordering::Relaxed) || self.full.load(Ordering::Relaxed) {
+            return Err(io::Error::other("stopped"));
+        }
+        self.inner.read(buf)
+    }
+}
+
+/// How a worker sends its records.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Formatted bytes, as they come.
+    Plain,
+    /// Formatted records with a shard and a fingerprint (`--unique`, shards).
+    Keyed,
+    /// `--count-by` keys with their fingerprints.
+    Count,
+    /// Nothing but the count (`-c`, `-q`).
+    CountOnly,
+}
+
+/// Where a worker's matches go: formatted into batches sent to the consumer.
+struct Emit<'a> {
+    cfg: &'a Config<'a>,
+    file: &'a str,
+    mode: Mode,
+    shards: usize,
+    fmt: Formatter,
+    buf: Vec<u8>,
+    /// Scratch for dedup keys ([`dedup::key_into`]): no allocation per URL.
+    keybuf: Vec<u8>,
+    metas: Vec<Meta>,
+    tx: &'a SyncSender<Msg>,
+    stop: &'a AtomicBool,
+    count: u64,
+    failed: bool,
+    /// URLs this input may take (`-m`; 1 for `-l`).
+    max: Option<u64>,
+    /// Set when the input has taken `max` URLs.
+    full: &'a AtomicBool,
+}
+
+impl Emit<'_> {
+    fn record(&mut self, m: &Match<'_>, line: u64) {
+        self.record_in(m, line, None)
+    }
+
+    fn record_in(&mut self, m: &Match<'_>, line: u64, mail: Option<&urlsift_mail::MailWhere>) {
+        if self.failed || (self.cfg.strict && !Parts::new(m).valid()) {
+            return;
+        }
+        if !self.cfg.schemes.is_empty() {
+            let s = scheme_of(m);
+            if !self
+                .cfg
+                .schemes
+                .iter()
+                .any(|w| w.as_bytes().eq_ignore_ascii_case(s))
+            {
+                return;
+            }
+        }
+        if self.max.is_some_and(|max| self.count >= max) {
+            self.full.store(true, Ordering::Relaxed);
+            return;
+        }
+        self.count += 1;
+        if self.max.is_some_and(|max| self.count >= max) {
+            // The input has all it may take: its scan stops soon.
+            self.full.store(true, Ordering::Relaxed);
+        }
+        if self.cfg.quiet {
+            // Found: the exit status is decided, stop everything.
+            self.stop.store(true, Ordering::Relaxed);
+            return;
+        }
+        let opts = &self.cfg.opts;
+        let rec = Record {
+            file: self.file,
+            line,
+            m,
+            mail,
+        };
+        match self.mode {
+            Mode::CountOnly => return,
+            Mode::Plain => {
+                self.failed |= self.fmt.format(&rec, &mut self.buf).is_err();
+            }
+            Mode::Count => {
+                let owned;
+                let k: &[u8] = if matches!(opts.count_by, None | Some(CountBy::Url)) {
+                    // The URL key, normalized into the worker's buffer.
+                    let www = m.kind == urlsift_core::extract::Kind::Www;
+                    dedup::key_into(&m.url, www, opts.dedup_key, &mut self.keybuf)
+                } else {
+                    let Some(k) = count_key(m, opts.count_by, opts.dedup_key) else {
+                        return;
+                    };
+                    owned = k;
+                    &owned
+                };
+                self.buf.extend_from_slice(k);
+                let fp = fingerprint(k);
+                self.metas.push(Meta {
+                    fp,
+                    end: self.buf.len(),
+                });
+            }
+            Mode::Keyed => {
+                let www = m.kind == urlsift_core::extract::Kind::Www;
+                let sharded_by_url = self.shards > 1 && self.cfg.shard_by == ShardBy::Url;
+                let key = (opts.unique || sharded_by_url)
+                    .then(|| dedup::key_into(&m.url, www, opts.dedup_key, &mut self.keybuf));
+                let url_fp = key.map_or(0, fingerprint);
+                let fp = if opts.unique { url_fp } else { 0 };
+                let shard = match (self.shards, self.cfg.shard_by) {
+                    (1, _) => 0,
+                    (n, ShardBy::Url) => shard_of(url_fp, n),
+                    (n, ShardBy::Host) => {
+                        shard_of(fingerprint(&host_key(m).unwrap_or_default()), n)
+                    }
+                };
+                self.buf.extend_from_slice(&(shard as u32).to_le_bytes());
+                let key = key.map(|k| (k, opts.dedup_key));
+                self.failed |= self.fmt.format_with(&rec, key, &mut self.buf).is_err();
+                self.metas.push(Meta {
+                    fp,
+                    end: self.buf.len(),
+                });
+            }
+        }
+        if self.buf.len() >= BATCH {
+            self.send();
+        }
+    }
+
+    /// Whether the records need their line numbers (`-n`, JSON, CSV/TSV):
+    /// counts, `--count-by` keys and plain text lines do not.
+    fn uses_line(&self) -> bool {
+        match self.mode {
+            Mode::CountOnly | Mode::Count => false,
+            Mode::Plain | Mode::Keyed => {
+                self.cfg.opts.format != Format::Text || self.cfg.opts.line_number
+            }
+        }
+    }
+
+    /// Send what is buffered.
+    fn send(&mut self) {
+        if self.buf.is_empty() && self.metas.is_empty() {
+            return;
+        }
+        let bytes = std::mem::replace(&mut self.buf, Vec::with_capacity(BATCH + 1024));
+        let msg = match self.mode {
+            Mode::Plain => Msg::Bytes(bytes),
+            _ => Msg::Keyed {
+                bytes,
+                metas: std::mem::take(&mut self.metas),
+            },
+        };
+        self.failed |= self.tx.send(msg).is_err();
+    }
+}
+
+fn scan_source(
+    cfg: &Config<'_>,
+    src: &Source,
+    shards: usize,
+    tx: &SyncSender<Msg>,
+    stop: &AtomicBool,
+) {
+    let name = src.name();
+    let end = |count, opened, error| {
+        let _ = tx.send(Msg::End {
+            count,
+            opened,
+            error,
+        });
+    };
+    let path = match src {
+        Source::Error(e) => return end(0, false, Some(e.clone())),
+        other => other.path(),
+    };
+    let opened = match crate::input::open_source(src, cfg.mmap) {
+        Ok(o) => o,
+        Err(e) => return end(0, false, Some(format!("{name}: {e}"))),
+    };
+    let mut opts = cfg.opts.clone();
+    opts.no_header = true;
+    let full = AtomicBool::new(false);
+    let mode = if cfg.quiet || opts.count || cfg.list.is_some() {
+        Mode::CountOnly
+    } else if opts.count_by.is_some() {
+        Mode::Count
+    } else if opts.unique || shards > 1 {
+        Mode::Keyed
+    } else {
+        Mode::Plain
+    };
+    let mut emit = Emit {
+        cfg,
+        file: &name,
+        mode,
+        shards,
+        fmt: Formatter::new(&opts),
+        buf: Vec::with_capacity(BATCH + 1024),
+        keybuf: Vec::new(),
+        metas: Vec::new(),
+        tx,
+        stop,
+        count: 0,
+        failed: false,
+        max: if cfg.list.is_some() {
+            Some(1)
+        } else {
+            cfg.max_count
+        },
+        full: &full,
+    };
+    let mut error = None;
+    match opened {
+        o if cfg.mail.is_some() => {
+            let run = cfg.mail.unwrap_or_else(|| unreachable!());
+            error = match o {
+                Opened::Whole(data) => run.scan(
+                    &cfg.extractor,
+                    &name,
+                    MailInput::Whole(&data),
+                    |w, line, m| emit.record_in(m, line, Some(w)),
+                ),
+                Opened::Stream(r) => {
+                    run.scan(&cfg.extractor, &name, MailInput::Stream(r), |w, line, m| {
+                        emit.record_in(m, line, Some(w))
+                    })
+                }
+            };
+        }
+        Opened::Whole(data) => {
+            urlsift_mail::hint(&name, &data);
+            scan_whole(cfg, &data, &mut emit, stop)
+        }
+        Opened::Stream(r) => {
+            let r = StopReader {
+                inner: r,
+                stop,
+                full: &full,
+            };
+            let block = parallel::DEFAULT_BLOCK_SIZE;
+            let ex = &cfg.extractor;
+            let res =
+                parallel::scan_reader(ex, r, block, cfg.chunk_size, |m, line| emit.record(m, line));
+            match res {
+                Ok(_) => {}
+                Err(_) if stop.load(Ordering::Relaxed) || full.load(Ordering::Relaxed) => {}
+                Err(e) => error = Some(format!("{name}: {e}")),
+            }
+            if let (Some(p), Some(path)) = (cfg.progress, path) {
+                p(std::fs::metadata(path).map_or(0, |m| m.len()));
+            }
+        }
+    }
+    emit.send();
+    if emit.failed {
+        return; // the consumer is gone
+    }
+    end(emit.count, true, error);
+}
+
+/// Scan a whole (mapped) file in segments of a few batches of chunks
+/// ([`parallel::scan_segments`]), so a stop request is seen within one
+/// segment; the result is that of one scan over the whole file.
+fn scan_whole(cfg: &Config<'_>, data: &[u8], emit: &mut Emit<'_>, stop: &AtomicBool) {
+    let ex = &cfg.extractor;
+    let seg = 2usize
+        .saturating_mul(cfg.threads.max(1))
+        .saturating_mul(cfg.chunk_size.max(1))
+        .max(64);
+    let mut lines = LineCounter::default();
+    let uses_line = emit.uses_line();
+    let failed = std::cell::Cell::new(false);
+    let emit_full = emit.full;
+    parallel::scan_segments(
+        ex,
+        data,
+        seg,
+        cfg.chunk_size,
+        |m| {
+            // Counting lines is a pass over the text: only when they are printed.
+            let line = if uses_line {
+                lines.line_at(data, m.start)
+            } else {
+                0
+            };
+            emit.record(&m, line);
+            failed.set(emit.failed);
+        },
+        |n| {
+            if let Some(p) = cfg.progress {
+                p(n as u64);
+            }
+            !(stop.load(Ordering::Relaxed) || failed.get() || emit_full.load(Ordering::Relaxed))
+        },
+    );
+}
