@@ -5,7 +5,7 @@
 //! `PROPTEST_CASES` raises the number of random cases (CI does).
 
 use proptest::prelude::*;
-use urlsift_core::classify::{Classifier, Isa, Masks, naive};
+use urlsift_core::classify::{Classifier, Isa, naive};
 
 /// A classifier for every ISA this machine can run (scalar at least).
 fn classifiers() -> Vec<Classifier> {
@@ -56,55 +56,6 @@ fn check_all_offsets(c: &Classifier, hay: &[u8]) {
         check_range(c, hay, i, hay.len());
         check_range(c, hay, 0, i);
     }
-}
-
-/// The naive masks of `block`, with `prev` before it and `next` after it.
-fn naive_masks(block: &[u8; 64], prev: u8, next: [u8; 3]) -> Masks {
-    let mut hay = vec![prev];
-    hay.extend_from_slice(block);
-    hay.extend_from_slice(&next);
-    let bits = |f: &dyn Fn(u8) -> bool| {
-        block
-            .iter()
-            .enumerate()
-            .fold(0u64, |m, (i, &b)| m | (u64::from(f(b)) << i))
-    };
-    // `anchor` is the SIMD pre-filter: every `:` after a scheme character
-    // (before the check of the byte after it), and every `www.`.
-    let mut anchor = 0;
-    let mut www = 0;
-    for i in naive_candidates(&hay, 1, 65) {
-        if hay[i] != b':' {
-            anchor |= 1 << (i - 1);
-            www |= 1 << (i - 1);
-        }
-    }
-    for i in 1..65 {
-        if hay[i] == b':' && naive::is_scheme_char(hay[i - 1]) {
-            anchor |= 1 << (i - 1);
-        }
-    }
-    Masks {
-        colon: bits(&|b| b == b':'),
-        scheme: bits(&naive::is_scheme_char),
-        anchor,
-        www,
-        stop: bits(&naive::is_stop),
-        non_ascii: bits(&|b| b >= 0x80),
-        gen_delim: bits(&|b| b":/?#[]@".contains(&b)),
-        sub_delim: bits(&|b| b"!$&'()*+,;=".contains(&b)),
-        percent: bits(&|b| b == b'%'),
-    }
-}
-
-fn check_masks(c: &Classifier, block: &[u8; 64], prev: u8, next: [u8; 3]) {
-    assert_eq!(
-        c.masks(block, prev, next),
-        naive_masks(block, prev, next),
-        "{}: masks({:?}, {prev:#04x}, {next:?})",
-        c.isa(),
-        String::from_utf8_lossy(block)
-    );
 }
 
 const SEEDS: &[&[u8]] = &[
@@ -182,11 +133,6 @@ fn all_256_byte_values() {
         // All 256 bytes in order, in a block and across two blocks.
         let all: Vec<u8> = (0..=255).collect();
         check_all_offsets(&c, &all);
-        for chunk in all.chunks(64) {
-            let block: [u8; 64] = chunk.try_into().unwrap();
-            check_masks(&c, &block, 0, [0; 3]);
-            check_masks(&c, &block, b'a', *b"ww.");
-        }
     }
 }
 
@@ -318,20 +264,6 @@ proptest! {
             check_range(&c, hay, 0, hay.len());
             prop_assert_eq!(c.find_stop(hay, y), naive::find_stop(hay, y));
             prop_assert_eq!(c.find_run(hay, y), naive::find_run(hay, y));
-        }
-    }
-
-    /// Random blocks: every field of `masks`.
-    #[test]
-    fn prop_masks_match_naive(
-        block in prop::collection::vec(adversarial_byte(), 64),
-        prev in adversarial_byte(),
-        next in prop::collection::vec(adversarial_byte(), 3),
-    ) {
-        let block: [u8; 64] = block.try_into().unwrap();
-        let next: [u8; 3] = next.try_into().unwrap();
-        for c in classifiers() {
-            check_masks(&c, &block, prev, next);
         }
     }
 }

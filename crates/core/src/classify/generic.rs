@@ -16,16 +16,7 @@
 //! anchor can lie inside `www.`, so anchors still come out ascending. The
 //! loop prefetches [`PREFETCH_AHEAD`] bytes ahead.
 //!
-//! # Block state of [`masks`]
-//!
-//! [`masks`] classifies whole blocks. Two facts cross a block edge, and they
-//! are carried explicitly ([`Carry`]), never re-read:
-//!
-//! - whether the byte before the block is a scheme character (for `x:`);
-//! - the `w` mask of the previous block (for `www.` that straddles the edge).
-
-use super::Masks;
-use super::tables::{self, CANDIDATE, ClassTable, DELIMS, STOPS};
+use super::tables::{self, ClassTable, STOPS};
 
 /// A 64-byte block in vector registers, with the few operations the
 /// algorithms need.
@@ -165,77 +156,6 @@ macro_rules! events_test {
 }
 #[cfg(test)]
 pub(crate) use events_test;
-
-/// State carried from one block to the next.
-#[derive(Clone, Copy)]
-struct Carry {
-    /// Bit 0: the byte before the block is a scheme character.
-    scheme: u64,
-    /// The `w` mask of the previous block (0 before the first).
-    w: u64,
-    /// The `www` mask (bit i: bytes i-2..=i are `w`) of the previous block.
-    www: u64,
-}
-
-/// The candidate masks of one block.
-#[derive(Clone, Copy)]
-struct CandidateBits {
-    colon: u64,
-    scheme: u64,
-    /// `:` after a scheme character.
-    colon_anchor: u64,
-    /// The last byte (`.`) of each `www.`.
-    www_end: u64,
-}
-
-/// Classify one loaded block for candidates and advance the carry.
-///
-/// The `.` mask is only computed where `www` precedes it (rare in text).
-#[inline(always)]
-unsafe fn candidate_bits<V: Vector>(v: V, t: &V::Tables, carry: &mut Carry) -> CandidateBits {
-    // SAFETY: the caller runs with the ISA's features (this function's contract).
-    let (c, colon, scheme, w) = unsafe {
-        let c = v.classify(t);
-        (
-            c,
-            c.mask(t, tables::COLON),
-            c.mask(t, tables::SCHEME),
-            c.mask(t, tables::W),
-        )
-    };
-    let colon_anchor = colon & ((scheme << 1) | carry.scheme);
-    // SAFETY: as above.
-    let www_end = unsafe { www_end_bits(c, t, w, carry) };
-    carry.scheme = scheme >> 63;
-    CandidateBits {
-        colon,
-        scheme,
-        colon_anchor,
-        www_end,
-    }
-}
-
-/// The last byte (`.`) of each `www.` in the classified block `c` whose `w`
-/// mask is `w`; advances the `w`/`www` carry.
-///
-/// # Safety
-/// The CPU supports `V`'s ISA.
-#[inline(always)]
-unsafe fn www_end_bits<V: Vector>(c: V, t: &V::Tables, w: u64, carry: &mut Carry) -> u64 {
-    let pw = carry.w;
-    // Bit i: bytes i-2, i-1 and i are all `w`.
-    let www = w & ((w << 1) | (pw >> 63)) & ((w << 2) | (pw >> 62));
-    // Bit i: bytes i-3..i are `www`, so `.` at i ends `www.`.
-    let www_dot = (www << 1) | (carry.www >> 63);
-    carry.w = w;
-    carry.www = www;
-    if www_dot != 0 {
-        // SAFETY: ISA support is this function's contract.
-        www_dot & unsafe { c.mask(t, tables::DOT) }
-    } else {
-        0
-    }
-}
 
 /// Mask of the low `n` bits (all 64 for `n >= 64`).
 #[inline(always)]
@@ -554,43 +474,4 @@ pub(crate) unsafe fn find_run<V: Vector>(hay: &[u8], from: usize) -> (usize, usi
         (pos + m.trailing_zeros() as usize).min(len)
     };
     (stop, closer.min(stop))
-}
-
-/// All the masks of one block. See [`Masks`].
-///
-/// # Safety
-/// The CPU supports `V`'s ISA.
-#[inline(always)]
-pub(crate) unsafe fn masks<V: Vector>(block: &[u8; 64], prev: u8, next: [u8; 3]) -> Masks {
-    let mut after = [0u8; 64];
-    after[..3].copy_from_slice(&next);
-    let scheme_before = CANDIDATE.scalar[prev as usize] & (1 << tables::SCHEME) != 0;
-    let mut carry = Carry {
-        scheme: scheme_before as u64,
-        w: 0,
-        www: 0,
-    };
-    // SAFETY: both buffers are 64 readable bytes; ISA support is our contract.
-    unsafe {
-        let t = V::tables(&CANDIDATE);
-        let b = candidate_bits(V::load(block.as_ptr()), &t, &mut carry);
-        let a = candidate_bits(V::load(after.as_ptr()), &t, &mut carry);
-        // `www.` starting in bytes 61..63 ends in the bytes after the block.
-        let www = (b.www_end >> 3) | (a.www_end << 61);
-        let s = V::tables(&STOPS);
-        let sc = V::load(block.as_ptr()).classify(&s);
-        let d = V::tables(&DELIMS);
-        let dc = V::load(block.as_ptr()).classify(&d);
-        Masks {
-            colon: b.colon,
-            scheme: b.scheme,
-            anchor: b.colon_anchor | www,
-            www,
-            stop: sc.mask(&s, tables::STOP),
-            non_ascii: sc.mask(&s, tables::NON_ASCII),
-            gen_delim: dc.mask(&d, tables::GEN_DELIM),
-            sub_delim: dc.mask(&d, tables::SUB_DELIM),
-            percent: dc.mask(&d, tables::PERCENT),
-        }
-    }
 }

@@ -43,8 +43,7 @@
 //!
 //! Each 64-byte block becomes `u64` masks (bit `i` = byte `i`). The candidate
 //! pass looks at the bytes on either side of each byte through overlapping
-//! loads, so nothing is carried between its blocks; [`Classifier::masks`]
-//! carries what crosses a block edge explicitly. Blocks at either end of the
+//! loads, so nothing is carried between its blocks. Blocks at either end of the
 //! input are padded into a stack block (or, for [`Classifier::find_stop`],
 //! read by one overlapping final load), so there is no scalar tail loop.
 //!
@@ -176,49 +175,17 @@ pub fn isa_report() -> String {
     )
 }
 
-/// The masks of one 64-byte block: bit `i` describes byte `i`.
-///
-/// Candidate classes (`colon`, `scheme`, `anchor`, `www`), the URL end
-/// (`stop`, `non_ascii`) and the RFC 3986 component boundaries (`gen_delim`,
-/// `sub_delim`, `percent`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Masks {
-    /// `:`.
-    pub colon: u64,
-    /// Scheme characters: `ALPHA / DIGIT / "+" / "-" / "."`.
-    pub scheme: u64,
-    /// The SIMD pre-filter of candidate anchors: `colon` after a scheme
-    /// character (the byte before the block counts), or the start of `www.`.
-    /// [`Classifier::candidates`] keeps those colons that also pass the
-    /// check of the bytes around them (see the module docs).
-    pub anchor: u64,
-    /// Starts of `www.` (ASCII case-insensitive; the bytes after the block count).
-    pub www: u64,
-    /// Stop bytes (see the module docs).
-    pub stop: u64,
-    /// Bytes `>= 0x80`.
-    pub non_ascii: u64,
-    /// RFC 3986 `gen-delims`: `: / ? # [ ] @`.
-    pub gen_delim: u64,
-    /// RFC 3986 `sub-delims`: `! $ & ' ( ) * + , ; =`.
-    pub sub_delim: u64,
-    /// `%`.
-    pub percent: u64,
-}
-
 /// The kernels of one ISA.
 struct Kernels {
     candidates: unsafe fn(&[u8], usize, usize, &mut Vec<usize>),
     find_stop: unsafe fn(&[u8], usize) -> usize,
     find_run: unsafe fn(&[u8], usize) -> (usize, usize),
-    masks: unsafe fn(&[u8; 64], u8, [u8; 3]) -> Masks,
 }
 
 static SCALAR: Kernels = Kernels {
     candidates: scalar::candidates,
     find_stop: scalar::find_stop,
     find_run: scalar::find_run,
-    masks: scalar::masks,
 };
 
 #[cfg(target_arch = "x86_64")]
@@ -226,7 +193,6 @@ static SSE2: Kernels = Kernels {
     candidates: x86_64::sse2::candidates,
     find_stop: x86_64::sse2::find_stop,
     find_run: x86_64::sse2::find_run,
-    masks: x86_64::sse2::masks,
 };
 
 #[cfg(target_arch = "x86_64")]
@@ -234,7 +200,6 @@ static AVX2: Kernels = Kernels {
     candidates: x86_64::avx2::candidates,
     find_stop: x86_64::avx2::find_stop,
     find_run: x86_64::avx2::find_run,
-    masks: x86_64::avx2::masks,
 };
 
 #[cfg(target_arch = "x86_64")]
@@ -242,7 +207,6 @@ static AVX512: Kernels = Kernels {
     candidates: x86_64::avx512::candidates,
     find_stop: x86_64::avx512::find_stop,
     find_run: x86_64::avx512::find_run,
-    masks: x86_64::avx512::masks,
 };
 
 #[cfg(target_arch = "aarch64")]
@@ -250,7 +214,6 @@ static NEON: Kernels = Kernels {
     candidates: aarch64::candidates,
     find_stop: aarch64::find_stop,
     find_run: aarch64::find_run,
-    masks: aarch64::masks,
 };
 
 /// The stage-1 classifier for one ISA: cheap to copy, chosen once.
@@ -413,13 +376,6 @@ impl Classifier {
     pub fn find_run(&self, hay: &[u8], from: usize) -> (usize, usize) {
         // SAFETY: as in `candidates`, the ISA is supported.
         unsafe { (self.kernels.find_run)(hay, from) }
-    }
-
-    /// All the [`Masks`] of one block. `prev` is the byte before the block (0
-    /// if none), `next` the three bytes after it (zeros past the end).
-    pub fn masks(&self, block: &[u8; 64], prev: u8, next: [u8; 3]) -> Masks {
-        // SAFETY: as in `candidates`, the ISA is supported.
-        unsafe { (self.kernels.masks)(block, prev, next) }
     }
 }
 

@@ -3,7 +3,6 @@
 //! table. It has the same signatures as the SIMD entry points, and it is the
 //! fallback where no SIMD ISA is available.
 
-use super::Masks;
 use super::generic::{self, Vector};
 use super::tables::ClassTable;
 
@@ -63,10 +62,4 @@ pub(crate) fn find_stop(hay: &[u8], from: usize) -> usize {
 pub(crate) fn find_run(hay: &[u8], from: usize) -> (usize, usize) {
     // SAFETY: the scalar block needs no CPU feature.
     unsafe { generic::find_run::<Block>(hay, from) }
-}
-
-/// The masks of one block. See [`Masks`].
-pub(crate) fn masks(block: &[u8; 64], prev: u8, next: [u8; 3]) -> Masks {
-    // SAFETY: the scalar block needs no CPU feature.
-    unsafe { generic::masks::<Block>(block, prev, next) }
 }

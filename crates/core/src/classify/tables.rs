@@ -67,31 +67,12 @@ impl ByteSet {
 pub(crate) mod class {
     use super::ByteSet;
 
-    /// `:`, the end of a scheme.
-    pub(crate) const COLON: ByteSet = ByteSet::of(b":");
-    /// RFC 3986 scheme characters after the first: `ALPHA / DIGIT / "+" / "-" / "."`.
-    pub(crate) const SCHEME: ByteSet = ByteSet::range(b'a', b'z')
-        .union(ByteSet::range(b'A', b'Z'))
-        .union(ByteSet::range(b'0', b'9'))
-        .union(ByteSet::of(b"+-."));
-    /// `w` and `W`, for `www.`.
-    pub(crate) const W: ByteSet = ByteSet::of(b"wW");
-    /// `.`, for `www.`.
-    pub(crate) const DOT: ByteSet = ByteSet::of(b".");
     /// Bytes that end a bare URL: controls, space, DEL, `" < > \ ^ ` { | }`, non-ASCII.
     pub(crate) const STOP: ByteSet = ByteSet::range(0x00, 0x20)
         .union(ByteSet::of(b"\x7F\"<>\\^`{|}"))
         .union(ByteSet::range(0x80, 0xFF));
-    /// Bytes `>= 0x80`.
-    pub(crate) const NON_ASCII: ByteSet = ByteSet::range(0x80, 0xFF);
     /// `)` and `]`: the closing brackets a bare URL keeps only when balanced.
     pub(crate) const CLOSER: ByteSet = ByteSet::of(b")]");
-    /// RFC 3986 `gen-delims`: the component boundaries `: / ? # [ ] @`.
-    pub(crate) const GEN_DELIM: ByteSet = ByteSet::of(b":/?#[]@");
-    /// RFC 3986 `sub-delims`: `! $ & ' ( ) * + , ; =`.
-    pub(crate) const SUB_DELIM: ByteSet = ByteSet::of(b"!$&'()*+,;=");
-    /// `%`, which starts a `pct-encoded` triplet.
-    pub(crate) const PERCENT: ByteSet = ByteSet::of(b"%");
 }
 
 /// Up to eight classes in two encodings: scalar (one bit per class) and
@@ -211,47 +192,19 @@ impl ClassTable {
     }
 }
 
-/// The classes the candidate scan needs, and their indices.
-pub(crate) const CANDIDATE: ClassTable =
-    ClassTable::new(&[class::COLON, class::SCHEME, class::W, class::DOT]);
-/// Index of [`class::COLON`] in [`CANDIDATE`].
-pub(crate) const COLON: usize = 0;
-/// Index of [`class::SCHEME`] in [`CANDIDATE`].
-pub(crate) const SCHEME: usize = 1;
-/// Index of [`class::W`] in [`CANDIDATE`].
-pub(crate) const W: usize = 2;
-/// Index of [`class::DOT`] in [`CANDIDATE`].
-pub(crate) const DOT: usize = 3;
-
-// The candidate scan relies on this to skip masking the low nibble.
-const _: () = assert!(CANDIDATE.ascii_only);
-
 /// The classes that end a URL, and the closing brackets that may.
-pub(crate) const STOPS: ClassTable =
-    ClassTable::new(&[class::STOP, class::NON_ASCII, class::CLOSER]);
+pub(crate) const STOPS: ClassTable = ClassTable::new(&[class::STOP, class::CLOSER]);
 /// Index of [`class::STOP`] in [`STOPS`].
 pub(crate) const STOP: usize = 0;
-/// Index of [`class::NON_ASCII`] in [`STOPS`].
-pub(crate) const NON_ASCII: usize = 1;
 /// Index of [`class::CLOSER`] in [`STOPS`].
-pub(crate) const CLOSER: usize = 2;
-
-/// The RFC 3986 delimiter classes, for splitting into components.
-pub(crate) const DELIMS: ClassTable =
-    ClassTable::new(&[class::GEN_DELIM, class::SUB_DELIM, class::PERCENT]);
-/// Index of [`class::GEN_DELIM`] in [`DELIMS`].
-pub(crate) const GEN_DELIM: usize = 0;
-/// Index of [`class::SUB_DELIM`] in [`DELIMS`].
-pub(crate) const SUB_DELIM: usize = 1;
-/// Index of [`class::PERCENT`] in [`DELIMS`].
-pub(crate) const PERCENT: usize = 2;
+pub(crate) const CLOSER: usize = 1;
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::classify::naive;
 
-    const TABLES: [&ClassTable; 3] = [&CANDIDATE, &STOPS, &DELIMS];
+    const TABLES: [&ClassTable; 1] = [&STOPS];
 
     /// For all 256 bytes, the scalar table, the nibble tables and the class
     /// definitions agree.
@@ -281,19 +234,7 @@ mod tests {
     fn classes_match_naive_predicates() {
         for x in 0..=255u8 {
             assert_eq!(class::STOP.contains(x), naive::is_stop(x), "{x:#04x}");
-            assert_eq!(
-                class::SCHEME.contains(x),
-                naive::is_scheme_char(x),
-                "{x:#04x}"
-            );
-            assert_eq!(class::COLON.contains(x), x == b':');
-            assert_eq!(class::DOT.contains(x), x == b'.');
-            assert_eq!(class::W.contains(x), x | 0x20 == b'w');
-            assert_eq!(class::NON_ASCII.contains(x), x >= 0x80);
             assert_eq!(class::CLOSER.contains(x), x == b')' || x == b']');
-            assert_eq!(class::GEN_DELIM.contains(x), b":/?#[]@".contains(&x));
-            assert_eq!(class::SUB_DELIM.contains(x), b"!$&'()*+,;=".contains(&x));
-            assert_eq!(class::PERCENT.contains(x), x == b'%');
         }
     }
 }

@@ -7,7 +7,6 @@
 
 use core::arch::x86_64::*;
 
-use crate::classify::Masks;
 use crate::classify::generic::{self, Vector};
 use crate::classify::tables::ClassTable;
 
@@ -202,16 +201,6 @@ pub(crate) unsafe fn find_stop(hay: &[u8], from: usize) -> usize {
 pub(crate) unsafe fn find_run(hay: &[u8], from: usize) -> (usize, usize) {
     // SAFETY: the features `Block` needs are enabled here and guaranteed by the caller.
     unsafe { generic::find_run::<Block>(hay, from) }
-}
-
-/// The masks of one block. See [`Masks`].
-///
-/// # Safety
-/// The CPU supports SSE2 and SSSE3 ([`is_available`]).
-#[target_feature(enable = "sse2,ssse3")]
-pub(crate) unsafe fn masks(block: &[u8; 64], prev: u8, next: [u8; 3]) -> Masks {
-    // SAFETY: the features `Block` needs are enabled here and guaranteed by the caller.
-    unsafe { generic::masks::<Block>(block, prev, next) }
 }
 
 #[cfg(test)]
