@@ -11,7 +11,7 @@ mod cmd_man;
 mod cmd_uri;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
-use urlsift_core::classify::{Classifier, isa_report};
+use urlsift_core::classify::{Classifier, Isa, isa_report};
 use urlsift_core::extract::Extractor;
 use urlsift_core::report;
 use urlsift_printer::dedup::{KeyLevel, parse_size};
@@ -398,7 +398,12 @@ fn scan(args: &ScanArgs) -> u8 {
         None => Classifier::from_env(),
     };
     let extractor = match classifier {
-        Ok(c) => Extractor::with_classifier(c),
+        Ok(c) => {
+            // One choice for both engines: `--isa scalar` runs the URI
+            // engine's span kernels as scalar code too.
+            urlsift_uri::use_scalar_kernels(c.isa() == Isa::Scalar);
+            Extractor::with_classifier(c)
+        }
         Err(e) => {
             report!("{e}");
             return 2;

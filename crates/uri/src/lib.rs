@@ -55,6 +55,21 @@ pub(crate) mod span;
 mod swar;
 pub mod validate;
 
+/// Run the URI engine's span kernels as scalar code (`true`), or with the
+/// CPU's vector unit when it has one (`false`, the default: SSSE3 on
+/// x86-64, NEON on AArch64). Every kernel gives the same answers; this is
+/// the command line's `--isa scalar`, also taken from `URLSIFT_ISA=scalar`
+/// on first use. It applies to the whole process.
+///
+/// ```
+/// urlsift_uri::use_scalar_kernels(true);
+/// assert!(urlsift_uri::UriRef::parse(b"http://example.com/a%20b").is_ok());
+/// urlsift_uri::use_scalar_kernels(false);
+/// ```
+pub fn use_scalar_kernels(scalar: bool) {
+    span::set_scalar(scalar);
+}
+
 pub use normalize::{NormalizeOptions, normalize, normalize_into};
 pub use resolve::{relativize, remove_dot_segments, resolve, resolve_parsed};
 pub use scheme::{SchemeError, default_port};

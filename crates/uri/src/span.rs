@@ -6,6 +6,10 @@
 //! the kernels inline into the caller's loop and the CPU feature test is
 //! done once per call of the URI engine, not per component).
 //!
+//! The choice is made once per process: the vector kernels when the CPU has
+//! them, unless `URLSIFT_ISA=scalar` or [`crate::use_scalar_kernels`] asks
+//! for the scalar ones (the command line's `--isa scalar`).
+//!
 //! A class is given as two 16-entry nibble tables ([`NibbleClass`]): byte `b`
 //! is in it when `lo[b & 15] & hi[b >> 4] != 0`, the lookup that `pshufb`
 //! (SSSE3) and `tbl` (NEON) do for 16 bytes at once. [`span_scalar`] is the
@@ -17,6 +21,8 @@
 //! kernels work on one 16-byte vector at a time and finish with one load of
 //! the last 16 bytes of the text (overlapping what was already checked)
 //! rather than a byte loop; texts under 16 bytes use the scalar loop.
+
+use std::sync::atomic::{AtomicU8, Ordering};
 
 /// A byte class as nibble tables: `b` is in the class when
 /// `lo[b & 15] & hi[b >> 4] != 0`.
@@ -239,22 +245,75 @@ pub(crate) trait WithSpans {
     fn run<S: Spans>(self, s: S) -> Self::Output;
 }
 
-/// Run `work` with the best span kernel: on x86-64 with SSSE3, inside a
-/// function compiled for SSSE3 (so the kernels inline into `work`).
+/// Which span kernels [`dispatch`] uses: [`UNSET`], [`SCALAR`] or [`VECTOR`].
+static CHOICE: AtomicU8 = AtomicU8::new(UNSET);
+const UNSET: u8 = 0;
+const SCALAR: u8 = 1;
+const VECTOR: u8 = 2;
+
+/// Use the scalar kernels (`true`), or the vector kernels when the CPU has
+/// them (`false`). See [`crate::use_scalar_kernels`].
+pub(crate) fn set_scalar(scalar: bool) {
+    let v = !scalar && vector_available();
+    CHOICE.store(if v { VECTOR } else { SCALAR }, Ordering::Relaxed);
+}
+
+/// Whether this CPU runs the vector kernels (SSSE3 on x86-64, NEON on
+/// AArch64).
+fn vector_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("ssse3")
+    }
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+    {
+        true
+    }
+    #[cfg(not(any(
+        target_arch = "x86_64",
+        all(target_arch = "aarch64", target_feature = "neon")
+    )))]
+    {
+        false
+    }
+}
+
+/// Whether [`dispatch`] uses the vector kernels: on first use, unless
+/// [`set_scalar`] chose, the environment's `URLSIFT_ISA=scalar` (the
+/// variable the classifier reads) asks for the scalar ones.
+#[inline]
+fn use_vector() -> bool {
+    match CHOICE.load(Ordering::Relaxed) {
+        VECTOR => true,
+        SCALAR => false,
+        _ => {
+            let scalar =
+                std::env::var("URLSIFT_ISA").is_ok_and(|v| v.eq_ignore_ascii_case("scalar"));
+            set_scalar(scalar);
+            CHOICE.load(Ordering::Relaxed) == VECTOR
+        }
+    }
+}
+
+/// Run `work` with the span kernel chosen for the process (see
+/// [`use_vector`]): on x86-64 with SSSE3, inside a function compiled for
+/// SSSE3 (so the kernels inline into `work`).
 #[inline]
 pub(crate) fn dispatch<W: WithSpans>(work: W) -> W::Output {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("ssse3") {
-            // SAFETY: SSSE3 (and so SSE2) was just detected.
+        if use_vector() {
+            // SAFETY: `use_vector` is true only when SSSE3 (and so SSE2) was
+            // detected.
             return unsafe { run_ssse3(work) };
         }
     }
     #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
     {
-        return work.run(Neon);
+        if use_vector() {
+            return work.run(Neon);
+        }
     }
-    #[allow(unreachable_code)]
     work.run(Scalar)
 }
 
