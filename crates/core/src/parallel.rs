@@ -274,6 +274,189 @@ pub fn scan_segments<'h>(
     }
 }
 
+/// One chunk of a [`scan_segments_map`] run: its matches, in input order,
+/// handed to the per-chunk work that runs in parallel.
+#[derive(Clone, Copy, Debug)]
+pub struct Chunk<'a, 'h> {
+    /// The text the matches' offsets point into.
+    pub hay: &'h [u8],
+    /// Where the chunk starts in `hay`.
+    pub start: usize,
+    /// The 1-based line of `hay[start]` (1 when lines are not counted).
+    pub line: u64,
+    /// The chunk's matches, in order.
+    pub matches: &'a [Match<'h>],
+}
+
+impl Chunk<'_, '_> {
+    /// A [`LineCounter`] at the chunk's start, for the lines of its matches.
+    pub fn lines(&self) -> LineCounter {
+        LineCounter {
+            pos: self.start,
+            line: self.line,
+        }
+    }
+}
+
+/// [`scan_segments`], with the work on each chunk's matches done in
+/// parallel: `map` turns one [`Chunk`] into a `T` on the rayon pool (so
+/// formatting, for example, runs on every core), and `each` takes the
+/// results in input order, on the calling thread; it returns false to stop.
+/// With `count_lines`, each chunk carries the line at its start (its
+/// newlines are counted in the parallel pass). `between` is called after
+/// each segment, as in [`scan_segments`].
+///
+/// The matches, concatenated over the chunks, are those of [`scan`].
+///
+/// ```
+/// use urlsift_core::extract::Extractor;
+/// let text = b"a http://a.example/ b\nhttp://b.example/ c\n".repeat(100);
+/// let mut lines = Vec::new();
+/// urlsift_core::parallel::scan_segments_map(
+///     &Extractor::new(),
+///     &text,
+///     64,
+///     16,
+///     true,
+///     |c| {
+///         let mut l = c.lines();
+///         c.matches.iter().map(|m| l.line_at(c.hay, m.start)).collect::<Vec<_>>()
+///     },
+///     |v| {
+///         lines.extend(v);
+///         true
+///     },
+///     |_| true,
+/// );
+/// assert_eq!(lines.len(), 200);
+/// assert_eq!(&lines[..4], &[1, 2, 3, 4]);
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn scan_segments_map<'h, T: Send>(
+    ex: &Extractor,
+    hay: &'h [u8],
+    target: usize,
+    chunk_size: usize,
+    count_lines: bool,
+    map: impl Fn(Chunk<'_, 'h>) -> T + Sync,
+    mut each: impl FnMut(T) -> bool,
+    mut between: impl FnMut(usize) -> bool,
+) {
+    let c = ex.classifier();
+    let mut seg = Segmenter::default();
+    let (mut start, mut floor) = (0usize, 0usize);
+    let mut lines = count_lines.then(LineCounter::default);
+    while start < hay.len() {
+        let (end, go) = match seg.next(&c, hay, 0, (start, target, hay.len()), true) {
+            SegEnd::Cut(e) | SegEnd::End(e) => {
+                let r = (start, e, floor);
+                let (f, go) = map_range(ex, hay, r, chunk_size, &mut lines, &map, &mut each);
+                floor = f;
+                (e, go)
+            }
+            SegEnd::Forced(e) => {
+                let r = (start, e, floor);
+                let (f, go) = map_range(ex, &hay[..e], r, chunk_size, &mut lines, &map, &mut each);
+                floor = f.max(e);
+                (e, go)
+            }
+            SegEnd::More => (hay.len(), true),
+        };
+        if !go || !between(end - start) {
+            return;
+        }
+        start = end;
+    }
+}
+
+/// The matches of `hay[start..end]` from `floor` (as [`scan_range`]), in
+/// chunks mapped in parallel; returns the floor after the range, and false
+/// if `each` asked to stop.
+fn map_range<'h, T: Send>(
+    ex: &Extractor,
+    hay: &'h [u8],
+    (start, end, floor): (usize, usize, usize),
+    chunk_size: usize,
+    lines: &mut Option<LineCounter>,
+    map: &(impl Fn(Chunk<'_, 'h>) -> T + Sync),
+    each: &mut impl FnMut(T) -> bool,
+) -> (usize, bool) {
+    let end = end.min(hay.len());
+    if start >= end {
+        return (floor, true);
+    }
+    // The line at `at`, moving the counter there (`at` never decreases).
+    let line_at = |lines: &mut Option<LineCounter>, at: usize| {
+        lines.as_mut().map_or(1, |l| l.line_at(hay, at))
+    };
+    if end - start <= chunk_size || rayon::current_num_threads() <= 1 {
+        // One chunk, or one thread: one scan on this thread (see `scan_range`).
+        let mut matches = Vec::new();
+        let floor = ex.scan(hay, start, end, floor, |m| matches.push(m));
+        let line = line_at(lines, start);
+        let t = map(Chunk {
+            hay,
+            start,
+            line,
+            matches: &matches,
+        });
+        line_at(lines, end);
+        return (floor, each(t));
+    }
+    let bounds = cuts_from(&ex.classifier(), &hay[..end], start, chunk_size);
+    let chunks: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
+    // Two chunks per thread at a time, as in `scan_range`.
+    let batch = 2 * rayon::current_num_threads().max(1);
+    let count = lines.is_some();
+    let mut floor = floor;
+    for group in chunks.chunks(batch) {
+        let outs: Vec<(ChunkOut<'h>, u64)> = group
+            .par_iter()
+            .map(|&(b, e)| {
+                let nl = if count {
+                    memchr::memchr_iter(b'\n', &hay[b..e]).count() as u64
+                } else {
+                    0
+                };
+                (scan_chunk(ex, hay, b, e), nl)
+            })
+            .collect();
+        let mut line = line_at(lines, group[0].0);
+        let mut stitched = Vec::with_capacity(group.len());
+        for (&(b, e), (out, nl)) in group.iter().zip(outs) {
+            let mut matches = Vec::with_capacity(out.raws.len());
+            floor = stitch(ex, hay, b, e, floor, out, &mut |m| matches.push(m));
+            stitched.push((b, line, matches));
+            line += nl;
+        }
+        if let Some(l) = lines.as_mut() {
+            // The newlines of the group's chunks are counted: skip them.
+            let group_end = group[group.len() - 1].1;
+            *l = LineCounter {
+                pos: group_end,
+                line,
+            };
+        }
+        let results: Vec<T> = stitched
+            .par_iter()
+            .map(|(b, line, matches)| {
+                map(Chunk {
+                    hay,
+                    start: *b,
+                    line: *line,
+                    matches,
+                })
+            })
+            .collect();
+        for t in results {
+            if !each(t) {
+                return (floor, false);
+            }
+        }
+    }
+    (floor, true)
+}
+
 /// [`scan`] restricted to the candidates in `hay[start..end]`, starting from
 /// `floor` (see [`Extractor::scan`]); returns the floor after the range. On a
 /// one-thread pool, or for a range of at most `chunk_size` bytes, this is

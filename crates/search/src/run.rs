@@ -568,35 +568,49 @@ enum Mode {
     CountOnly,
 }
 
-/// Where a worker's matches go: formatted into batches sent to the consumer.
-struct Emit<'a> {
+/// Formats one input's records: the filters (`--strict`, `--scheme`), then
+/// the record as the run's mode wants it. A worker has one; each chunk of a
+/// file formatted in parallel has its own.
+struct Former<'a> {
     cfg: &'a Config<'a>,
     file: &'a str,
     mode: Mode,
     shards: usize,
     fmt: Formatter,
-    buf: Vec<u8>,
     /// Scratch for dedup keys ([`dedup::key_into`]): no allocation per URL.
     keybuf: Vec<u8>,
-    metas: Vec<Meta>,
-    tx: &'a SyncSender<Msg>,
-    stop: &'a AtomicBool,
-    count: u64,
-    failed: bool,
-    /// URLs this input may take (`-m`; 1 for `-l`).
-    max: Option<u64>,
-    /// Set when the input has taken `max` URLs.
-    full: &'a AtomicBool,
 }
 
-impl Emit<'_> {
-    fn record(&mut self, m: &Match<'_>, line: u64) {
-        self.record_in(m, line, None)
+/// Formatted records, in input order, on their way to the consumer.
+#[derive(Default)]
+struct Batch {
+    bytes: Vec<u8>,
+    metas: Vec<Meta>,
+    /// Records taken (formatted or, for `-c`, counted).
+    count: u64,
+    /// Formatting failed (a formatter's write error).
+    failed: bool,
+}
+
+impl<'a> Former<'a> {
+    fn new(cfg: &'a Config<'a>, file: &'a str, mode: Mode, shards: usize) -> Self {
+        let mut opts = cfg.opts.clone();
+        // The consumer writes each output's header.
+        opts.no_header = true;
+        Former {
+            cfg,
+            file,
+            mode,
+            shards,
+            fmt: Formatter::new(&opts),
+            keybuf: Vec::new(),
+        }
     }
 
-    fn record_in(&mut self, m: &Match<'_>, line: u64, mail: Option<&urlsift_mail::MailWhere>) {
-        if self.failed || (self.cfg.strict && !Parts::new(m).valid()) {
-            return;
+    /// Whether `m` passes `--strict` and `--scheme`.
+    fn accepts(&self, m: &Match<'_>) -> bool {
+        if self.cfg.strict && !Parts::new(m).valid() {
+            return false;
         }
         if !self.cfg.schemes.is_empty() {
             let s = scheme_of(m);
@@ -606,23 +620,20 @@ impl Emit<'_> {
                 .iter()
                 .any(|w| w.as_bytes().eq_ignore_ascii_case(s))
             {
-                return;
+                return false;
             }
         }
-        if self.max.is_some_and(|max| self.count >= max) {
-            self.full.store(true, Ordering::Relaxed);
-            return;
-        }
-        self.count += 1;
-        if self.max.is_some_and(|max| self.count >= max) {
-            // The input has all it may take: its scan stops soon.
-            self.full.store(true, Ordering::Relaxed);
-        }
-        if self.cfg.quiet {
-            // Found: the exit status is decided, stop everything.
-            self.stop.store(true, Ordering::Relaxed);
-            return;
-        }
+        true
+    }
+
+    /// Append the record of `m` (which [`Former::accepts`]) to `out`.
+    fn add(
+        &mut self,
+        m: &Match<'_>,
+        line: u64,
+        mail: Option<&urlsift_mail::MailWhere>,
+        out: &mut Batch,
+    ) {
         let opts = &self.cfg.opts;
         let rec = Record {
             file: self.file,
@@ -631,9 +642,9 @@ impl Emit<'_> {
             mail,
         };
         match self.mode {
-            Mode::CountOnly => return,
+            Mode::CountOnly => {}
             Mode::Plain => {
-                self.failed |= self.fmt.format(&rec, &mut self.buf).is_err();
+                out.failed |= self.fmt.format(&rec, &mut out.bytes).is_err();
             }
             Mode::Count => {
                 let owned;
@@ -648,11 +659,11 @@ impl Emit<'_> {
                     owned = k;
                     &owned
                 };
-                self.buf.extend_from_slice(k);
+                out.bytes.extend_from_slice(k);
                 let fp = fingerprint(k);
-                self.metas.push(Meta {
+                out.metas.push(Meta {
                     fp,
-                    end: self.buf.len(),
+                    end: out.bytes.len(),
                 });
             }
             Mode::Keyed => {
@@ -669,17 +680,14 @@ impl Emit<'_> {
                         shard_of(fingerprint(&host_key(m).unwrap_or_default()), n)
                     }
                 };
-                self.buf.extend_from_slice(&(shard as u32).to_le_bytes());
+                out.bytes.extend_from_slice(&(shard as u32).to_le_bytes());
                 let key = key.map(|k| (k, opts.dedup_key));
-                self.failed |= self.fmt.format_with(&rec, key, &mut self.buf).is_err();
-                self.metas.push(Meta {
+                out.failed |= self.fmt.format_with(&rec, key, &mut out.bytes).is_err();
+                out.metas.push(Meta {
                     fp,
-                    end: self.buf.len(),
+                    end: out.bytes.len(),
                 });
             }
-        }
-        if self.buf.len() >= BATCH {
-            self.send();
         }
     }
 
@@ -693,18 +701,110 @@ impl Emit<'_> {
             }
         }
     }
+}
+
+/// The records of one chunk, formatted by their own [`Former`] (in
+/// parallel with the other chunks).
+fn format_chunk(mut f: Former<'_>, chunk: parallel::Chunk<'_, '_>, uses_line: bool) -> Batch {
+    let mut out = Batch::default();
+    let mut lines = chunk.lines();
+    for m in chunk.matches {
+        if !f.accepts(m) {
+            continue;
+        }
+        out.count += 1;
+        let line = if uses_line {
+            lines.line_at(chunk.hay, m.start)
+        } else {
+            0
+        };
+        f.add(m, line, None, &mut out);
+    }
+    out
+}
+
+/// Where a worker's matches go: formatted into batches sent to the consumer.
+struct Emit<'a> {
+    former: Former<'a>,
+    batch: Batch,
+    tx: &'a SyncSender<Msg>,
+    stop: &'a AtomicBool,
+    count: u64,
+    failed: bool,
+    /// URLs this input may take (`-m`; 1 for `-l`).
+    max: Option<u64>,
+    /// Set when the input has taken `max` URLs.
+    full: &'a AtomicBool,
+}
+
+impl Emit<'_> {
+    fn record(&mut self, m: &Match<'_>, line: u64) {
+        self.record_in(m, line, None)
+    }
+
+    fn record_in(&mut self, m: &Match<'_>, line: u64, mail: Option<&urlsift_mail::MailWhere>) {
+        if self.failed || !self.former.accepts(m) {
+            return;
+        }
+        if self.max.is_some_and(|max| self.count >= max) {
+            self.full.store(true, Ordering::Relaxed);
+            return;
+        }
+        self.count += 1;
+        if self.max.is_some_and(|max| self.count >= max) {
+            // The input has all it may take: its scan stops soon.
+            self.full.store(true, Ordering::Relaxed);
+        }
+        if self.former.cfg.quiet {
+            // Found: the exit status is decided, stop everything.
+            self.stop.store(true, Ordering::Relaxed);
+            return;
+        }
+        self.former.add(m, line, mail, &mut self.batch);
+        self.failed |= self.batch.failed;
+        if self.batch.bytes.len() >= BATCH {
+            self.send();
+        }
+    }
+
+    /// Whether every record may be formatted apart from the others, in
+    /// parallel: not when a count limits the input (`-m`, `-l`) or the
+    /// first URL stops the run (`-q`).
+    fn parallel(&self) -> bool {
+        self.max.is_none() && !self.former.cfg.quiet
+    }
+
+    /// Send a chunk's [`Batch`] on, after what is buffered; false when the
+    /// run stops.
+    fn take(&mut self, b: Batch) -> bool {
+        self.count += b.count;
+        self.failed |= b.failed;
+        self.send();
+        if !b.bytes.is_empty() || !b.metas.is_empty() {
+            let msg = match self.former.mode {
+                Mode::Plain => Msg::Bytes(b.bytes),
+                _ => Msg::Keyed {
+                    bytes: b.bytes,
+                    metas: b.metas,
+                },
+            };
+            self.failed |= self.tx.send(msg).is_err();
+        }
+        !self.failed
+    }
 
     /// Send what is buffered.
     fn send(&mut self) {
-        if self.buf.is_empty() && self.metas.is_empty() {
+        let b = &mut self.batch;
+        if b.bytes.is_empty() && b.metas.is_empty() {
             return;
         }
-        let bytes = std::mem::replace(&mut self.buf, Vec::with_capacity(BATCH + 1024));
-        let msg = match self.mode {
+        let bytes = std::mem::replace(&mut b.bytes, Vec::with_capacity(BATCH + 1024));
+        let msg = match self.former.mode {
             Mode::Plain => Msg::Bytes(bytes),
             _ => Msg::Keyed {
                 bytes,
-                metas: std::mem::take(&mut self.metas),
+                metas: std::mem::take(&mut b.metas),
             },
         };
         self.failed |= self.tx.send(msg).is_err();
@@ -734,8 +834,7 @@ fn scan_source(
         Ok(o) => o,
         Err(e) => return end(0, false, Some(format!("{name}: {e}"))),
     };
-    let mut opts = cfg.opts.clone();
-    opts.no_header = true;
+    let opts = &cfg.opts;
     let full = AtomicBool::new(false);
     let mode = if cfg.quiet || opts.count || cfg.list.is_some() {
         Mode::CountOnly
@@ -747,14 +846,11 @@ fn scan_source(
         Mode::Plain
     };
     let mut emit = Emit {
-        cfg,
-        file: &name,
-        mode,
-        shards,
-        fmt: Formatter::new(&opts),
-        buf: Vec::with_capacity(BATCH + 1024),
-        keybuf: Vec::new(),
-        metas: Vec::new(),
+        former: Former::new(cfg, &name, mode, shards),
+        batch: Batch {
+            bytes: Vec::with_capacity(BATCH + 1024),
+            ..Batch::default()
+        },
         tx,
         stop,
         count: 0,
@@ -824,8 +920,34 @@ fn scan_whole(cfg: &Config<'_>, data: &[u8], emit: &mut Emit<'_>, stop: &AtomicB
         .saturating_mul(cfg.threads.max(1))
         .saturating_mul(cfg.chunk_size.max(1))
         .max(64);
+    // Counting lines is a pass over the text: only when they are printed.
+    let uses_line = emit.former.uses_line();
+    let progress = |n: usize| {
+        if let Some(p) = cfg.progress {
+            p(n as u64);
+        }
+    };
+    if emit.parallel() {
+        // Each chunk's records are formatted on the pool, in parallel; this
+        // thread only sends the batches on, in input order.
+        let f = &emit.former;
+        let (file, mode, shards) = (f.file, f.mode, f.shards);
+        parallel::scan_segments_map(
+            ex,
+            data,
+            seg,
+            cfg.chunk_size,
+            uses_line,
+            |chunk| format_chunk(Former::new(cfg, file, mode, shards), chunk, uses_line),
+            |batch| emit.take(batch) && !stop.load(Ordering::Relaxed),
+            |n| {
+                progress(n);
+                !stop.load(Ordering::Relaxed)
+            },
+        );
+        return;
+    }
     let mut lines = LineCounter::default();
-    let uses_line = emit.uses_line();
     let failed = std::cell::Cell::new(false);
     let emit_full = emit.full;
     parallel::scan_segments(
@@ -834,7 +956,6 @@ fn scan_whole(cfg: &Config<'_>, data: &[u8], emit: &mut Emit<'_>, stop: &AtomicB
         seg,
         cfg.chunk_size,
         |m| {
-            // Counting lines is a pass over the text: only when they are printed.
             let line = if uses_line {
                 lines.line_at(data, m.start)
             } else {
@@ -844,9 +965,7 @@ fn scan_whole(cfg: &Config<'_>, data: &[u8], emit: &mut Emit<'_>, stop: &AtomicB
             failed.set(emit.failed);
         },
         |n| {
-            if let Some(p) = cfg.progress {
-                p(n as u64);
-            }
+            progress(n);
             !(stop.load(Ordering::Relaxed) || failed.get() || emit_full.load(Ordering::Relaxed))
         },
     );
