@@ -4,6 +4,25 @@
 //! RFC 3986 Appendix C and RFC 2396 Appendix E. This crate depends on memchr
 //! and rayon only.
 //!
+//! ```
+//! let text = b"Yes, Jim, I found it under \"http://www.w3.org/Addressing/\",
+//! but you can probably pick it up from <ftp://foo.example.com/rfc/>.
+//! Also www.example.org/a_(b), and <http://example.com/wrapped/
+//!    across-lines>.";
+//! let found: Vec<(String, &str)> = urlsift_core::find(text)
+//!     .map(|m| (m.url_str().into_owned(), m.style.as_str()))
+//!     .collect();
+//! assert_eq!(found, [
+//!     ("http://www.w3.org/Addressing/".to_string(), "quoted"),
+//!     ("ftp://foo.example.com/rfc/".to_string(), "angle"),
+//!     ("www.example.org/a_(b)".to_string(), "bare"),
+//!     ("http://example.com/wrapped/across-lines".to_string(), "angle"),
+//! ]);
+//! ```
+//!
+//! [`find`] scans lazily on the calling thread; [`Finder`] chooses the ISA
+//! and scans a large buffer on every core ([`Finder::find_all`]).
+//!
 //! The data path (see the modules in this order):
 //!
 //! ```text
@@ -21,4 +40,9 @@
 pub mod classify;
 pub mod diag;
 pub mod extract;
+mod find;
 pub mod parallel;
+
+pub use classify::{Classifier, Isa, IsaError};
+pub use extract::{Extractor, Kind, Match, Style};
+pub use find::{Finder, Matches, SEGMENT, find};

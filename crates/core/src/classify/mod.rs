@@ -175,6 +175,55 @@ pub fn isa_report() -> String {
     )
 }
 
+/// Why an ISA choice cannot be used ([`Classifier::from_name`],
+/// [`Classifier::from_env`]).
+///
+/// ```
+/// use urlsift_core::classify::{Classifier, IsaError};
+/// let e = Classifier::from_name("mmx").unwrap_err();
+/// assert!(matches!(e, IsaError::Unknown(_)));
+/// assert!(e.to_string().starts_with("unknown ISA \"mmx\""));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum IsaError {
+    /// Not the name of an ISA.
+    Unknown(String),
+    /// An ISA this build or this CPU cannot run.
+    Unavailable(Isa),
+    /// `URLSIFT_ISA` is not UTF-8.
+    NotUtf8(std::ffi::OsString),
+    /// `URLSIFT_ISA` names an ISA that cannot be used.
+    InEnv(Box<IsaError>),
+}
+
+impl fmt::Display for IsaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IsaError::Unknown(name) => write!(
+                f,
+                "unknown ISA {name:?}: expected one of auto, scalar, sse2, avx2, avx512, neon"
+            ),
+            IsaError::Unavailable(isa) => {
+                let available: Vec<_> = Isa::ALL
+                    .into_iter()
+                    .filter(|i| i.is_available())
+                    .map(Isa::name)
+                    .collect();
+                write!(
+                    f,
+                    "ISA {isa} is not available on this machine (available: {})",
+                    available.join(", ")
+                )
+            }
+            IsaError::NotUtf8(v) => write!(f, "{ISA_ENV}: value is not UTF-8: {v:?}"),
+            IsaError::InEnv(e) => write!(f, "{ISA_ENV}: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for IsaError {}
+
 /// The kernels of one ISA.
 struct Kernels {
     candidates: unsafe fn(&[u8], usize, usize, &mut Vec<usize>),
@@ -296,12 +345,12 @@ impl Classifier {
 
     /// The classifier that `URLSIFT_ISA` asks for ([`Classifier::best`] when it
     /// is unset, empty or `auto`), or an error naming a bad value.
-    pub fn from_env() -> Result<Classifier, String> {
+    pub fn from_env() -> Result<Classifier, IsaError> {
         match std::env::var_os(ISA_ENV) {
             None => Ok(Classifier::best()),
             Some(v) => match v.to_str() {
-                Some(v) => Classifier::from_name(v).map_err(|e| format!("{ISA_ENV}: {e}")),
-                None => Err(format!("{ISA_ENV}: value is not UTF-8: {v:?}")),
+                Some(v) => Classifier::from_name(v).map_err(|e| IsaError::InEnv(Box::new(e))),
+                None => Err(IsaError::NotUtf8(v)),
             },
         }
     }
@@ -311,32 +360,20 @@ impl Classifier {
     /// why the value cannot be used.
     ///
     /// ```
-    /// use urlsift_core::classify::{Classifier, Isa};
+    /// use urlsift_core::classify::{Classifier, Isa, IsaError};
     /// assert_eq!(Classifier::from_name("scalar").unwrap().isa(), Isa::Scalar);
     /// assert_eq!(Classifier::from_name("auto").unwrap().isa(), Isa::best());
-    /// assert!(Classifier::from_name("mmx").is_err());
+    /// assert_eq!(Classifier::from_name("mmx").unwrap_err(), IsaError::Unknown("mmx".into()));
     /// ```
-    pub fn from_name(name: &str) -> Result<Classifier, String> {
+    pub fn from_name(name: &str) -> Result<Classifier, IsaError> {
         let name = name.trim();
         if name.is_empty() || name.eq_ignore_ascii_case("auto") {
             return Ok(Classifier::best());
         }
         let Some(isa) = Isa::from_name(name) else {
-            return Err(format!(
-                "unknown ISA {name:?}: expected one of auto, scalar, sse2, avx2, avx512, neon"
-            ));
+            return Err(IsaError::Unknown(name.to_string()));
         };
-        Classifier::new(isa).ok_or_else(|| {
-            let available: Vec<_> = Isa::ALL
-                .into_iter()
-                .filter(|i| i.is_available())
-                .map(Isa::name)
-                .collect();
-            format!(
-                "ISA {isa} is not available on this machine (available: {})",
-                available.join(", ")
-            )
-        })
+        Classifier::new(isa).ok_or(IsaError::Unavailable(isa))
     }
 
     /// The ISA whose kernels this classifier runs.

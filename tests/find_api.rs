@@ -1,0 +1,72 @@
+//! The crate-root API of urlsift-core: `find`, `Finder::find` and
+//! `Finder::find_all` give exactly the matches of the command line's scan.
+
+use urlsift_core::extract::Extractor;
+use urlsift_core::{Finder, Isa, Match, find};
+
+/// What the command line finds: the mapped-file scan, in segments (a run of
+/// more than `MAX_RUN` bytes with no cut point is cut by content).
+fn reference(t: &[u8]) -> Vec<Match<'_>> {
+    let mut v = Vec::new();
+    let ex = Extractor::new();
+    urlsift_core::parallel::scan_segments(&ex, t, 1 << 20, usize::MAX, |m| v.push(m), |_| true);
+    v
+}
+
+fn texts() -> Vec<Vec<u8>> {
+    let mut v = vec![
+        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/datasets/sample.txt")).unwrap(),
+        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/datasets/sample.mbox")).unwrap(),
+        Vec::new(),
+        b"http://a".to_vec(),
+    ];
+    // Longer than a segment, with wrapped URLs across segment edges, and a
+    // run with no cut point at all (forced cuts).
+    let mut long = Vec::new();
+    for i in 0..20_000 {
+        long.extend_from_slice(
+            format!("x{i} <http://e.example/{i}\n  /more> www.w{i}.example, ").as_bytes(),
+        );
+    }
+    v.push(long);
+    v.push(
+        "\u{4e00}http://cjk.example/\u{4e00}"
+            .repeat(300_000)
+            .into_bytes(),
+    );
+    v
+}
+
+#[test]
+fn find_equals_one_scan() {
+    for t in texts() {
+        let want = reference(&t);
+        if t.len() < 4 << 20 {
+            // Below MAX_RUN, no cut is forced: one scan of the whole text.
+            assert_eq!(urlsift_core::extract::extract(&t), want);
+        }
+        assert!(find(&t).eq(want.iter().cloned()));
+        assert_eq!(Finder::new().chunk_size(1000).find_all(&t), want);
+        for isa in Isa::ALL.into_iter().filter(|i| i.is_available()) {
+            let f = Finder::new().isa(isa).unwrap();
+            assert!(f.find(&t).eq(want.iter().cloned()), "{isa}");
+        }
+    }
+}
+
+#[test]
+fn find_is_lazy_and_fused() {
+    let t = b"http://a.example/ ".repeat(100_000);
+    let mut it = find(&t);
+    assert_eq!(it.next().unwrap().start, 0);
+    assert_eq!(it.by_ref().count(), 99_999);
+    assert!(it.next().is_none());
+}
+
+#[test]
+fn unavailable_isa_is_an_error() {
+    for isa in Isa::ALL.into_iter().filter(|i| !i.is_available()) {
+        let e = Finder::new().isa(isa).unwrap_err();
+        assert!(e.to_string().contains("not available"), "{e}");
+    }
+}
