@@ -14,7 +14,7 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use urlsift_core::classify::{Classifier, Isa, isa_report};
 use urlsift_core::extract::Extractor;
 use urlsift_core::report;
-use urlsift_printer::dedup::{KeyLevel, parse_size};
+use urlsift_printer::dedup::KeyLevel;
 use urlsift_printer::{CountBy, Format, Options};
 use urlsift_search::input::Source;
 use urlsift_search::run;
@@ -847,6 +847,31 @@ fn open_outputs(
     Ok((outs, Outputs { pending, stale }))
 }
 
+/// Parse a size such as `256M`, `1G`, `512KiB` or `1000000` (bytes; K, M, G
+/// and T are powers of 1024), for `--max-memory`.
+fn parse_size(s: &str) -> Result<usize, String> {
+    let t = s.trim();
+    let t = t
+        .strip_suffix("iB")
+        .or_else(|| t.strip_suffix('B'))
+        .unwrap_or(t);
+    let (num, mult) = match t.chars().last().map(|c| c.to_ascii_uppercase()) {
+        Some('K') => (&t[..t.len() - 1], 1u64 << 10),
+        Some('M') => (&t[..t.len() - 1], 1 << 20),
+        Some('G') => (&t[..t.len() - 1], 1 << 30),
+        Some('T') => (&t[..t.len() - 1], 1 << 40),
+        _ => (t, 1),
+    };
+    let n: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("invalid size {s:?} (use e.g. 256M, 2G)"))?;
+    if !n.is_finite() || n < 0.0 {
+        return Err(format!("invalid size {s:?}"));
+    }
+    Ok((n * mult as f64).min(usize::MAX as f64) as usize)
+}
+
 /// How many chunks the inputs offer to scan in parallel, counted up to
 /// `cap`: a file's size in chunks, and a block's worth for a stream
 /// (standard input, a pipe, a compressed file). `-j` never starts more
@@ -914,4 +939,19 @@ fn default_threads() -> usize {
         .filter(|&n| n > 0)
         .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
         .unwrap_or(1)
+}
+
+#[cfg(test)]
+mod size_tests {
+    use super::parse_size;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("256M"), Ok(256 << 20));
+        assert_eq!(parse_size("1.5GiB"), Ok(3 << 29));
+        assert_eq!(parse_size("1000000"), Ok(1_000_000));
+        assert_eq!(parse_size("512KiB"), Ok(512 << 10));
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("-1M").is_err());
+    }
 }

@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 
 use crate::classify::{Classifier, Isa, IsaError};
 use crate::extract::{Extractor, Match};
-use crate::parallel::{self, SegEnd, Segmenter};
+use crate::parallel::{self, Segments};
 
 /// The bytes scanned at a time by [`Matches`] (it stops at the next cut
 /// point after this many bytes).
@@ -86,8 +86,7 @@ impl Finder {
         Matches {
             ex: self.ex,
             hay,
-            seg: Segmenter::default(),
-            start: 0,
+            segments: parallel::segments(self.ex.classifier(), hay, SEGMENT),
             floor: 0,
             buf: VecDeque::new(),
         }
@@ -107,8 +106,7 @@ impl Finder {
 pub struct Matches<'h> {
     ex: Extractor,
     hay: &'h [u8],
-    seg: Segmenter,
-    start: usize,
+    segments: Segments<'h>,
     floor: usize,
     buf: VecDeque<Match<'h>>,
 }
@@ -121,28 +119,11 @@ impl<'h> Iterator for Matches<'h> {
             if let Some(m) = self.buf.pop_front() {
                 return Some(m);
             }
-            let (hay, start) = (self.hay, self.start);
-            if start >= hay.len() {
-                return None;
-            }
-            let c = self.ex.classifier();
-            let buf = &mut self.buf;
-            match self.seg.next(&c, hay, 0, (start, SEGMENT, hay.len()), true) {
-                SegEnd::Cut(e) | SegEnd::End(e) => {
-                    self.floor = self
-                        .ex
-                        .scan(hay, start, e, self.floor, |m| buf.push_back(m));
-                    self.start = e;
-                }
-                SegEnd::Forced(e) => {
-                    let f = self
-                        .ex
-                        .scan(&hay[..e], start, e, self.floor, |m| buf.push_back(m));
-                    self.floor = f.max(e);
-                    self.start = e;
-                }
-                SegEnd::More => self.start = hay.len(),
-            }
+            let seg = self.segments.next()?;
+            let (ex, buf) = (&self.ex, &mut self.buf);
+            self.floor = seg.scan(self.hay, self.floor, |h, s, e, f| {
+                ex.scan(h, s, e, f, |m| buf.push_back(m))
+            });
         }
     }
 }

@@ -226,6 +226,93 @@ impl Segmenter {
     }
 }
 
+/// One segment of a buffer: `hay[start..end]`. A scan of it may read past
+/// `end` to finish its last URL, unless the cut is `forced` (no cut point
+/// for [`MAX_RUN`] bytes): then it reads nothing at or past `end`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Segment {
+    /// Where the segment starts.
+    pub start: usize,
+    /// Where it ends.
+    pub end: usize,
+    /// The end is a forced cut.
+    pub forced: bool,
+}
+
+impl Segment {
+    /// Scan the segment from `floor` with `scan(hay, start, end, floor)`
+    /// (an [`Extractor::scan`] or [`scan_range`] call), on the bytes it may
+    /// read; returns the floor after it.
+    pub fn scan<'h>(
+        &self,
+        hay: &'h [u8],
+        floor: usize,
+        scan: impl FnOnce(&'h [u8], usize, usize, usize) -> usize,
+    ) -> usize {
+        if self.forced {
+            scan(&hay[..self.end], self.start, self.end, floor).max(self.end)
+        } else {
+            scan(hay, self.start, self.end, floor)
+        }
+    }
+}
+
+/// The segments of a whole buffer, in order: each ends at the first cut
+/// point ([`is_cut`]) at least `target` bytes after its start, or at a
+/// forced cut; the last ends at the buffer's end. Every scan of a whole
+/// buffer goes through these, so they all find the same URLs.
+///
+/// ```
+/// use urlsift_core::classify::Classifier;
+/// let text = b"one http://a.example/ two http://b.example/ three";
+/// let segs: Vec<_> = urlsift_core::parallel::segments(Classifier::auto(), text, 10).collect();
+/// assert_eq!(segs.first().unwrap().start, 0);
+/// assert_eq!(segs.last().unwrap().end, text.len());
+/// assert!(segs.windows(2).all(|w| w[0].end == w[1].start));
+/// ```
+pub fn segments(c: Classifier, hay: &[u8], target: usize) -> Segments<'_> {
+    Segments {
+        c,
+        hay,
+        target,
+        seg: Segmenter::default(),
+        start: 0,
+    }
+}
+
+/// The iterator of [`segments`].
+#[derive(Debug)]
+pub struct Segments<'h> {
+    c: Classifier,
+    hay: &'h [u8],
+    target: usize,
+    seg: Segmenter,
+    start: usize,
+}
+
+impl Iterator for Segments<'_> {
+    type Item = Segment;
+
+    fn next(&mut self) -> Option<Segment> {
+        let (hay, start) = (self.hay, self.start);
+        if start >= hay.len() {
+            return None;
+        }
+        let (end, forced) =
+            match self
+                .seg
+                .next(&self.c, hay, 0, (start, self.target, hay.len()), true)
+            {
+                SegEnd::Cut(e) | SegEnd::End(e) => (e, false),
+                SegEnd::Forced(e) => (e, true),
+                // Unreachable with the whole buffer at hand: the rest is one segment.
+                SegEnd::More => (hay.len(), false),
+            };
+        self.start = end;
+        Some(Segment { start, end, forced })
+    }
+}
+
 struct ChunkOut<'h> {
     raws: Vec<RawMatch<'h>>,
     floor: usize,
@@ -251,26 +338,14 @@ pub fn scan_segments<'h>(
     mut sink: impl FnMut(Match<'h>),
     mut between: impl FnMut(usize) -> bool,
 ) {
-    let c = ex.classifier();
-    let mut seg = Segmenter::default();
-    let (mut start, mut floor) = (0usize, 0usize);
-    while start < hay.len() {
-        let end = match seg.next(&c, hay, 0, (start, target, hay.len()), true) {
-            SegEnd::Cut(e) | SegEnd::End(e) => {
-                floor = scan_range(ex, hay, start, e, floor, chunk_size, &mut sink);
-                e
-            }
-            SegEnd::Forced(e) => {
-                let f = scan_range(ex, &hay[..e], start, e, floor, chunk_size, &mut sink);
-                floor = f.max(e);
-                e
-            }
-            SegEnd::More => hay.len(),
-        };
-        if !between(end - start) {
+    let mut floor = 0;
+    for seg in segments(ex.classifier(), hay, target) {
+        floor = seg.scan(hay, floor, |h, s, e, f| {
+            scan_range(ex, h, s, e, f, chunk_size, &mut sink)
+        });
+        if !between(seg.end - seg.start) {
             return;
         }
-        start = end;
     }
 }
 
@@ -342,30 +417,18 @@ pub fn scan_segments_map<'h, T: Send>(
     mut each: impl FnMut(T) -> bool,
     mut between: impl FnMut(usize) -> bool,
 ) {
-    let c = ex.classifier();
-    let mut seg = Segmenter::default();
-    let (mut start, mut floor) = (0usize, 0usize);
     let mut lines = count_lines.then(LineCounter::default);
-    while start < hay.len() {
-        let (end, go) = match seg.next(&c, hay, 0, (start, target, hay.len()), true) {
-            SegEnd::Cut(e) | SegEnd::End(e) => {
-                let r = (start, e, floor);
-                let (f, go) = map_range(ex, hay, r, chunk_size, &mut lines, &map, &mut each);
-                floor = f;
-                (e, go)
-            }
-            SegEnd::Forced(e) => {
-                let r = (start, e, floor);
-                let (f, go) = map_range(ex, &hay[..e], r, chunk_size, &mut lines, &map, &mut each);
-                floor = f.max(e);
-                (e, go)
-            }
-            SegEnd::More => (hay.len(), true),
-        };
-        if !go || !between(end - start) {
+    let mut floor = 0;
+    for seg in segments(ex.classifier(), hay, target) {
+        let mut go = true;
+        floor = seg.scan(hay, floor, |h, s, e, f| {
+            let (f, g) = map_range(ex, h, (s, e, f), chunk_size, &mut lines, &map, &mut each);
+            go = g;
+            f
+        });
+        if !go || !between(seg.end - seg.start) {
             return;
         }
-        start = end;
     }
 }
 
@@ -544,6 +607,41 @@ impl LineCounter {
     }
 }
 
+/// Read from `r` onto the end of `buf` until it holds `want` bytes or the
+/// stream ends; true at the end of the stream. On an error, `buf` holds
+/// what was read before it. This is the one stream reader of the crates:
+/// every stream is read through it, a large block at a time.
+///
+/// ```
+/// let mut buf = b"ab".to_vec();
+/// let mut r = &b"cdefg"[..];
+/// assert_eq!(urlsift_core::parallel::fill(&mut r, &mut buf, 4).unwrap(), false);
+/// assert_eq!(buf, b"abcd");
+/// assert_eq!(urlsift_core::parallel::fill(&mut r, &mut buf, 100).unwrap(), true);
+/// assert_eq!(buf, b"abcdefg");
+/// ```
+pub fn fill(r: &mut impl Read, buf: &mut Vec<u8>, want: usize) -> io::Result<bool> {
+    while buf.len() < want {
+        let old = buf.len();
+        buf.resize(want.max(old + 4096), 0);
+        let n = loop {
+            match r.read(&mut buf[old..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    buf.truncate(old);
+                    return Err(e);
+                }
+            }
+        };
+        buf.truncate(old + n);
+        if n == 0 {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
 /// How much a stream is read at a time.
 pub const DEFAULT_BLOCK_SIZE: usize = 16 << 20;
 
@@ -574,24 +672,15 @@ pub fn scan_reader<R: Read>(
         // Fill to a block plus the look-ahead a wrapped URL may need.
         // (An eighth of a block more, to find the first cut point after it.)
         let want = start + need + need / 8 + MAX_WRAPPED + 1;
-        while !eof && buf.len() < want {
-            let old = buf.len();
-            buf.resize(want.max(old + 4096), 0);
-            let n = loop {
-                match r.read(&mut buf[old..]) {
-                    Ok(n) => break n,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(e) => {
-                        // Report where the stream broke, after scanning what came before.
-                        let at = base + old as u64;
-                        failed = Some(io::Error::new(e.kind(), format!("at byte {at}: {e}")));
-                        break 0;
-                    }
+        if !eof {
+            match fill(&mut r, &mut buf, want) {
+                Ok(e) => eof = e,
+                Err(e) => {
+                    // Report where the stream broke, after scanning what came before.
+                    let at = base + buf.len() as u64;
+                    failed = Some(io::Error::new(e.kind(), format!("at byte {at}: {e}")));
+                    eof = true;
                 }
-            };
-            buf.truncate(old + n);
-            if n == 0 {
-                eof = true;
             }
         }
         let avail = if eof {

@@ -220,7 +220,7 @@ pub fn scan_archive(
 }
 
 /// How much a stream is read at a time in [`scan_reader`].
-pub const STREAM_BLOCK: usize = 16 << 20;
+pub const STREAM_BLOCK: usize = urlsift_core::parallel::DEFAULT_BLOCK_SIZE;
 
 /// Scan an archive read from a stream (standard input, gzip), `block` bytes
 /// at a time: complete messages are scanned as they arrive, so memory is
@@ -244,22 +244,8 @@ pub fn scan_reader<R: Read>(
     };
     let mut first = true;
     loop {
-        let old = buf.len();
-        buf.resize(old + block, 0);
-        let mut filled = old;
-        while filled < buf.len() {
-            match r.read(&mut buf[filled..]) {
-                Ok(0) => break,
-                Ok(n) => filled += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    buf.truncate(filled);
-                    return Err(e);
-                }
-            }
-        }
-        let eof = filled < buf.len();
-        buf.truncate(filled);
+        let want = buf.len() + block;
+        let eof = urlsift_core::parallel::fill(&mut r, &mut buf, want)?;
         if first && (buf.len() >= 5 || eof) {
             first = false;
             at.mboxrd = buf.starts_with(b"From ");

@@ -184,38 +184,6 @@ pub(crate) fn normal_form(
     }
 }
 
-/// Parse a size such as `256M`, `1G`, `512KiB` or `1000000` (bytes; K, M, G
-/// and T are powers of 1024).
-///
-/// ```
-/// use urlsift_printer::dedup::parse_size;
-/// assert_eq!(parse_size("256M"), Ok(256 << 20));
-/// assert_eq!(parse_size("1.5GiB"), Ok(3 << 29));
-/// assert!(parse_size("lots").is_err());
-/// ```
-pub fn parse_size(s: &str) -> Result<usize, String> {
-    let t = s.trim();
-    let t = t
-        .strip_suffix("iB")
-        .or_else(|| t.strip_suffix('B'))
-        .unwrap_or(t);
-    let (num, mult) = match t.chars().last().map(|c| c.to_ascii_uppercase()) {
-        Some('K') => (&t[..t.len() - 1], 1u64 << 10),
-        Some('M') => (&t[..t.len() - 1], 1 << 20),
-        Some('G') => (&t[..t.len() - 1], 1 << 30),
-        Some('T') => (&t[..t.len() - 1], 1 << 40),
-        _ => (t, 1),
-    };
-    let n: f64 = num
-        .trim()
-        .parse()
-        .map_err(|_| format!("invalid size {s:?} (use e.g. 256M, 2G)"))?;
-    if !n.is_finite() || n < 0.0 {
-        return Err(format!("invalid size {s:?}"));
-    }
-    Ok((n * mult as f64).min(usize::MAX as f64) as usize)
-}
-
 /// A hasher for fingerprints, which are hashes already: it folds the 128
 /// bits to 64 instead of hashing them again.
 #[derive(Default)]
