@@ -128,7 +128,14 @@ class Oracle(html.parser.HTMLParser):
         out = []
         for tag, attr, v in self.found:
             v = clean(v)
-            out.append([tag, attr, urljoin(base, v) if base else v])
+            u = urljoin(base, v) if base else v
+            # urljoin drops an empty fragment or query; RFC 3986 5.3 (and
+            # browsers) keep it: "#" -> "page.html#".
+            if v.endswith("#") and not u.endswith("#"):
+                u += "#"
+            elif v.endswith("?") and "#" not in v and not u.endswith("?"):
+                u += "?"
+            out.append([tag, attr, u])
         return out
 
 

@@ -182,12 +182,21 @@ mod tests {
         assert_eq!(dec("&amp;&lt;&gt;&quot;&apos;", false), "&<>\"'");
         assert_eq!(dec("I'm &notit; I tell you", false), "I'm ¬it; I tell you");
         assert_eq!(dec("I'm &notin; I tell you", false), "I'm ∉ I tell you");
-        assert_eq!(dec("&times;X &timesX &times= &timesbar;", false), "×X ×X ×= ⨱");
+        assert_eq!(
+            dec("&times;X &timesX &times= &timesbar;", false),
+            "×X ×X ×= ⨱"
+        );
         assert_eq!(dec("?a=1&copy=2&copyx&copy;", true), "?a=1&copy=2&copyx©");
         assert_eq!(dec("a&ampb", true), "a&ampb");
         assert_eq!(dec("a&amp b &nosuch; &", true), "a& b &nosuch; &");
-        assert_eq!(dec("&#x41;&#65&#x;&#;&#0;&#x110000;&#xD800;", false), "AA&#x;&#;\u{FFFD}\u{FFFD}\u{FFFD}");
-        assert_eq!(dec("&#128;&#x9D;&#99999999999999999999;", false), "€\u{9D}\u{FFFD}");
+        assert_eq!(
+            dec("&#x41;&#65&#x;&#;&#0;&#x110000;&#xD800;", false),
+            "AA&#x;&#;\u{FFFD}\u{FFFD}\u{FFFD}"
+        );
+        assert_eq!(
+            dec("&#128;&#x9D;&#99999999999999999999;", false),
+            "€\u{9D}\u{FFFD}"
+        );
         assert_eq!(dec("&NotNestedGreaterGreater;&fjlig;", false), "⪢̸fj");
     }
 
@@ -195,7 +204,9 @@ mod tests {
     fn marks_map_back() {
         let mut marks = Vec::new();
         let mut out = Vec::new();
-        decode_char_refs(b"a&amp;b&#x2F;c", false, &mut out, |i, o| marks.push((i, o)));
+        decode_char_refs(b"a&amp;b&#x2F;c", false, &mut out, |i, o| {
+            marks.push((i, o))
+        });
         assert_eq!(out, b"a&b/c");
         assert_eq!(marks, [(6, 2), (13, 4)]);
     }

@@ -400,7 +400,11 @@ pub(crate) fn refresh_url(c: &[u8]) -> Option<(usize, usize)> {
         return None;
     }
     let rest = c.get(i..).unwrap_or_default();
-    if rest.len() >= 3 && rest.get(..3).is_some_and(|u| u.eq_ignore_ascii_case(b"url")) {
+    if rest.len() >= 3
+        && rest
+            .get(..3)
+            .is_some_and(|u| u.eq_ignore_ascii_case(b"url"))
+    {
         let mut j = i + 3;
         while j < n && is_space(c[j]) {
             j += 1;

@@ -204,7 +204,11 @@ pub fn payload(rec: &Record, max_body: usize) -> Payload<'_> {
 /// urlsift_warc::record_links(&rec, &Default::default(), |l| urls.push(l.url));
 /// assert_eq!(urls, ["http://a.example/b?x=1&y=2", "http://c.example/"]);
 /// ```
-pub fn record_links(rec: &Record, opts: &LinkOptions, mut sink: impl FnMut(Link)) -> Option<String> {
+pub fn record_links(
+    rec: &Record,
+    opts: &LinkOptions,
+    mut sink: impl FnMut(Link),
+) -> Option<String> {
     let kind = rec.warc_type.as_str();
     if !matches!(kind, "response" | "resource" | "conversion" | "revisit") {
         return None;
@@ -275,21 +279,29 @@ pub fn header_links(h: &HttpResponse<'_>, doc: Option<&str>, mut sink: impl FnMu
 /// A URL attribute's value cleaned as URL parsers do: leading and trailing
 /// C0 controls and spaces stripped, tabs and newlines removed.
 fn clean(v: &[u8]) -> Cow<'_, [u8]> {
-    let s = v
-        .iter()
-        .position(|&b| b > b' ')
-        .unwrap_or(v.len());
+    let s = v.iter().position(|&b| b > b' ').unwrap_or(v.len());
     let e = v.iter().rposition(|&b| b > b' ').map_or(s, |p| p + 1);
     let v = v.get(s..e).unwrap_or_default();
     if v.iter().any(|&b| matches!(b, b'\t' | b'\n' | b'\r')) {
-        Cow::Owned(v.iter().copied().filter(|b| !matches!(b, b'\t' | b'\n' | b'\r')).collect())
+        Cow::Owned(
+            v.iter()
+                .copied()
+                .filter(|b| !matches!(b, b'\t' | b'\n' | b'\r'))
+                .collect(),
+        )
     } else {
         Cow::Borrowed(v)
     }
 }
 
 /// A reference resolved (or not) into a [`Link`].
-fn reference(base: Option<Base<'_>>, value: &[u8], written: &[u8], source: Source, offset: usize) -> Link {
+fn reference(
+    base: Option<Base<'_>>,
+    value: &[u8],
+    written: &[u8],
+    source: Source,
+    offset: usize,
+) -> Link {
     let v = clean(value);
     let (url, resolved) = match engine::resolve(base, &v) {
         Some(u) => (u, true),

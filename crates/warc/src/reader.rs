@@ -484,7 +484,9 @@ impl<R: Read> Reader<R> {
         rec.content_length = len;
         let block_start = self.here();
         // The block: keep up to max_block bytes, skip the rest.
-        let keep = usize::try_from(len).unwrap_or(usize::MAX).min(self.max_block);
+        let keep = usize::try_from(len)
+            .unwrap_or(usize::MAX)
+            .min(self.max_block);
         let mut left = len;
         while left > 0 {
             if self.pos >= self.buf.len() && !self.fill() {
@@ -555,8 +557,8 @@ impl<R: Read> Reader<R> {
             k += 1;
         }
         let rest = self.buf.get(self.pos + k..).unwrap_or_default();
-        let ends_well = k > 0 && (rest.is_empty() || rest.starts_with(b"WARC/"))
-            || k == 0 && rest.is_empty();
+        let ends_well =
+            k > 0 && (rest.is_empty() || rest.starts_with(b"WARC/")) || k == 0 && rest.is_empty();
         if ends_well || !self.active {
             self.pos += k;
             self.out.push_back(Ok(rec));

@@ -205,7 +205,11 @@ impl<R: Read> Source<R> {
         let mut c = Counting::new(inner);
         let gzip = c.peek(3)?.starts_with(GZIP_MAGIC);
         Ok(Source {
-            state: if gzip { State::Idle(c) } else { State::Plain(c) },
+            state: if gzip {
+                State::Idle(c)
+            } else {
+                State::Plain(c)
+            },
             gzip,
             segment_start: 0,
         })

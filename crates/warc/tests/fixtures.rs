@@ -6,12 +6,12 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use serde_json::Value;
-use urlsift_warc::{
-    Issue, LinkOptions, Reader, Record, Severity, Source, payload, record_links,
-};
+use urlsift_warc::{Issue, LinkOptions, Reader, Record, Severity, Source, payload, record_links};
 
 fn data(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
 }
 
 fn read(name: &str) -> (Vec<Record>, Vec<Issue>) {
@@ -41,7 +41,12 @@ fn s(v: &Value) -> Option<&str> {
 #[test]
 fn reader_agrees_with_warcio() {
     let expected = json("expected.json");
-    for name in ["sample.warc", "sample.warc.gz", "whole.warc.gz", "sample.wet"] {
+    for name in [
+        "sample.warc",
+        "sample.warc.gz",
+        "whole.warc.gz",
+        "sample.wet",
+    ] {
         let (recs, issues) = read(name);
         assert!(issues.is_empty(), "{name}: {issues:?}");
         let rows = expected[name].as_array().expect("rows");
@@ -74,7 +79,10 @@ fn reader_agrees_with_warcio() {
                 payloads_checked += 1;
             }
         }
-        assert!(payloads_checked >= rows.len() / 2, "{name}: {payloads_checked}");
+        assert!(
+            payloads_checked >= rows.len() / 2,
+            "{name}: {payloads_checked}"
+        );
     }
     let members: Vec<u64> = expected["members"]["sample.warc.gz"]
         .as_array()
@@ -88,7 +96,10 @@ fn reader_agrees_with_warcio() {
 
 /// `[tag, attr, url]` multisets: (true positives, ours, oracle's), and the
 /// pairs that differ.
-fn compare(ours: &[(String, String, String)], oracle: &[(String, String, String)]) -> (usize, usize, usize) {
+fn compare(
+    ours: &[(String, String, String)],
+    oracle: &[(String, String, String)],
+) -> (usize, usize, usize) {
     let mut want: HashMap<&(String, String, String), usize> = HashMap::new();
     for t in oracle {
         *want.entry(t).or_default() += 1;
@@ -143,7 +154,10 @@ fn html_links_agree_with_the_oracle() {
             ours_n += b;
             theirs_n += c;
             let pick = |v: &[(String, String, String)]| -> Vec<(String, String, String)> {
-                v.iter().filter(|t| core.contains(&t.1.as_str())).cloned().collect()
+                v.iter()
+                    .filter(|t| core.contains(&t.1.as_str()))
+                    .cloned()
+                    .collect()
             };
             let (a, b, c) = compare(&pick(&ours), &pick(&want));
             ctp += a;
@@ -219,7 +233,10 @@ fn entity_page_links() {
     assert!(mail.resolved);
     let text = &links[11];
     assert_eq!(text.source, Source::Text);
-    assert_eq!(text.found.as_deref(), Some("http://text.example/page?a=1&amp;b=2"));
+    assert_eq!(
+        text.found.as_deref(),
+        Some("http://text.example/page?a=1&amp;b=2")
+    );
     let body = payload(r, usize::MAX).body;
     assert!(body[text.offset..].starts_with(b"http://text.example/"));
     assert!(body[mail.offset..].starts_with(b"mailto:a&#37;"));
@@ -290,7 +307,10 @@ fn truncated_gzip_is_an_error_at_its_member() {
     let last = all.last().expect("records").offset;
     assert_eq!(offsets(&recs), offsets(&all[..all.len() - 1]));
     assert_eq!(issues.len(), 1, "{issues:?}");
-    assert_eq!((issues[0].offset, issues[0].severity), (last, Severity::Error));
+    assert_eq!(
+        (issues[0].offset, issues[0].severity),
+        (last, Severity::Error)
+    );
 }
 
 #[test]
@@ -301,8 +321,15 @@ fn corrupt_member_loses_only_its_record() {
     let bad = want.remove(3);
     assert_eq!(offsets(&recs), want);
     assert_eq!(issues.len(), 1, "{issues:?}");
-    assert_eq!((issues[0].offset, issues[0].severity), (bad, Severity::Error));
-    assert!(issues[0].to_string().starts_with(&format!("error at byte {bad}: ")));
+    assert_eq!(
+        (issues[0].offset, issues[0].severity),
+        (bad, Severity::Error)
+    );
+    assert!(
+        issues[0]
+            .to_string()
+            .starts_with(&format!("error at byte {bad}: "))
+    );
 }
 
 #[test]
@@ -313,10 +340,18 @@ fn lying_content_length_warns_and_keeps_the_rest() {
         let (recs, issues) = read(name);
         assert_eq!(recs.len(), all.len(), "{name}: {issues:?}");
         for (r, a) in recs.iter().zip(&all) {
-            assert_eq!((&r.record_id, &r.warc_type), (&a.record_id, &a.warc_type), "{name}");
+            assert_eq!(
+                (&r.record_id, &r.warc_type),
+                (&a.record_id, &a.warc_type),
+                "{name}"
+            );
         }
         let warned: Vec<u64> = issues.iter().map(|i| i.offset).collect();
-        assert_eq!(warned, [recs[2].offset, recs[4].offset], "{name}: {issues:?}");
+        assert_eq!(
+            warned,
+            [recs[2].offset, recs[4].offset],
+            "{name}: {issues:?}"
+        );
         assert!(issues.iter().all(|i| i.severity == Severity::Warning));
         // The record that claimed 10 bytes too many keeps its real block.
         assert!(recs[2].block.len() as u64 <= recs[2].content_length);
@@ -335,5 +370,88 @@ fn block_cap_truncates_with_a_warning() {
     let big = recs.iter().filter(|r| r.content_length > 1000).count();
     assert!(big > 5);
     assert_eq!(warnings, big);
-    assert!(recs.iter().all(|r| r.block.len() <= 1000 && r.truncated == (r.content_length > 1000)));
+    assert!(
+        recs.iter()
+            .all(|r| r.block.len() <= 1000 && r.truncated == (r.content_length > 1000))
+    );
+}
+
+/// The held-out oracle: a large archive made by `make-warc-fixtures.py
+/// corpus OUT.warc.gz PAGES...` (not committed), with `OUT.warc.gz.links.json`
+/// beside it. Run with
+/// `WARC_ORACLE=OUT.warc.gz cargo test --release --test fixtures -- --ignored --nocapture`.
+#[test]
+#[ignore = "needs WARC_ORACLE=path to a corpus made by scripts/make-warc-fixtures.py"]
+fn held_out_oracle() {
+    let path = std::env::var("WARC_ORACLE").expect("WARC_ORACLE=path/to/corpus.warc.gz");
+    let oracle: Value = serde_json::from_slice(
+        &std::fs::read(format!("{path}.links.json")).expect("links.json beside it"),
+    )
+    .expect("json");
+    let core = ["href", "src", "action", "cite"];
+    let (mut tp, mut ours_n, mut theirs_n) = (0, 0, 0);
+    let (mut ctp, mut cours, mut ctheirs) = (0, 0, 0);
+    let (mut pages, mut issues) = (0, 0);
+    let mut diffs: HashMap<String, usize> = HashMap::new();
+    let opts = LinkOptions::default();
+    for item in Reader::new(std::fs::File::open(&path).expect("corpus")) {
+        let Ok(r) = item else {
+            issues += 1;
+            continue;
+        };
+        let Some(want) = r.record_id.as_deref().and_then(|id| oracle.get(id)) else {
+            continue;
+        };
+        pages += 1;
+        let want: Vec<(String, String, String)> = want
+            .as_array()
+            .expect("triples")
+            .iter()
+            .map(|t| {
+                let f = |i: usize| t[i].as_str().unwrap_or_default().to_owned();
+                (f(0), f(1), f(2))
+            })
+            .collect();
+        let ours = attr_links(&r, &opts);
+        let (a, b, c) = compare(&ours, &want);
+        (tp, ours_n, theirs_n) = (tp + a, ours_n + b, theirs_n + c);
+        let pick = |v: &[(String, String, String)]| -> Vec<(String, String, String)> {
+            v.iter()
+                .filter(|t| core.contains(&t.1.as_str()))
+                .cloned()
+                .collect()
+        };
+        let (a, b, c) = compare(&pick(&ours), &pick(&want));
+        (ctp, cours, ctheirs) = (ctp + a, cours + b, ctheirs + c);
+        for t in &ours {
+            if !want.contains(t) {
+                *diffs
+                    .entry(format!("ours only: {} {} {}", t.0, t.1, t.2))
+                    .or_default() += 1;
+            }
+        }
+        for t in &want {
+            if !ours.contains(t) {
+                *diffs
+                    .entry(format!("oracle only: {} {} {}", t.0, t.1, t.2))
+                    .or_default() += 1;
+            }
+        }
+    }
+    let pr = |tp: usize, n: usize| tp as f64 / n.max(1) as f64;
+    println!(
+        "{pages} pages, {issues} issues; all URL attributes: precision {:.4} recall {:.4} \
+         ({tp}/{ours_n}/{theirs_n}); href/src/action/cite: precision {:.4} recall {:.4} ({ctp}/{cours}/{ctheirs})",
+        pr(tp, ours_n),
+        pr(tp, theirs_n),
+        pr(ctp, cours),
+        pr(ctp, ctheirs)
+    );
+    let mut d: Vec<_> = diffs.into_iter().collect();
+    d.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    for (k, n) in d.iter().filter(|(k, _)| !k.ends_with('#')).take(40) {
+        println!("{n:6} {k}");
+    }
+    assert_eq!(issues, 0);
+    assert!(pr(ctp, cours) >= 0.99 && pr(ctp, ctheirs) >= 0.99);
 }
