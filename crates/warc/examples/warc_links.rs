@@ -8,6 +8,9 @@ use std::io::{BufWriter, Write};
 
 use urlsift_warc::{LinkOptions, Reader, record_links};
 
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> std::io::Result<()> {
     let Some(path) = std::env::args_os().nth(1) else {
         eprintln!("usage: warc_links FILE.warc[.gz]  (- for stdin)");

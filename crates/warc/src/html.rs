@@ -14,10 +14,12 @@
 //!   text buffer, with a NUL between stretches: a control character ends a
 //!   URL, so text on either side of a tag never joins into one URL.
 
+use std::borrow::Cow;
+
 use crate::entities::decode_char_refs;
 
 /// An attribute holding a URL (or, for `srcset` and meta refresh, URLs).
-pub(crate) struct AttrUrl {
+pub(crate) struct AttrUrl<'a> {
     /// The tag name, lowercased.
     pub tag: String,
     /// The attribute name as reported.
@@ -27,14 +29,14 @@ pub(crate) struct AttrUrl {
     /// Offset one past the value as written.
     pub raw_end: usize,
     /// The value with character references decoded.
-    pub value: Vec<u8>,
+    pub value: Cow<'a, [u8]>,
 }
 
 /// What one pass over a document gathers.
 #[derive(Default)]
-pub(crate) struct Scanned {
+pub(crate) struct Scanned<'a> {
     /// URL attributes, in document order.
-    pub attrs: Vec<AttrUrl>,
+    pub attrs: Vec<AttrUrl<'a>>,
     /// The first `<base href>`, decoded.
     pub base: Option<Vec<u8>>,
     /// The text between tags, decoded, stretches separated by NUL.
@@ -44,7 +46,7 @@ pub(crate) struct Scanned {
     pub map: Vec<(usize, usize)>,
 }
 
-impl Scanned {
+impl Scanned<'_> {
     /// The document offset of a text offset.
     pub(crate) fn doc_offset(&self, t: usize) -> usize {
         let i = self.map.partition_point(|&(x, _)| x <= t);
@@ -55,42 +57,82 @@ impl Scanned {
     }
 }
 
+/// The first `needle` in `hay`: a plain loop over the first bytes (most
+/// stretches between tags, and most attribute values, are short, and a
+/// `memchr` call costs more than it saves there), then `memchr`.
+#[inline]
+fn find(needle: u8, hay: &[u8]) -> Option<usize> {
+    let head = hay.len().min(16);
+    if let Some(p) = hay
+        .get(..head)
+        .and_then(|h| h.iter().position(|&b| b == needle))
+    {
+        return Some(p);
+    }
+    memchr::memchr(needle, hay.get(head..).unwrap_or_default()).map(|p| p + head)
+}
+
 fn is_space(b: u8) -> bool {
     matches!(b, b'\t' | b'\n' | 0x0c | b'\r' | b' ')
 }
 
-/// Which URL attribute `name` is on `tag`, if any.
+/// Bytes that end a tag or attribute name: whitespace, `/`, `>` (bit 0),
+/// and `=` (bit 1, for attribute names); bytes that end an unquoted
+/// attribute value: whitespace and `>` (bit 2).
+const STOPS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let ws = [b'\t', b'\n', 0x0c, b'\r', b' '];
+    let mut k = 0;
+    while k < ws.len() {
+        t[ws[k] as usize] = 1 | 2 | 4;
+        k += 1;
+    }
+    t[b'/' as usize] = 1 | 2;
+    t[b'>' as usize] = 1 | 2 | 4;
+    t[b'=' as usize] = 2;
+    t
+};
+
+/// The first index at or after `i` whose byte has a `mask` bit in [`STOPS`].
+#[inline]
+fn run_to(html: &[u8], mut i: usize, mask: u8) -> usize {
+    while let Some(&b) = html.get(i) {
+        if STOPS[b as usize] & mask != 0 {
+            break;
+        }
+        i += 1;
+    }
+    i
+}
+
+/// Which URL attribute `name` is on `tag`, if any. Most attribute names
+/// are rejected by their length and first letter alone.
 fn url_attr(tag: &[u8], name: &[u8]) -> Option<&'static str> {
-    const ANY: [&str; 9] = [
-        "href",
-        "src",
-        "action",
-        "formaction",
-        "cite",
-        "poster",
-        "background",
-        "longdesc",
-        "srcset",
-    ];
-    if let Some(a) = ANY.iter().find(|a| name.eq_ignore_ascii_case(a.as_bytes())) {
-        return Some(a);
-    }
-    if name.eq_ignore_ascii_case(b"data") && tag == b"object" {
-        return Some("data");
-    }
-    if name.eq_ignore_ascii_case(b"manifest") && tag == b"html" {
-        return Some("manifest");
-    }
-    None
+    let first = name.first()?.to_ascii_lowercase();
+    let cand: &'static str = match (name.len(), first) {
+        (4, b'h') => "href",
+        (3, b's') => "src",
+        (6, b'a') => "action",
+        (10, b'f') => "formaction",
+        (4, b'c') => "cite",
+        (6, b'p') => "poster",
+        (10, b'b') => "background",
+        (8, b'l') => "longdesc",
+        (6, b's') => "srcset",
+        (4, b'd') if tag == b"object" => "data",
+        (8, b'm') if tag == b"html" => "manifest",
+        _ => return None,
+    };
+    name.eq_ignore_ascii_case(cand.as_bytes()).then_some(cand)
 }
 
 /// Scan `html` once; gather its URL attributes, base and text.
-pub(crate) fn scan(html: &[u8], scan_scripts: bool, want_text: bool) -> Scanned {
+pub(crate) fn scan(html: &[u8], scan_scripts: bool, want_text: bool) -> Scanned<'_> {
     let mut s = Scanned::default();
     let mut attrs: Vec<(usize, usize, usize, usize)> = Vec::new();
     let mut i = 0;
     let mut text_from = 0;
-    while let Some(p) = memchr::memchr(b'<', html.get(i..).unwrap_or_default()) {
+    while let Some(p) = find(b'<', html.get(i..).unwrap_or_default()) {
         let lt = i + p;
         let next = html.get(lt + 1).copied();
         let after_markup = match next {
@@ -113,10 +155,9 @@ pub(crate) fn scan(html: &[u8], scan_scripts: bool, want_text: bool) -> Scanned 
             }
             Some(b'?') => to_gt(html, lt + 2),
             Some(b'/') => match html.get(lt + 2) {
-                Some(c) if c.is_ascii_alphabetic() => {
-                    attrs.clear();
-                    tag(html, lt + 2, &mut attrs).map_or(html.len(), |(_, end)| end)
-                }
+                // An end tag's attributes are dropped: skip to its `>` (a
+                // `>` inside a quoted attribute of an end tag ends it early).
+                Some(c) if c.is_ascii_alphabetic() => to_gt(html, lt + 3),
                 Some(b'>') => lt + 3,
                 Some(_) => to_gt(html, lt + 2),
                 None => html.len(),
@@ -172,22 +213,25 @@ fn lowercase<'b>(name: &[u8], buf: &'b mut [u8; 16]) -> &'b [u8] {
 
 /// Offset past the next `>` at or after `from` (or the end).
 fn to_gt(html: &[u8], from: usize) -> usize {
-    memchr::memchr(b'>', html.get(from..).unwrap_or_default()).map_or(html.len(), |q| from + q + 1)
+    find(b'>', html.get(from..).unwrap_or_default()).map_or(html.len(), |q| from + q + 1)
 }
 
 /// Append decoded text `html[from..to]` (NUL-separated from what came before).
-fn push_text(s: &mut Scanned, html: &[u8], from: usize, to: usize, decode: bool) {
+fn push_text(s: &mut Scanned<'_>, html: &[u8], from: usize, to: usize, decode: bool) {
     let Some(t) = html.get(from..to) else {
         return;
     };
-    if t.is_empty() {
+    if t.iter().all(|&b| is_space(b)) {
         return;
+    }
+    if s.text.capacity() == 0 {
+        s.text.reserve(html.len() / 2);
     }
     if !s.text.is_empty() {
         s.text.push(0);
     }
     s.map.push((s.text.len(), from));
-    if decode && memchr::memchr(b'&', t).is_some() {
+    if decode && find(b'&', t).is_some() {
         let map = &mut s.map;
         decode_char_refs(t, false, &mut s.text, |inp, outp| {
             map.push((outp, from + inp));
@@ -207,10 +251,7 @@ fn tag(
     attrs: &mut Vec<(usize, usize, usize, usize)>,
 ) -> Option<(usize, usize)> {
     let n = html.len();
-    let mut i = at;
-    while i < n && !is_space(html[i]) && html[i] != b'/' && html[i] != b'>' {
-        i += 1;
-    }
+    let mut i = run_to(html, at, 1);
     let name_end = i;
     loop {
         while i < n && (is_space(html[i]) || html[i] == b'/') {
@@ -222,10 +263,8 @@ fn tag(
             _ => {}
         }
         let ns = i;
-        i += 1; // the first character may be `=`
-        while i < n && !is_space(html[i]) && !matches!(html[i], b'/' | b'>' | b'=') {
-            i += 1;
-        }
+        // The first character may be `=`.
+        i = run_to(html, i + 1, 2);
         let ne = i;
         while i < n && is_space(html[i]) {
             i += 1;
@@ -242,16 +281,14 @@ fn tag(
             None => return None,
             Some(&q @ (b'"' | b'\'')) => {
                 let vs = i + 1;
-                let ve = vs + memchr::memchr(q, html.get(vs..).unwrap_or_default())?;
+                let ve = vs + find(q, html.get(vs..).unwrap_or_default())?;
                 attrs.push((ns, ne, vs, ve));
                 i = ve + 1;
             }
             Some(b'>') => attrs.push((ns, ne, i, i)),
             Some(_) => {
                 let vs = i;
-                while i < n && !is_space(html[i]) && html[i] != b'>' {
-                    i += 1;
-                }
+                i = run_to(html, i, 4);
                 attrs.push((ns, ne, vs, i));
             }
         }
@@ -259,12 +296,26 @@ fn tag(
 }
 
 /// Record the URL attributes (and `<base href>`) of a start tag.
-fn start_tag(s: &mut Scanned, html: &[u8], tag: &[u8], attrs: &[(usize, usize, usize, usize)]) {
+fn start_tag<'a>(
+    s: &mut Scanned<'a>,
+    html: &'a [u8],
+    tag: &[u8],
+    attrs: &[(usize, usize, usize, usize)],
+) {
     let slice = |a: usize, b: usize| html.get(a..b).unwrap_or_default();
-    let decode = |v: &[u8]| {
+    let decode = |v: &'a [u8]| -> Cow<'a, [u8]> {
+        if find(b'&', v).is_none() {
+            return Cow::Borrowed(v);
+        }
         let mut out = Vec::with_capacity(v.len());
         decode_char_refs(v, true, &mut out, |_, _| {});
-        out
+        Cow::Owned(out)
+    };
+    let sub = |v: &Cow<'a, [u8]>, a: usize, b: usize| -> Cow<'a, [u8]> {
+        match v {
+            Cow::Borrowed(x) => Cow::Borrowed(x.get(a..b).unwrap_or_default()),
+            Cow::Owned(x) => Cow::Owned(x.get(a..b).unwrap_or_default().to_vec()),
+        }
     };
     // A duplicate attribute is dropped: the first one counts.
     let first = |k: usize, name: &[u8]| {
@@ -291,7 +342,7 @@ fn start_tag(s: &mut Scanned, html: &[u8], tag: &[u8], attrs: &[(usize, usize, u
                     attr: "content",
                     raw_start: c,
                     raw_end: d,
-                    value: content.get(us..ue).unwrap_or_default().to_vec(),
+                    value: sub(&content, us, ue),
                 });
             }
         }
@@ -308,7 +359,7 @@ fn start_tag(s: &mut Scanned, html: &[u8], tag: &[u8], attrs: &[(usize, usize, u
         let value = decode(slice(c, d));
         if tag == b"base" && attr == "href" {
             if s.base.is_none() {
-                s.base = Some(value);
+                s.base = Some(value.into_owned());
             }
             continue;
         }
@@ -320,7 +371,7 @@ fn start_tag(s: &mut Scanned, html: &[u8], tag: &[u8], attrs: &[(usize, usize, u
                     attr,
                     raw_start: c,
                     raw_end: d,
-                    value: value.get(us..ue).unwrap_or_default().to_vec(),
+                    value: sub(&value, us, ue),
                 });
             }
             continue;
@@ -337,7 +388,7 @@ fn start_tag(s: &mut Scanned, html: &[u8], tag: &[u8], attrs: &[(usize, usize, u
 
 /// After a start tag that opens raw text, skip (or scan) to its end tag.
 /// Returns where markup resumes.
-fn raw_text(s: &mut Scanned, html: &[u8], tag: &[u8], from: usize, scan: bool) -> usize {
+fn raw_text(s: &mut Scanned<'_>, html: &[u8], tag: &[u8], from: usize, scan: bool) -> usize {
     let (decode, always) = match tag {
         b"script" | b"style" | b"xmp" | b"iframe" | b"noembed" | b"noframes" => (false, false),
         b"title" | b"textarea" => (true, true),

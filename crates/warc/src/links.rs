@@ -339,7 +339,7 @@ fn reference(
 /// ]);
 /// ```
 pub fn html_links(html: &[u8], doc: Option<&str>, opts: &LinkOptions, mut sink: impl FnMut(Link)) {
-    let s = html::scan(html, opts.scan_scripts, opts.text);
+    let mut s = html::scan(html, opts.scan_scripts, opts.text);
     let doc_base = doc.and_then(|d| Base::new(d.as_bytes()));
     let base_href = s.base.as_deref().map(clean);
     let resolved_base = base_href
@@ -349,13 +349,13 @@ pub fn html_links(html: &[u8], doc: Option<&str>, opts: &LinkOptions, mut sink: 
         .as_deref()
         .and_then(|b| Base::new(b.as_bytes()))
         .or(doc_base);
-    for a in &s.attrs {
+    for a in std::mem::take(&mut s.attrs) {
         let written = match a.attr {
             "srcset" | "content" => &a.value[..],
             _ => html.get(a.raw_start..a.raw_end).unwrap_or_default(),
         };
         let source = Source::Attribute {
-            tag: a.tag.clone(),
+            tag: a.tag,
             attr: a.attr,
         };
         sink(reference(base, &a.value, written, source, a.raw_start));
