@@ -1,0 +1,565 @@
+//! HTML in one forward pass: tags and attributes are tokenised as the WHATWG
+//! tokenizer does (no tree, no DOM), text between tags is gathered for the
+//! text scanner, and URL attributes are collected for resolution.
+//!
+//! - Comments (`<!-- ... -->`), doctypes, `<? ... >` and `<![CDATA[...]]>`
+//!   are skipped.
+//! - `script`, `style`, `xmp`, `iframe`, `noembed` and `noframes` hold raw
+//!   text: skipped by default (see [`crate::LinkOptions::scan_scripts`]), or
+//!   scanned as text without character references. `title` and `textarea`
+//!   hold text with character references, scanned like other text.
+//!   `noscript` is read as markup (its links are what a crawler without
+//!   scripts follows). `plaintext` makes the rest of the document text.
+//! - Each stretch of text between two tags is decoded and appended to one
+//!   text buffer, with a NUL between stretches: a control character ends a
+//!   URL, so text on either side of a tag never joins into one URL.
+
+use std::borrow::Cow;
+
+use crate::entities::decode_char_refs;
+
+/// An attribute holding a URL (or, for `srcset` and meta refresh, URLs).
+pub(crate) struct AttrUrl<'a> {
+    /// The tag name, lowercased.
+    pub tag: String,
+    /// The attribute name as reported.
+    pub attr: &'static str,
+    /// Offset in the document of the value as written.
+    pub raw_start: usize,
+    /// Offset one past the value as written.
+    pub raw_end: usize,
+    /// The value with character references decoded.
+    pub value: Cow<'a, [u8]>,
+}
+
+/// What one pass over a document gathers.
+#[derive(Default)]
+pub(crate) struct Scanned<'a> {
+    /// URL attributes, in document order.
+    pub attrs: Vec<AttrUrl<'a>>,
+    /// The first `<base href>`, decoded.
+    pub base: Option<Vec<u8>>,
+    /// The text between tags, decoded, stretches separated by NUL.
+    pub text: Vec<u8>,
+    /// `(text offset, document offset)` pairs: the text from each text offset
+    /// on comes from the document offset on (until the next pair).
+    pub map: Vec<(usize, usize)>,
+}
+
+impl Scanned<'_> {
+    /// The document offset of a text offset.
+    pub(crate) fn doc_offset(&self, t: usize) -> usize {
+        let i = self.map.partition_point(|&(x, _)| x <= t);
+        match i.checked_sub(1).and_then(|i| self.map.get(i)) {
+            Some(&(x, d)) => d + (t - x),
+            None => t,
+        }
+    }
+}
+
+/// The first `needle` in `hay`: a plain loop over the first bytes (most
+/// stretches between tags, and most attribute values, are short, and a
+/// `memchr` call costs more than it saves there), then `memchr`.
+#[inline]
+fn find(needle: u8, hay: &[u8]) -> Option<usize> {
+    let head = hay.len().min(16);
+    if let Some(p) = hay
+        .get(..head)
+        .and_then(|h| h.iter().position(|&b| b == needle))
+    {
+        return Some(p);
+    }
+    memchr::memchr(needle, hay.get(head..).unwrap_or_default()).map(|p| p + head)
+}
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b'\t' | b'\n' | 0x0c | b'\r' | b' ')
+}
+
+/// Bytes that end a tag or attribute name: whitespace, `/`, `>` (bit 0),
+/// and `=` (bit 1, for attribute names); bytes that end an unquoted
+/// attribute value: whitespace and `>` (bit 2).
+const STOPS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let ws = [b'\t', b'\n', 0x0c, b'\r', b' '];
+    let mut k = 0;
+    while k < ws.len() {
+        t[ws[k] as usize] = 1 | 2 | 4;
+        k += 1;
+    }
+    t[b'/' as usize] = 1 | 2;
+    t[b'>' as usize] = 1 | 2 | 4;
+    t[b'=' as usize] = 2;
+    t
+};
+
+/// The first index at or after `i` whose byte has a `mask` bit in [`STOPS`].
+#[inline]
+fn run_to(html: &[u8], mut i: usize, mask: u8) -> usize {
+    while let Some(&b) = html.get(i) {
+        if STOPS[b as usize] & mask != 0 {
+            break;
+        }
+        i += 1;
+    }
+    i
+}
+
+/// Which URL attribute `name` is on `tag`, if any. Most attribute names
+/// are rejected by their length and first letter alone.
+fn url_attr(tag: &[u8], name: &[u8]) -> Option<&'static str> {
+    let first = name.first()?.to_ascii_lowercase();
+    let cand: &'static str = match (name.len(), first) {
+        (4, b'h') => "href",
+        (3, b's') => "src",
+        (6, b'a') => "action",
+        (10, b'f') => "formaction",
+        (4, b'c') => "cite",
+        (6, b'p') => "poster",
+        (10, b'b') => "background",
+        (8, b'l') => "longdesc",
+        (6, b's') => "srcset",
+        (4, b'd') if tag == b"object" => "data",
+        (8, b'm') if tag == b"html" => "manifest",
+        _ => return None,
+    };
+    name.eq_ignore_ascii_case(cand.as_bytes()).then_some(cand)
+}
+
+/// Scan `html` once; gather its URL attributes, base and text.
+pub(crate) fn scan(html: &[u8], scan_scripts: bool, want_text: bool) -> Scanned<'_> {
+    let mut s = Scanned::default();
+    let mut attrs: Vec<(usize, usize, usize, usize)> = Vec::new();
+    let mut i = 0;
+    let mut text_from = 0;
+    while let Some(p) = find(b'<', html.get(i..).unwrap_or_default()) {
+        let lt = i + p;
+        let next = html.get(lt + 1).copied();
+        let after_markup = match next {
+            Some(b'!') => {
+                let rest = html.get(lt + 2..).unwrap_or_default();
+                if rest.starts_with(b"--") {
+                    // `<!-->` and `<!--->` end at once; else at `-->` (or EOF).
+                    let body = lt + 4;
+                    if html.get(body) == Some(&b'>') {
+                        body + 1
+                    } else if html.get(body..body + 2) == Some(b"->") {
+                        body + 2
+                    } else {
+                        memchr::memmem::find(html.get(body..).unwrap_or_default(), b"-->")
+                            .map_or(html.len(), |q| body + q + 3)
+                    }
+                } else {
+                    to_gt(html, lt + 2)
+                }
+            }
+            Some(b'?') => to_gt(html, lt + 2),
+            Some(b'/') => match html.get(lt + 2) {
+                // An end tag's attributes are dropped: skip to its `>` (a
+                // `>` inside a quoted attribute of an end tag ends it early).
+                Some(c) if c.is_ascii_alphabetic() => to_gt(html, lt + 3),
+                Some(b'>') => lt + 3,
+                Some(_) => to_gt(html, lt + 2),
+                None => html.len(),
+            },
+            Some(c) if c.is_ascii_alphabetic() => {
+                attrs.clear();
+                match tag(html, lt + 1, &mut attrs) {
+                    Some((name_end, end)) => {
+                        if want_text {
+                            push_text(&mut s, html, text_from, lt, true);
+                        }
+                        let name = html.get(lt + 1..name_end).unwrap_or_default();
+                        let mut lower = [0u8; 16];
+                        let lname = lowercase(name, &mut lower);
+                        start_tag(&mut s, html, lname, &attrs);
+                        let after = raw_text(&mut s, html, lname, end, scan_scripts && want_text);
+                        i = after;
+                        text_from = after;
+                        continue;
+                    }
+                    None => html.len(),
+                }
+            }
+            _ => {
+                // A `<` that starts no markup is text.
+                i = lt + 1;
+                continue;
+            }
+        };
+        if want_text {
+            push_text(&mut s, html, text_from, lt, true);
+        }
+        i = after_markup;
+        text_from = after_markup;
+    }
+    if want_text {
+        push_text(&mut s, html, text_from, html.len(), true);
+    }
+    s
+}
+
+/// `name` lowercased into `buf` (names longer than it are not ones we match).
+fn lowercase<'b>(name: &[u8], buf: &'b mut [u8; 16]) -> &'b [u8] {
+    if name.len() > buf.len() {
+        return &[];
+    }
+    let out = buf.get_mut(..name.len()).unwrap_or_default();
+    for (o, &b) in out.iter_mut().zip(name) {
+        *o = b.to_ascii_lowercase();
+    }
+    out
+}
+
+/// Offset past the next `>` at or after `from` (or the end).
+fn to_gt(html: &[u8], from: usize) -> usize {
+    find(b'>', html.get(from..).unwrap_or_default()).map_or(html.len(), |q| from + q + 1)
+}
+
+/// Append decoded text `html[from..to]` (NUL-separated from what came before).
+fn push_text(s: &mut Scanned<'_>, html: &[u8], from: usize, to: usize, decode: bool) {
+    let Some(t) = html.get(from..to) else {
+        return;
+    };
+    if t.iter().all(|&b| is_space(b)) {
+        return;
+    }
+    if s.text.capacity() == 0 {
+        s.text.reserve(html.len() / 2);
+    }
+    if !s.text.is_empty() {
+        s.text.push(0);
+    }
+    s.map.push((s.text.len(), from));
+    if decode && find(b'&', t).is_some() {
+        let map = &mut s.map;
+        decode_char_refs(t, false, &mut s.text, |inp, outp| {
+            map.push((outp, from + inp));
+        });
+    } else {
+        s.text.extend_from_slice(t);
+    }
+}
+
+/// Tokenise the tag whose name starts at `at`; push `(name_start, name_end,
+/// value_start, value_end)` for each attribute (value 0..0 when it has none).
+/// Returns the end of the tag name and the offset past the tag's `>`, or
+/// `None` when the document ends inside the tag (which then is dropped).
+fn tag(
+    html: &[u8],
+    at: usize,
+    attrs: &mut Vec<(usize, usize, usize, usize)>,
+) -> Option<(usize, usize)> {
+    let n = html.len();
+    let mut i = run_to(html, at, 1);
+    let name_end = i;
+    loop {
+        while i < n && (is_space(html[i]) || html[i] == b'/') {
+            i += 1;
+        }
+        match html.get(i) {
+            None => return None,
+            Some(b'>') => return Some((name_end, i + 1)),
+            _ => {}
+        }
+        let ns = i;
+        // The first character may be `=`.
+        i = run_to(html, i + 1, 2);
+        let ne = i;
+        while i < n && is_space(html[i]) {
+            i += 1;
+        }
+        if html.get(i) != Some(&b'=') {
+            attrs.push((ns, ne, 0, 0));
+            continue;
+        }
+        i += 1;
+        while i < n && is_space(html[i]) {
+            i += 1;
+        }
+        match html.get(i) {
+            None => return None,
+            Some(&q @ (b'"' | b'\'')) => {
+                let vs = i + 1;
+                let ve = vs + find(q, html.get(vs..).unwrap_or_default())?;
+                attrs.push((ns, ne, vs, ve));
+                i = ve + 1;
+            }
+            Some(b'>') => attrs.push((ns, ne, i, i)),
+            Some(_) => {
+                let vs = i;
+                i = run_to(html, i, 4);
+                attrs.push((ns, ne, vs, i));
+            }
+        }
+    }
+}
+
+/// Record the URL attributes (and `<base href>`) of a start tag.
+fn start_tag<'a>(
+    s: &mut Scanned<'a>,
+    html: &'a [u8],
+    tag: &[u8],
+    attrs: &[(usize, usize, usize, usize)],
+) {
+    let slice = |a: usize, b: usize| html.get(a..b).unwrap_or_default();
+    let decode = |v: &'a [u8]| -> Cow<'a, [u8]> {
+        if find(b'&', v).is_none() {
+            return Cow::Borrowed(v);
+        }
+        let mut out = Vec::with_capacity(v.len());
+        decode_char_refs(v, true, &mut out, |_, _| {});
+        Cow::Owned(out)
+    };
+    let sub = |v: &Cow<'a, [u8]>, a: usize, b: usize| -> Cow<'a, [u8]> {
+        match v {
+            Cow::Borrowed(x) => Cow::Borrowed(x.get(a..b).unwrap_or_default()),
+            Cow::Owned(x) => Cow::Owned(x.get(a..b).unwrap_or_default().to_vec()),
+        }
+    };
+    // A duplicate attribute is dropped: the first one counts.
+    let first = |k: usize, name: &[u8]| {
+        !attrs
+            .get(..k)
+            .unwrap_or_default()
+            .iter()
+            .any(|&(a, b, _, _)| slice(a, b).eq_ignore_ascii_case(name))
+    };
+    if tag == b"meta" {
+        let refresh = attrs.iter().any(|&(a, b, c, d)| {
+            slice(a, b).eq_ignore_ascii_case(b"http-equiv")
+                && slice(c, d).trim_ascii().eq_ignore_ascii_case(b"refresh")
+        });
+        if let Some(&(_, _, c, d)) = attrs
+            .iter()
+            .find(|&&(a, b, _, _)| slice(a, b).eq_ignore_ascii_case(b"content"))
+            .filter(|_| refresh)
+        {
+            let content = decode(slice(c, d));
+            if let Some((us, ue)) = refresh_url(&content) {
+                s.attrs.push(AttrUrl {
+                    tag: "meta".to_owned(),
+                    attr: "content",
+                    raw_start: c,
+                    raw_end: d,
+                    value: sub(&content, us, ue),
+                });
+            }
+        }
+        return;
+    }
+    for (k, &(a, b, c, d)) in attrs.iter().enumerate() {
+        let name = slice(a, b);
+        let Some(attr) = url_attr(tag, name) else {
+            continue;
+        };
+        if !first(k, name) {
+            continue;
+        }
+        let value = decode(slice(c, d));
+        if tag == b"base" && attr == "href" {
+            if s.base.is_none() {
+                s.base = Some(value.into_owned());
+            }
+            continue;
+        }
+        let tag_name = String::from_utf8_lossy(tag).into_owned();
+        if attr == "srcset" {
+            for (us, ue) in srcset(&value) {
+                s.attrs.push(AttrUrl {
+                    tag: tag_name.clone(),
+                    attr,
+                    raw_start: c,
+                    raw_end: d,
+                    value: sub(&value, us, ue),
+                });
+            }
+            continue;
+        }
+        s.attrs.push(AttrUrl {
+            tag: tag_name,
+            attr,
+            raw_start: c,
+            raw_end: d,
+            value,
+        });
+    }
+}
+
+/// After a start tag that opens raw text, skip (or scan) to its end tag.
+/// Returns where markup resumes.
+fn raw_text(s: &mut Scanned<'_>, html: &[u8], tag: &[u8], from: usize, scan: bool) -> usize {
+    let (decode, always) = match tag {
+        b"script" | b"style" | b"xmp" | b"iframe" | b"noembed" | b"noframes" => (false, false),
+        b"title" | b"textarea" => (true, true),
+        b"plaintext" => {
+            push_text(s, html, from, html.len(), false);
+            return html.len();
+        }
+        _ => return from,
+    };
+    let end = find_end_tag(html, from, tag);
+    if scan || always {
+        push_text(s, html, from, end, decode);
+    }
+    end
+}
+
+/// The offset of `</tag` (ASCII case-insensitive, then a space, `/` or `>`)
+/// at or after `from`, or the end of the document.
+fn find_end_tag(html: &[u8], from: usize, tag: &[u8]) -> usize {
+    let mut i = from;
+    while let Some(p) = memchr::memmem::find(html.get(i..).unwrap_or_default(), b"</") {
+        let at = i + p;
+        let name = html.get(at + 2..at + 2 + tag.len()).unwrap_or_default();
+        if name.eq_ignore_ascii_case(tag)
+            && html
+                .get(at + 2 + tag.len())
+                .is_none_or(|&b| is_space(b) || b == b'/' || b == b'>')
+        {
+            return at;
+        }
+        i = at + 2;
+    }
+    html.len()
+}
+
+/// The URL of a `<meta http-equiv=refresh content="5; url=...">` value, as
+/// the WHATWG "shared declarative refresh steps" find it: after the delay,
+/// `;` or `,`, then optional `url=`, optionally quoted.
+pub(crate) fn refresh_url(c: &[u8]) -> Option<(usize, usize)> {
+    let n = c.len();
+    let mut i = 0;
+    while i < n && is_space(c[i]) {
+        i += 1;
+    }
+    while i < n && (c[i].is_ascii_digit() || c[i] == b'.') {
+        i += 1;
+    }
+    while i < n && is_space(c[i]) {
+        i += 1;
+    }
+    if i < n && (c[i] == b';' || c[i] == b',') {
+        i += 1;
+    } else if i < n {
+        return None;
+    }
+    while i < n && is_space(c[i]) {
+        i += 1;
+    }
+    if i >= n {
+        return None;
+    }
+    let rest = c.get(i..).unwrap_or_default();
+    if rest.len() >= 3
+        && rest
+            .get(..3)
+            .is_some_and(|u| u.eq_ignore_ascii_case(b"url"))
+    {
+        let mut j = i + 3;
+        while j < n && is_space(c[j]) {
+            j += 1;
+        }
+        if c.get(j) == Some(&b'=') {
+            j += 1;
+            while j < n && is_space(c[j]) {
+                j += 1;
+            }
+            i = j;
+        }
+    }
+    let mut end = n;
+    if let Some(&q @ (b'"' | b'\'')) = c.get(i) {
+        i += 1;
+        end = memchr::memchr(q, c.get(i..).unwrap_or_default()).map_or(n, |p| i + p);
+    }
+    (i < end).then_some((i, end))
+}
+
+/// The URL of each `srcset` candidate (WHATWG "parse a srcset attribute"):
+/// candidates are separated by commas; a URL runs to whitespace, and a
+/// comma that ends it is not part of it; descriptors run to the next comma
+/// outside parentheses.
+pub(crate) fn srcset(v: &[u8]) -> Vec<(usize, usize)> {
+    let n = v.len();
+    let mut out = Vec::new();
+    let mut i = 0;
+    loop {
+        while i < n && (is_space(v[i]) || v[i] == b',') {
+            i += 1;
+        }
+        if i >= n {
+            return out;
+        }
+        let us = i;
+        while i < n && !is_space(v[i]) {
+            i += 1;
+        }
+        let mut ue = i;
+        let mut had_comma = false;
+        while ue > us && v[ue - 1] == b',' {
+            ue -= 1;
+            had_comma = true;
+        }
+        if ue > us {
+            out.push((us, ue));
+        }
+        if had_comma {
+            continue;
+        }
+        // Descriptors: to a comma outside parentheses.
+        let mut depth = 0u32;
+        while i < n {
+            match v[i] {
+                b'(' => depth += 1,
+                b')' => depth = depth.saturating_sub(1),
+                b',' if depth == 0 => break,
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+}
+
+/// Does `bytes` start like an HTML document? WHATWG MIME sniffing ("rules
+/// for identifying an unknown MIME type", the HTML patterns): after leading
+/// whitespace (and a UTF-8 byte order mark), one of `<!DOCTYPE HTML`,
+/// `<HTML`, `<HEAD`, `<SCRIPT`, `<IFRAME`, `<H1`, `<DIV`, `<FONT`, `<TABLE`,
+/// `<A`, `<STYLE`, `<TITLE`, `<B`, `<BODY`, `<BR`, `<P` or `<!--`, ASCII
+/// case-insensitive, followed by a space or `>`.
+///
+/// ```
+/// use urlsift_warc::sniff_html;
+/// assert!(sniff_html(b"\xef\xbb\xbf\n  <!doctype html><p>hi"));
+/// assert!(sniff_html(b"<a href=x>"));
+/// assert!(!sniff_html(b"<abbr>"));
+/// assert!(!sniff_html(b"hello <html>"));
+/// ```
+pub fn sniff_html(bytes: &[u8]) -> bool {
+    const PATTERNS: [&[u8]; 17] = [
+        b"<!DOCTYPE HTML",
+        b"<HTML",
+        b"<HEAD",
+        b"<SCRIPT",
+        b"<IFRAME",
+        b"<H1",
+        b"<DIV",
+        b"<FONT",
+        b"<TABLE",
+        b"<A",
+        b"<STYLE",
+        b"<TITLE",
+        b"<B",
+        b"<BODY",
+        b"<BR",
+        b"<P",
+        b"<!--",
+    ];
+    let b = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    let start = b.iter().position(|&c| !is_space(c)).unwrap_or(b.len());
+    let b = b.get(start..).unwrap_or_default();
+    PATTERNS.iter().any(|p| {
+        b.get(..p.len()).is_some_and(|h| h.eq_ignore_ascii_case(p))
+            && matches!(b.get(p.len()), Some(b' ' | b'>'))
+    })
+}

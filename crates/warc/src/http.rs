@@ -1,0 +1,217 @@
+//! HTTP messages inside `response` (and `revisit`) records: the status line,
+//! the header fields, and the body with its transfer and content codings
+//! undone (`chunked`; `gzip`, `deflate` as zlib or raw, `br`, `zstd`).
+
+use std::borrow::Cow;
+use std::io::Read;
+
+/// An HTTP response parsed from a record block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HttpResponse<'a> {
+    /// The status code (0 when the status line has none).
+    pub status: u16,
+    /// Header fields in order: name and value as written, the value trimmed.
+    pub headers: Vec<(&'a [u8], &'a [u8])>,
+    /// Offset in the block of each header value, parallel to `headers`.
+    pub header_offsets: Vec<usize>,
+    /// The body as sent (still in its transfer and content codings).
+    pub raw_body: &'a [u8],
+    /// Offset in the block of the body.
+    pub body_offset: usize,
+}
+
+impl<'a> HttpResponse<'a> {
+    /// Parse an HTTP/1.x response head: `HTTP/` status line, header fields up
+    /// to a blank line (CRLF or LF line ends). `None` when `block` does not
+    /// start with `HTTP/`. A head without its blank line takes the whole block.
+    ///
+    /// ```
+    /// let r = urlsift_warc::HttpResponse::parse(b"HTTP/1.1 301 Moved\r\nLocation: /x\r\n\r\n").unwrap();
+    /// assert_eq!(r.status, 301);
+    /// assert_eq!(r.header("location"), Some(&b"/x"[..]));
+    /// ```
+    pub fn parse(block: &'a [u8]) -> Option<HttpResponse<'a>> {
+        if !block.starts_with(b"HTTP/") {
+            return None;
+        }
+        let line_end = memchr::memchr(b'\n', block).unwrap_or(block.len());
+        let status_line = block.get(..line_end).unwrap_or_default();
+        let status = status_line
+            .split(|&b| b == b' ')
+            .nth(1)
+            .and_then(|s| std::str::from_utf8(s).ok())
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(0);
+        let mut headers = Vec::new();
+        let mut header_offsets = Vec::new();
+        let mut at = (line_end + 1).min(block.len());
+        let mut body_offset = block.len();
+        while at < block.len() {
+            let end = memchr::memchr(b'\n', block.get(at..).unwrap_or_default())
+                .map_or(block.len(), |p| at + p);
+            let line = block.get(at..end).unwrap_or_default();
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            if line.is_empty() {
+                body_offset = (end + 1).min(block.len());
+                break;
+            }
+            if let Some(c) = memchr::memchr(b':', line) {
+                let name = trim(line.get(..c).unwrap_or_default());
+                let raw = line.get(c + 1..).unwrap_or_default();
+                let lead = raw.len() - raw.trim_ascii_start().len();
+                headers.push((name, trim(raw)));
+                header_offsets.push(at + c + 1 + lead);
+            }
+            at = end + 1;
+        }
+        Some(HttpResponse {
+            status,
+            headers,
+            header_offsets,
+            raw_body: block.get(body_offset..).unwrap_or_default(),
+            body_offset,
+        })
+    }
+
+    /// The first header field named `name` (ASCII case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&'a [u8]> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name.as_bytes()))
+            .map(|&(_, v)| v)
+    }
+
+    /// The body with `Transfer-Encoding: chunked` and every
+    /// `Content-Encoding` undone, at most `max` bytes. On a coding that
+    /// fails part-way, the bytes decoded so far and a message.
+    pub fn body(&self, max: usize) -> (Cow<'a, [u8]>, Option<String>) {
+        let mut problem = None;
+        let te = self.header("Transfer-Encoding").unwrap_or_default();
+        let mut body: Cow<'a, [u8]> = if contains_token(te, b"chunked") {
+            let (b, ok) = dechunk(self.raw_body);
+            if !ok {
+                problem = Some("malformed chunked body".to_owned());
+            }
+            Cow::Owned(b)
+        } else {
+            Cow::Borrowed(self.raw_body)
+        };
+        let ce = self.header("Content-Encoding").unwrap_or_default();
+        // Codings apply in the order listed, so undo them in reverse.
+        for coding in ce.rsplit(|&b| b == b',') {
+            let coding = trim(coding).to_ascii_lowercase();
+            if coding.is_empty() || coding == b"identity" || body.is_empty() {
+                continue;
+            }
+            match decode(&coding, &body, max) {
+                Some(Ok(b)) => body = Cow::Owned(b),
+                Some(Err((b, e))) => {
+                    problem = Some(format!(
+                        "Content-Encoding {}: {e}",
+                        String::from_utf8_lossy(&coding)
+                    ));
+                    if !b.is_empty() {
+                        body = Cow::Owned(b);
+                    }
+                    break;
+                }
+                None => {
+                    problem = Some(format!(
+                        "Content-Encoding {} not supported: body left as is",
+                        String::from_utf8_lossy(&coding)
+                    ));
+                    break;
+                }
+            }
+        }
+        if body.len() > max {
+            body = match body {
+                Cow::Borrowed(b) => Cow::Borrowed(b.get(..max).unwrap_or_default()),
+                Cow::Owned(mut v) => {
+                    v.truncate(max);
+                    Cow::Owned(v)
+                }
+            };
+        }
+        (body, problem)
+    }
+}
+
+fn trim(s: &[u8]) -> &[u8] {
+    s.trim_ascii()
+}
+
+fn contains_token(list: &[u8], token: &[u8]) -> bool {
+    list.split(|&b| b == b',')
+        .any(|t| trim(t).eq_ignore_ascii_case(token))
+}
+
+/// Undo `Transfer-Encoding: chunked`. Lenient: a malformed or truncated
+/// body gives the chunks read so far and `false`.
+pub fn dechunk(mut s: &[u8]) -> (Vec<u8>, bool) {
+    let mut out = Vec::with_capacity(s.len());
+    loop {
+        let Some(nl) = memchr::memchr(b'\n', s) else {
+            return (out, s.trim_ascii().is_empty());
+        };
+        let line = s.get(..nl).unwrap_or_default();
+        // The size, before any `;` chunk extension.
+        let size_txt = line.split(|&b| b == b';').next().unwrap_or_default();
+        let size_txt = trim(size_txt);
+        if size_txt.is_empty() || size_txt.len() > 15 {
+            return (out, false);
+        }
+        let mut size: usize = 0;
+        for &b in size_txt {
+            let Some(d) = (b as char).to_digit(16) else {
+                return (out, false);
+            };
+            size = size * 16 + d as usize;
+        }
+        s = s.get(nl + 1..).unwrap_or_default();
+        if size == 0 {
+            return (out, true);
+        }
+        let Some(chunk) = s.get(..size) else {
+            out.extend_from_slice(s);
+            return (out, false);
+        };
+        out.extend_from_slice(chunk);
+        s = s.get(size..).unwrap_or_default();
+        s = s.strip_prefix(b"\r").unwrap_or(s);
+        s = s.strip_prefix(b"\n").unwrap_or(s);
+    }
+}
+
+type Decoded = Result<Vec<u8>, (Vec<u8>, std::io::Error)>;
+
+/// Decode one content coding, at most `max` bytes (a zip bomb stops there).
+/// `None` for a coding this crate does not know.
+fn decode(coding: &[u8], data: &[u8], max: usize) -> Option<Decoded> {
+    let limit = max as u64;
+    let read = |r: &mut dyn Read| -> Decoded {
+        let mut out = Vec::with_capacity(data.len().saturating_mul(4).min(max));
+        match r.take(limit).read_to_end(&mut out) {
+            Ok(_) => Ok(out),
+            Err(e) => Err((out, e)),
+        }
+    };
+    Some(match coding {
+        b"gzip" | b"x-gzip" => read(&mut flate2::bufread::MultiGzDecoder::new(data)),
+        b"deflate" => {
+            // "deflate" is zlib (RFC 9110), but servers also send raw deflate.
+            let zlib = matches!(data, [a, b, ..] if a & 0x0f == 8 && (u16::from(*a) << 8 | u16::from(*b)) % 31 == 0);
+            if zlib {
+                read(&mut flate2::bufread::ZlibDecoder::new(data))
+            } else {
+                read(&mut flate2::bufread::DeflateDecoder::new(data))
+            }
+        }
+        b"br" => read(&mut brotli_decompressor::Decompressor::new(data, 64 * 1024)),
+        b"zstd" => match zstd::stream::read::Decoder::with_buffer(data) {
+            Ok(mut d) => read(&mut d),
+            Err(e) => Err((Vec::new(), e)),
+        },
+        _ => return None,
+    })
+}

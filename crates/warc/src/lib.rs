@@ -1,0 +1,50 @@
+//! # urlsift-warc
+//!
+//! Web archives and HTML for urlsift: read the records of a WARC or WET file
+//! (plain, a gzip member per record, or a whole-file gzip; from any `Read`,
+//! in bounded memory), decode each page's HTTP payload, and report its links.
+//!
+//! ```text
+//! bytes -> Reader (gzip members, WARC records)     -> Record { offset, type, target URI, block }
+//!       -> payload (HTTP head, chunked, gzip/deflate/br/zstd)
+//!       -> record_links: header links, then HTML (attributes resolved against
+//!          the base; text between tags) or text   -> Link { url, found, source, resolved, offset }
+//! ```
+//!
+//! The reader yields owned [`Record`]s and the link pass is a pure function
+//! of one record, so a caller can spread records over threads and keep the
+//! output in file order:
+//!
+//! ```
+//! use urlsift_warc::{LinkOptions, Reader, record_links};
+//! let warc = b"WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://ex.org/a/\r\n\
+//! Content-Length: 60\r\n\r\nHTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=b.html>b</a>\r\n\r\n";
+//! for item in Reader::new(&warc[..]) {
+//!     match item {
+//!         Ok(rec) => {
+//!             record_links(&rec, &LinkOptions::default(), |l| {
+//!                 assert_eq!(l.url, "http://ex.org/a/b.html");
+//!             });
+//!         }
+//!         Err(issue) => eprintln!("{issue}"),
+//!     }
+//! }
+//! ```
+#![deny(missing_docs)]
+
+mod engine;
+mod entities;
+mod html;
+mod http;
+mod links;
+mod reader;
+mod source;
+
+pub use entities::decode_char_refs;
+pub use html::sniff_html;
+pub use http::{HttpResponse, dechunk};
+pub use links::{
+    BodyKind, Link, LinkOptions, Payload, Source, body_kind, header_links, html_links, payload,
+    record_links, text_links,
+};
+pub use reader::{DEFAULT_MAX_BLOCK, Issue, Reader, Record, Severity};

@@ -1,0 +1,396 @@
+//! The links of one record, page, or text: a pure function of its input, so
+//! records can be spread over threads and their links put back in order.
+
+use std::borrow::Cow;
+
+use crate::engine::{self, Base};
+use crate::html;
+use crate::http::HttpResponse;
+use crate::reader::{DEFAULT_MAX_BLOCK, Record};
+
+/// Where a link was found.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Source {
+    /// In text: a WET conversion, a text payload, or the text of an HTML page.
+    Text,
+    /// In an HTML attribute, e.g. `a`/`href`, `img`/`srcset`, `meta`/`content`
+    /// (refresh).
+    Attribute {
+        /// The tag name, lowercased.
+        tag: String,
+        /// The attribute name, lowercase.
+        attr: &'static str,
+    },
+    /// In an HTTP response header: `Location`, `Content-Location` or `Link`.
+    Header {
+        /// The header name.
+        name: &'static str,
+    },
+}
+
+impl Source {
+    /// The name used in output: `text`, `attribute` or `header`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Source::Text => "text",
+            Source::Attribute { .. } => "attribute",
+            Source::Header { .. } => "header",
+        }
+    }
+}
+
+/// One link of a page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Link {
+    /// The URL. Attribute and header links are resolved (RFC 3986 5.2)
+    /// against the page's base and so absolute, unless there was no base
+    /// (then `resolved` is false and this is the reference as written,
+    /// cleaned of whitespace). Text links are as the text extractor
+    /// delimits them.
+    pub url: String,
+    /// The text as written, when it differs from `url` (relative, entity-
+    /// encoded, or with whitespace removed).
+    pub found: Option<String>,
+    /// Where it was found.
+    pub source: Source,
+    /// True when `url` is absolute (has a scheme): false for a relative
+    /// reference without a base, and for an abbreviated `www.` text URL.
+    pub resolved: bool,
+    /// Byte offset of the link: for text and attribute links, in the page's
+    /// decoded body (after transfer and content codings; the attribute
+    /// value's start); for header links, in the record block.
+    pub offset: usize,
+}
+
+/// What the link pass looks at.
+#[derive(Clone, Debug)]
+pub struct LinkOptions {
+    /// Scan the text of HTML pages (not only attributes). Default: true.
+    pub text: bool,
+    /// Scan `script` and `style` contents as text (without character
+    /// references). Default: false, since script code holds URL fragments
+    /// that are not links (`"http://" + host`); see the crate's README for
+    /// the measurement.
+    pub scan_scripts: bool,
+    /// The base for pages without a `WARC-Target-URI` (and for plain files).
+    pub base: Option<String>,
+    /// The most bytes of a decoded body looked at. Default: 64 MiB.
+    pub max_body: usize,
+}
+
+impl Default for LinkOptions {
+    fn default() -> Self {
+        LinkOptions {
+            text: true,
+            scan_scripts: false,
+            base: None,
+            max_body: DEFAULT_MAX_BLOCK,
+        }
+    }
+}
+
+/// How a body is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BodyKind {
+    /// HTML: attributes resolved, text scanned.
+    Html,
+    /// Text: scanned for URLs.
+    Text,
+    /// Neither (images, PDFs, ...): no links.
+    Other,
+}
+
+/// How a body with this `Content-Type` (the media type; parameters are
+/// ignored) is read: types naming HTML are HTML; `text/plain`, a missing
+/// type or `application/octet-stream` are HTML if [`sniff_html`](crate::sniff_html)
+/// says so, else text; other `text/*` and JSON, XML and JavaScript types are
+/// text; anything else has no links.
+pub fn body_kind(content_type: Option<&str>, body: &[u8]) -> BodyKind {
+    let essence = content_type
+        .and_then(|c| c.split(';').next())
+        .map(|c| c.trim().to_ascii_lowercase())
+        .unwrap_or_default();
+    if essence.contains("html") {
+        return BodyKind::Html;
+    }
+    let unknown = matches!(
+        essence.as_str(),
+        "" | "text/plain" | "application/octet-stream" | "unknown/unknown"
+    );
+    if unknown {
+        return if html::sniff_html(body) {
+            BodyKind::Html
+        } else {
+            BodyKind::Text
+        };
+    }
+    if essence.starts_with("text/")
+        || ["json", "xml", "javascript", "ecmascript"]
+            .iter()
+            .any(|t| essence.contains(t))
+    {
+        BodyKind::Text
+    } else {
+        BodyKind::Other
+    }
+}
+
+/// A record's payload: the page body, decoded.
+#[derive(Clone, Debug)]
+pub struct Payload<'a> {
+    /// The HTTP response, for `response` and `revisit` records that hold one.
+    pub http: Option<HttpResponse<'a>>,
+    /// The body: for an HTTP response, with its codings undone; else the block.
+    pub body: Cow<'a, [u8]>,
+    /// The body's `Content-Type`: the HTTP one, else the record's.
+    pub content_type: Option<String>,
+    /// A problem decoding the body (it is then what could be decoded).
+    pub problem: Option<String>,
+}
+
+/// The payload of a record: a `response` (or `revisit`) block that starts
+/// with `HTTP/` is parsed as an HTTP response and its body decoded (at most
+/// `max_body` bytes); any other block is the payload as it is.
+pub fn payload(rec: &Record, max_body: usize) -> Payload<'_> {
+    let http = matches!(rec.warc_type.as_str(), "response" | "revisit")
+        .then(|| HttpResponse::parse(&rec.block))
+        .flatten();
+    match http {
+        Some(h) => {
+            let (body, problem) = h.body(max_body);
+            let content_type = h
+                .header("Content-Type")
+                .map(|c| String::from_utf8_lossy(c).into_owned());
+            Payload {
+                http: Some(h),
+                body,
+                content_type,
+                problem,
+            }
+        }
+        None => Payload {
+            http: None,
+            body: Cow::Borrowed(&rec.block),
+            content_type: rec.content_type.clone(),
+            problem: None,
+        },
+    }
+}
+
+/// The links of one record, in order: header links, then the body's.
+///
+/// - `response`, `resource`: the HTTP `Location`, `Content-Location` and
+///   `Link` headers (resolved against the target URI), then the body, as
+///   [`body_kind`] says: HTML (resolved against `<base href>`, else the
+///   `WARC-Target-URI`, else [`LinkOptions::base`]) or text.
+/// - `conversion` (WET): the text.
+/// - `revisit`: the header links of the HTTP head it repeats (the payload
+///   is elided: it is the one of the record it refers to).
+/// - `request`, `metadata`, `warcinfo` (and unknown types): nothing; they
+///   describe the crawl, not the page.
+///
+/// Returns a problem with the payload, if any (links found before it are
+/// still reported).
+///
+/// ```
+/// let block = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href='../b?x=1&amp;y=2'>see http://c.example/</a>";
+/// let rec = urlsift_warc::Record {
+///     warc_type: "response".into(),
+///     target_uri: Some("http://a.example/d/e".into()),
+///     block: block.to_vec(),
+///     ..Default::default()
+/// };
+/// let mut urls = Vec::new();
+/// urlsift_warc::record_links(&rec, &Default::default(), |l| urls.push(l.url));
+/// assert_eq!(urls, ["http://a.example/b?x=1&y=2", "http://c.example/"]);
+/// ```
+pub fn record_links(
+    rec: &Record,
+    opts: &LinkOptions,
+    mut sink: impl FnMut(Link),
+) -> Option<String> {
+    let kind = rec.warc_type.as_str();
+    if !matches!(kind, "response" | "resource" | "conversion" | "revisit") {
+        return None;
+    }
+    if kind == "conversion" {
+        text_links(&rec.block, sink);
+        return None;
+    }
+    let doc = rec.target_uri.as_deref().or(opts.base.as_deref());
+    let p = payload(rec, opts.max_body);
+    if let Some(h) = &p.http {
+        header_links(h, doc, &mut sink);
+    }
+    if kind == "revisit" {
+        return None;
+    }
+    match body_kind(p.content_type.as_deref(), &p.body) {
+        BodyKind::Html => html_links(&p.body, doc, opts, sink),
+        BodyKind::Text => text_links(&p.body, sink),
+        BodyKind::Other => {}
+    }
+    p.problem
+}
+
+/// The `Location`, `Content-Location` and `Link` (`<uri>; rel=...`, each
+/// URI) header links of an HTTP response, resolved against `doc`.
+pub fn header_links(h: &HttpResponse<'_>, doc: Option<&str>, mut sink: impl FnMut(Link)) {
+    let base = doc.and_then(|d| Base::new(d.as_bytes()));
+    for (k, &(name, value)) in h.headers.iter().enumerate() {
+        let off = h.header_offsets.get(k).copied().unwrap_or(0);
+        let name: &'static str = if name.eq_ignore_ascii_case(b"location") {
+            "Location"
+        } else if name.eq_ignore_ascii_case(b"content-location") {
+            "Content-Location"
+        } else if name.eq_ignore_ascii_case(b"link") {
+            "Link"
+        } else {
+            continue;
+        };
+        if name != "Link" {
+            sink(reference(base, value, value, Source::Header { name }, off));
+            continue;
+        }
+        let mut i = 0;
+        while let Some(p) = memchr::memchr(b'<', value.get(i..).unwrap_or_default()) {
+            let s = i + p + 1;
+            let Some(e) = memchr::memchr(b'>', value.get(s..).unwrap_or_default()) else {
+                break;
+            };
+            let v = value.get(s..s + e).unwrap_or_default();
+            sink(reference(base, v, v, Source::Header { name }, off + s));
+            // Skip the parameters, to the next link (a `,` outside quotes).
+            let mut j = s + e + 1;
+            let mut quoted = false;
+            while let Some(&b) = value.get(j) {
+                match b {
+                    b'"' => quoted = !quoted,
+                    b',' if !quoted => break,
+                    _ => {}
+                }
+                j += 1;
+            }
+            i = j;
+        }
+    }
+}
+
+/// A URL attribute's value cleaned as URL parsers do: leading and trailing
+/// C0 controls and spaces stripped, tabs and newlines removed.
+fn clean(v: &[u8]) -> Cow<'_, [u8]> {
+    let s = v.iter().position(|&b| b > b' ').unwrap_or(v.len());
+    let e = v.iter().rposition(|&b| b > b' ').map_or(s, |p| p + 1);
+    let v = v.get(s..e).unwrap_or_default();
+    if v.iter().any(|&b| matches!(b, b'\t' | b'\n' | b'\r')) {
+        Cow::Owned(
+            v.iter()
+                .copied()
+                .filter(|b| !matches!(b, b'\t' | b'\n' | b'\r'))
+                .collect(),
+        )
+    } else {
+        Cow::Borrowed(v)
+    }
+}
+
+/// A reference resolved (or not) into a [`Link`].
+fn reference(
+    base: Option<Base<'_>>,
+    value: &[u8],
+    written: &[u8],
+    source: Source,
+    offset: usize,
+) -> Link {
+    let v = clean(value);
+    let (url, resolved) = match engine::resolve(base, &v) {
+        Some(u) => (u, true),
+        None => (String::from_utf8_lossy(&v).into_owned(), false),
+    };
+    let found = (written != url.as_bytes()).then(|| String::from_utf8_lossy(written).into_owned());
+    Link {
+        url,
+        found,
+        source,
+        resolved,
+        offset,
+    }
+}
+
+/// The links of an HTML document: URL attributes (`href`, `src`, `action`,
+/// `formaction`, `cite`, `poster`, `background`, `longdesc`, `srcset`
+/// candidates, `object`/`data`, `html`/`manifest`, meta refresh), resolved
+/// against the first `<base href>` (itself resolved against `doc`), else
+/// `doc`; then, with [`LinkOptions::text`], the URLs in its text, in
+/// document order within each group.
+///
+/// ```
+/// use urlsift_warc::{html_links, LinkOptions, Source};
+/// let page = br#"<base href="/docs/"><a href="mailto:a&#37;&#52;&#48;b.org">x</a>
+/// <img srcset="a.png 1x, b.png 2x"> <a href=" g
+/// h ">"#;
+/// let mut got = Vec::new();
+/// html_links(page, Some("http://ex.org/index.html"), &LinkOptions::default(), |l| got.push(l.url));
+/// assert_eq!(got, [
+///     "mailto:a%40b.org",
+///     "http://ex.org/docs/a.png",
+///     "http://ex.org/docs/b.png",
+///     "http://ex.org/docs/gh",
+/// ]);
+/// ```
+pub fn html_links(html: &[u8], doc: Option<&str>, opts: &LinkOptions, mut sink: impl FnMut(Link)) {
+    let mut s = html::scan(html, opts.scan_scripts, opts.text);
+    let doc_base = doc.and_then(|d| Base::new(d.as_bytes()));
+    let base_href = s.base.as_deref().map(clean);
+    let resolved_base = base_href
+        .as_deref()
+        .and_then(|b| engine::resolve(doc_base, b));
+    let base = resolved_base
+        .as_deref()
+        .and_then(|b| Base::new(b.as_bytes()))
+        .or(doc_base);
+    for a in std::mem::take(&mut s.attrs) {
+        let written = match a.attr {
+            "srcset" | "content" => &a.value[..],
+            _ => html.get(a.raw_start..a.raw_end).unwrap_or_default(),
+        };
+        let source = Source::Attribute {
+            tag: a.tag,
+            attr: a.attr,
+        };
+        sink(reference(base, &a.value, written, source, a.raw_start));
+    }
+    if opts.text {
+        engine::scan_text(&s.text, |m| {
+            let start = s.doc_offset(m.start);
+            let end = s.doc_offset(m.end);
+            let written = html.get(start..end).unwrap_or_default();
+            sink(text_link(m.url, written, m.www, start));
+        });
+    }
+}
+
+fn text_link(url: &[u8], written: &[u8], www: bool, offset: usize) -> Link {
+    Link {
+        url: String::from_utf8_lossy(url).into_owned(),
+        found: (written != url).then(|| String::from_utf8_lossy(written).into_owned()),
+        source: Source::Text,
+        resolved: !www,
+        offset,
+    }
+}
+
+/// The URLs in plain text (a WET record, a text payload), by the project's
+/// text extractor (RFC 3986 Appendix C / RFC 2396 Appendix E).
+///
+/// ```
+/// let mut got = Vec::new();
+/// urlsift_warc::text_links(b"see <http://a.example/x> and www.b.example.", |l| got.push((l.url, l.resolved)));
+/// assert_eq!(got, [("http://a.example/x".to_owned(), true), ("www.b.example".to_owned(), false)]);
+/// ```
+pub fn text_links(text: &[u8], mut sink: impl FnMut(Link)) {
+    engine::scan_text(text, |m| {
+        let written = text.get(m.start..m.end).unwrap_or_default();
+        sink(text_link(m.url, written, m.www, m.start));
+    });
+}

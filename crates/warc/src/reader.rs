@@ -1,0 +1,639 @@
+//! The WARC record reader: WARC 1.0/1.1 records from plain or gzip input.
+//!
+//! # Recovery
+//!
+//! - A gzip member that does not inflate (corrupt, or cut short at the end of
+//!   the file) is an input error ([`Severity::Error`]) named by the member's
+//!   offset; reading goes on at the next gzip magic after the member's start.
+//! - A plain input that ends inside a record is an input error too; the part
+//!   read is yielded, flagged [`Record::truncated`].
+//! - A malformed record in a readable archive is a warning
+//!   ([`Severity::Warning`]): no `WARC/` line where a record should start, a
+//!   header without a valid `Content-Length`, or a block not followed by the
+//!   blank line that ends a record (a `Content-Length` that lies). Reading
+//!   goes on at the next line that starts with `WARC/1.`, searched for from
+//!   the start of the lying record's block, so a record swallowed by a
+//!   `Content-Length` that is too long is still found.
+//! - In gzip input, each member is one segment: a record never continues
+//!   into the next member (WARC 1.1 Annex D puts one record in each member).
+//!   A whole-file gzip is one member holding every record.
+//!
+//! Rescanning a lying record's block is bounded: the bytes re-read that way
+//! never exceed the input read so far, so any input is read in linear time.
+
+use std::collections::VecDeque;
+use std::io::Read;
+
+use crate::source::Source;
+
+/// How much of one record's block is kept by default: 64 MiB.
+pub const DEFAULT_MAX_BLOCK: usize = 64 * 1024 * 1024;
+
+/// A record header longer than this is malformed.
+const MAX_HEADER: usize = 256 * 1024;
+
+/// Decompressed bytes read at a time.
+const CHUNK: usize = 64 * 1024;
+
+/// Whether an [`Issue`] lost data from the input or only from one record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Severity {
+    /// A malformed record in a readable archive; the other records are intact.
+    Warning,
+    /// The input could not be read there: a corrupt or truncated gzip member,
+    /// a truncated file, a read error.
+    Error,
+}
+
+/// A problem found while reading an archive, at a byte offset in the input
+/// (in gzip input: the offset of the gzip member).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Issue {
+    /// Byte offset in the input (gzip: of the member).
+    pub offset: u64,
+    /// Warning or error.
+    pub severity: Severity,
+    /// What is wrong, in one line.
+    pub message: String,
+}
+
+impl std::fmt::Display for Issue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = match self.severity {
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        };
+        write!(f, "{s} at byte {}: {}", self.offset, self.message)
+    }
+}
+
+impl std::error::Error for Issue {}
+
+/// One WARC record, owned: it can be sent to another thread.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Record {
+    /// Byte offset of the record in the input; in gzip input, the offset of
+    /// the gzip member it starts in (as CDX indexes give it).
+    pub offset: u64,
+    /// `WARC-Type`, e.g. `response` (empty when missing).
+    pub warc_type: String,
+    /// `WARC-Target-URI`, without the `<...>` some writers put around it.
+    pub target_uri: Option<String>,
+    /// `WARC-Record-ID`, e.g. `<urn:uuid:...>`.
+    pub record_id: Option<String>,
+    /// `WARC-Date`.
+    pub date: Option<String>,
+    /// The record's `Content-Type` (of the block, e.g. `application/http; msgtype=response`).
+    pub content_type: Option<String>,
+    /// `Content-Length`: the block's length as the header gives it.
+    pub content_length: u64,
+    /// Every header field in order, names as written.
+    pub headers: Vec<(String, String)>,
+    /// The block, up to the reader's block cap.
+    pub block: Vec<u8>,
+    /// True when `block` is shorter than `content_length` (capped, or the
+    /// input or member ended early).
+    pub truncated: bool,
+}
+
+impl Record {
+    /// The first header field named `name` (ASCII case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Reads [`Record`]s from a WARC or WET file, plain or gzip (a member per
+/// record, or the whole file), from any [`Read`]: an iterator of
+/// `Result<Record, Issue>` where an `Err` is an [`Issue`] (warning or error)
+/// and reading goes on after it. Memory is bounded by the block cap plus a
+/// few buffers.
+///
+/// ```
+/// let warc = b"WARC/1.1\r\nWARC-Type: resource\r\nWARC-Target-URI: http://example.com/\r\n\
+/// Content-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello\r\n\r\n";
+/// let recs: Vec<_> = urlsift_warc::Reader::new(&warc[..]).collect();
+/// let rec = recs[0].as_ref().unwrap();
+/// assert_eq!((rec.offset, rec.warc_type.as_str()), (0, "resource"));
+/// assert_eq!(rec.target_uri.as_deref(), Some("http://example.com/"));
+/// assert_eq!(rec.block, b"hello");
+/// ```
+pub struct Reader<R> {
+    src: Option<Source<R>>,
+    first: Option<R>,
+    max_block: usize,
+    /// Decompressed bytes of the current segment; `buf[pos..]` unread.
+    buf: Vec<u8>,
+    pos: usize,
+    /// Offset in the segment's decompressed bytes of `buf[0]`.
+    base: u64,
+    /// A segment is open and its end has not been reached.
+    active: bool,
+    /// The open segment has no more bytes beyond `buf`.
+    seg_end: bool,
+    done: bool,
+    out: VecDeque<Result<Record, Issue>>,
+    /// Bytes that may still be re-read when a lying record is rescanned.
+    rescan_budget: u64,
+}
+
+impl<R: Read> Reader<R> {
+    /// A reader with the default block cap ([`DEFAULT_MAX_BLOCK`]).
+    pub fn new(input: R) -> Self {
+        Reader::with_max_block(input, DEFAULT_MAX_BLOCK)
+    }
+
+    /// A reader that keeps at most `max_block` bytes of each record's block;
+    /// the rest is skipped with a warning and the record is flagged
+    /// [`Record::truncated`].
+    pub fn with_max_block(input: R, max_block: usize) -> Self {
+        Reader {
+            src: None,
+            first: Some(input),
+            max_block,
+            buf: Vec::new(),
+            pos: 0,
+            base: 0,
+            active: false,
+            seg_end: false,
+            done: false,
+            out: VecDeque::new(),
+            rescan_budget: 1 << 20,
+        }
+    }
+
+    fn issue(&mut self, offset: u64, severity: Severity, message: String) {
+        self.out.push_back(Err(Issue {
+            offset,
+            severity,
+            message,
+        }));
+    }
+
+    fn gzip(&self) -> bool {
+        self.src.as_ref().is_some_and(Source::is_gzip)
+    }
+
+    /// The input offset to name for a position in the segment.
+    fn offset_of(&self, seg_pos: u64) -> u64 {
+        match &self.src {
+            Some(s) if s.is_gzip() => s.segment_start(),
+            _ => seg_pos,
+        }
+    }
+
+    /// Offset in the segment of `buf[pos]`.
+    fn here(&self) -> u64 {
+        self.base + self.pos as u64
+    }
+
+    /// An inflate or read error: report it and drop the rest of the segment.
+    fn input_error(&mut self, e: &std::io::Error) {
+        let off = self.offset_of(self.here());
+        let what = if self.gzip() {
+            "gzip member does not inflate"
+        } else {
+            "read error"
+        };
+        self.issue(off, Severity::Error, format!("{what}: {e}"));
+        if let Some(s) = &mut self.src {
+            s.resync();
+        }
+        self.close_segment();
+    }
+
+    fn close_segment(&mut self) {
+        self.active = false;
+        self.seg_end = true;
+        self.buf.clear();
+        self.pos = 0;
+        self.base = 0;
+    }
+
+    /// Read more of the segment into `buf`; false at its end (or on an error,
+    /// which is reported and closes the segment).
+    fn fill(&mut self) -> bool {
+        if !self.active || self.seg_end {
+            return false;
+        }
+        if self.pos > 0 && self.pos >= self.buf.len() / 2 {
+            self.buf.drain(..self.pos);
+            self.base += self.pos as u64;
+            self.pos = 0;
+        }
+        let old = self.buf.len();
+        self.buf.resize(old + CHUNK, 0);
+        let Some(src) = &mut self.src else {
+            return false;
+        };
+        let r = src.read(self.buf.get_mut(old..).unwrap_or_default());
+        match r {
+            Ok(n) => {
+                self.buf.truncate(old + n);
+                self.rescan_budget += n as u64;
+                if n == 0 {
+                    self.seg_end = true;
+                }
+                n > 0
+            }
+            Err(e) => {
+                self.buf.truncate(old);
+                self.input_error(&e);
+                false
+            }
+        }
+    }
+
+    /// At least `n` unread bytes unless the segment ends; the unread bytes.
+    fn want(&mut self, n: usize) -> bool {
+        while self.buf.len() - self.pos < n {
+            if !self.fill() {
+                return self.active && self.buf.len() - self.pos >= n;
+            }
+        }
+        true
+    }
+
+    /// Open the next segment; false when the input is done.
+    fn open_segment(&mut self) -> bool {
+        if self.src.is_none() {
+            let Some(input) = self.first.take() else {
+                return false;
+            };
+            match Source::new(input) {
+                Ok(s) => {
+                    let gz = s.is_gzip();
+                    self.src = Some(s);
+                    if !gz {
+                        self.active = true;
+                        self.seg_end = false;
+                        return true;
+                    }
+                }
+                Err(e) => {
+                    self.issue(0, Severity::Error, format!("read error: {e}"));
+                    return false;
+                }
+            }
+        }
+        loop {
+            let Some(src) = &mut self.src else {
+                return false;
+            };
+            match src.next_segment() {
+                Ok(true) => {
+                    self.buf.clear();
+                    self.pos = 0;
+                    self.base = 0;
+                    self.active = true;
+                    self.seg_end = false;
+                    return true;
+                }
+                Ok(false) => return false,
+                Err((off, msg)) => self.issue(off, Severity::Error, msg),
+            }
+        }
+    }
+
+    /// Skip to the next line that starts with `WARC/1.` in this segment
+    /// (or to its end). Linear: each byte is searched once.
+    fn skip_to_warc_line(&mut self) {
+        const PAT: &[u8] = b"\nWARC/1.";
+        loop {
+            let hay = self.buf.get(self.pos..).unwrap_or_default();
+            if let Some(p) = memchr::memmem::find(hay, PAT) {
+                self.pos += p + 1;
+                return;
+            }
+            // Keep a possible partial match at the end.
+            let keep = (PAT.len() - 1).min(hay.len());
+            self.pos = self.buf.len() - keep;
+            if !self.fill() {
+                self.pos = self.buf.len();
+                return;
+            }
+        }
+    }
+
+    /// Produce the next items into `out`; false when the input is done.
+    fn step(&mut self) -> bool {
+        if self.done {
+            return false;
+        }
+        if !self.active && !self.open_segment() {
+            self.done = true;
+            return false;
+        }
+        // Skip blank lines between records.
+        loop {
+            while let Some(&b) = self.buf.get(self.pos) {
+                if matches!(b, b'\r' | b'\n' | b' ' | b'\t') {
+                    self.pos += 1;
+                } else {
+                    break;
+                }
+            }
+            if self.pos < self.buf.len() || !self.fill() {
+                break;
+            }
+        }
+        if self.pos >= self.buf.len() {
+            // The segment is done (or failed, which `fill` reported).
+            let plain = !self.gzip();
+            self.close_segment();
+            if plain {
+                self.done = true;
+            }
+            return true;
+        }
+        self.want(7);
+        let head = self.buf.get(self.pos..).unwrap_or_default();
+        let is_record = head.len() >= 7
+            && head.starts_with(b"WARC/")
+            && head.get(5).is_some_and(u8::is_ascii_digit)
+            && head.get(6) == Some(&b'.');
+        if !self.active {
+            return true;
+        }
+        if !is_record {
+            let at = self.here();
+            self.skip_to_warc_line();
+            let skipped = self.here().saturating_sub(at);
+            let off = self.offset_of(at);
+            self.issue(
+                off,
+                Severity::Warning,
+                format!("no WARC record here: {skipped} bytes skipped"),
+            );
+            return true;
+        }
+        self.record();
+        true
+    }
+
+    /// Find the end of the header at `pos`: the index just past its blank line.
+    fn header_end(&mut self) -> Option<usize> {
+        let mut from = self.pos;
+        loop {
+            let hay = self.buf.get(from..).unwrap_or_default();
+            if let Some(p) = memchr::memchr(b'\n', hay) {
+                let i = from + p;
+                // Need the two bytes after the newline to decide.
+                if self.buf.len() < i + 3 && !self.seg_end {
+                    let rel = i - self.pos;
+                    if !self.fill() && !self.active {
+                        return None;
+                    }
+                    from = self.pos + rel;
+                    continue;
+                }
+                match (self.buf.get(i + 1), self.buf.get(i + 2)) {
+                    (Some(b'\n'), _) => return Some(i + 2),
+                    (Some(b'\r'), Some(b'\n')) => return Some(i + 3),
+                    _ => from = i + 1,
+                }
+            } else {
+                from = self.buf.len();
+                if from - self.pos > MAX_HEADER {
+                    return None;
+                }
+                let rel = from - self.pos;
+                if !self.fill() {
+                    return None;
+                }
+                from = self.pos + rel;
+            }
+            if from - self.pos > MAX_HEADER {
+                return None;
+            }
+        }
+    }
+
+    fn record(&mut self) {
+        let start = self.here();
+        let offset = self.offset_of(start);
+        let Some(hend) = self.header_end() else {
+            if !self.active {
+                return;
+            }
+            let msg = if self.seg_end {
+                "record header not ended by a blank line"
+            } else {
+                "record header too long"
+            };
+            self.pos += 1;
+            self.skip_to_warc_line();
+            self.issue(offset, Severity::Warning, msg.to_owned());
+            return;
+        };
+        let mut rec = Record {
+            offset,
+            ..Record::default()
+        };
+        let mut length: Option<u64> = None;
+        let head = self.buf.get(self.pos..hend).unwrap_or_default();
+        for line in head.split(|&b| b == b'\n').skip(1) {
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            if line.is_empty() {
+                continue;
+            }
+            if matches!(line.first(), Some(b' ' | b'\t')) {
+                if let Some((_, v)) = rec.headers.last_mut() {
+                    v.push(' ');
+                    v.push_str(String::from_utf8_lossy(line).trim());
+                }
+                continue;
+            }
+            let Some(colon) = memchr::memchr(b':', line) else {
+                continue;
+            };
+            let name = String::from_utf8_lossy(line.get(..colon).unwrap_or_default())
+                .trim()
+                .to_owned();
+            let value = String::from_utf8_lossy(line.get(colon + 1..).unwrap_or_default())
+                .trim()
+                .to_owned();
+            if name.eq_ignore_ascii_case("Content-Length") {
+                length = value.parse().ok();
+            }
+            rec.headers.push((name, value));
+        }
+        let get = |r: &Record, n: &str| r.header(n).map(str::to_owned);
+        rec.warc_type = get(&rec, "WARC-Type").unwrap_or_default();
+        rec.target_uri = get(&rec, "WARC-Target-URI").map(|u| {
+            u.strip_prefix('<')
+                .and_then(|u| u.strip_suffix('>'))
+                .map_or(u.clone(), str::to_owned)
+        });
+        rec.record_id = get(&rec, "WARC-Record-ID");
+        rec.date = get(&rec, "WARC-Date");
+        rec.content_type = get(&rec, "Content-Type");
+        self.pos = hend;
+        let Some(len) = length else {
+            self.skip_to_warc_line();
+            self.issue(
+                offset,
+                Severity::Warning,
+                "record header without a valid Content-Length: record skipped".to_owned(),
+            );
+            return;
+        };
+        rec.content_length = len;
+        let block_start = self.here();
+        // The block: keep up to max_block bytes, skip the rest.
+        let keep = usize::try_from(len)
+            .unwrap_or(usize::MAX)
+            .min(self.max_block);
+        let mut left = len;
+        while left > 0 {
+            if self.pos >= self.buf.len() && !self.fill() {
+                break;
+            }
+            let avail = self.buf.len() - self.pos;
+            let n = usize::try_from(left).unwrap_or(usize::MAX).min(avail);
+            let take = n.min(keep - rec.block.len());
+            rec.block
+                .extend_from_slice(self.buf.get(self.pos..self.pos + take).unwrap_or_default());
+            self.pos += n;
+            left -= n as u64;
+        }
+        if !self.active {
+            // The member failed inside the record: `fill` reported it.
+            return;
+        }
+        let capped = rec.block.len() as u64 >= keep as u64 && (keep as u64) < len;
+        if left > 0 {
+            rec.truncated = true;
+            // A shorter block may hide the next records: rescan it.
+            if let Some(cut) = self.rescan_block(&rec.block, block_start, capped) {
+                rec.block.truncate(cut);
+                self.issue(
+                    offset,
+                    Severity::Warning,
+                    format!("Content-Length {len} lies: a record starts inside the block"),
+                );
+            } else if self.gzip() {
+                // The member's end is the record's: drop its blank line.
+                if rec.block.ends_with(b"\r\n\r\n") {
+                    rec.block.truncate(rec.block.len() - 4);
+                }
+                self.issue(
+                    offset,
+                    Severity::Warning,
+                    format!(
+                        "Content-Length {len} runs past the end of the gzip member ({} bytes)",
+                        len - left
+                    ),
+                );
+            } else {
+                self.issue(
+                    offset,
+                    Severity::Error,
+                    format!(
+                        "input ends inside a record: {} of {len} block bytes",
+                        len - left
+                    ),
+                );
+            }
+            self.out.push_back(Ok(rec));
+            return;
+        }
+        if capped {
+            rec.truncated = true;
+            self.issue(
+                offset,
+                Severity::Warning,
+                format!("block of {len} bytes capped at {keep}"),
+            );
+        }
+        // The block ends with a blank line: CRLF CRLF (be lenient: up to
+        // four CR/LF), then the next record or the end of the segment.
+        self.want(4 + 7);
+        let mut k = 0;
+        while k < 4 && matches!(self.buf.get(self.pos + k), Some(b'\r' | b'\n')) {
+            k += 1;
+        }
+        let rest = self.buf.get(self.pos + k..).unwrap_or_default();
+        let ends_well =
+            k > 0 && (rest.is_empty() || rest.starts_with(b"WARC/")) || k == 0 && rest.is_empty();
+        if ends_well || !self.active {
+            self.pos += k;
+            self.out.push_back(Ok(rec));
+            return;
+        }
+        // Content-Length lies: too short (the rest is not a record) or too
+        // long (the block swallowed the next records).
+        if let Some(cut) = self.rescan_block(&rec.block, block_start, capped) {
+            rec.block.truncate(cut);
+            rec.truncated = true;
+        } else {
+            self.skip_to_warc_line();
+        }
+        self.issue(
+            offset,
+            Severity::Warning,
+            format!("block of Content-Length {len} not followed by a blank line"),
+        );
+        self.out.push_back(Ok(rec));
+    }
+
+    /// Look for a `WARC/1.` line inside a block just read; if one is found,
+    /// put the bytes from there back in front of the unread input and return
+    /// where the block really ends (before the blank line that precedes the
+    /// record found). Bounded by `rescan_budget`, so linear overall.
+    fn rescan_block(&mut self, block: &[u8], block_start: u64, capped: bool) -> Option<usize> {
+        if capped || self.rescan_budget < block.len() as u64 {
+            return None;
+        }
+        self.rescan_budget -= block.len() as u64;
+        const PAT: &[u8] = b"\nWARC/1.";
+        let p = match memchr::memmem::find(block, PAT) {
+            Some(p) => p,
+            None => {
+                // The next record may start just before the block's end
+                // (a Content-Length a few bytes too long): search across it.
+                self.want(PAT.len());
+                let tail = block.len().saturating_sub(PAT.len() - 1);
+                let mut seam = block.get(tail..).unwrap_or_default().to_vec();
+                let ahead = self.buf.get(self.pos..).unwrap_or_default();
+                seam.extend_from_slice(ahead.get(..PAT.len()).unwrap_or(ahead));
+                let q = memchr::memmem::find(&seam, PAT)?;
+                if tail + q >= block.len() {
+                    return None;
+                }
+                tail + q
+            }
+        };
+        let from = p + 1;
+        let back = block.get(from..).unwrap_or_default();
+        let mut nb = Vec::with_capacity(back.len() + self.buf.len() - self.pos);
+        nb.extend_from_slice(back);
+        nb.extend_from_slice(self.buf.get(self.pos..).unwrap_or_default());
+        self.buf = nb;
+        self.pos = 0;
+        self.base = block_start + from as u64;
+        let mut cut = from;
+        while cut > 0 && matches!(block.get(cut - 1), Some(b'\r' | b'\n')) && from - cut < 4 {
+            cut -= 1;
+        }
+        Some(cut)
+    }
+}
+
+impl<R: Read> Iterator for Reader<R> {
+    type Item = Result<Record, Issue>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(x) = self.out.pop_front() {
+                return Some(x);
+            }
+            if !self.step() {
+                return self.out.pop_front();
+            }
+        }
+    }
+}
