@@ -1,8 +1,8 @@
-//! Every use of the root `urlsift` crate, in one place: when its extract and
-//! uri modules move to their own crates, only this file changes.
+//! Every use of the other urlsift crates (the extractor of `urlsift-core`
+//! and the resolver of `urlsift-uri`), in one place.
 
-use urlsift::extract::{Extractor, Kind};
-use urlsift::uri::{UriRef, resolve_parsed};
+use urlsift_core::extract::{Extractor, Kind};
+use urlsift_uri::{UriRef, resolve_parsed};
 
 /// A URL found in text by the project's extractor (RFC 3986 Appendix C /
 /// RFC 2396 Appendix E delimiting).
