@@ -124,6 +124,10 @@ pub const JSON_FIELDS: [(&str, &str); 18] = [
         "message, message_id, message_offset, part, content_type, part_offset, part_start, part_line",
         "with --mail: the message and MIME part the URL came from, and its position in the decoded part (start and line are in the file)",
     ),
+    (
+        "found, source, source_name, warc_target_uri, warc_record_id, warc_date, warc_type, warc_offset",
+        "in a web archive: the link as written, where it was (text, attribute, header; tag@attribute or header name), and its record (warc_offset: of the gzip member); start and end are in the decoded payload",
+    ),
 ];
 
 const EXIT_STATUS: [(&str, &str); 3] = [

@@ -221,6 +221,10 @@ struct ScanArgs {
     /// Read mail: mbox, maildir, .eml, news; scan decoded headers and text parts.
     #[arg(long)]
     mail: bool,
+    /// Resolve the links of web archive records that have no WARC-Target-URI
+    /// against URI (web archives are recognised by content).
+    #[arg(long, value_name = "URI")]
+    base: Option<String>,
     /// Print a summary on stderr: de-duplication (URLs, distinct, memory, spills); with --mail, messages and parts.
     #[arg(long)]
     stats: bool,
@@ -426,6 +430,7 @@ fn scan(args: &ScanArgs) -> u8 {
     let mail = urlsift_mail::MailRun::default();
     let cfg = run::Config {
         mail: args.mail.then_some(&mail),
+        base: args.base.clone(),
         opts,
         quiet: args.quiet,
         strict: args.strict,

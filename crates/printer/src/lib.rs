@@ -9,7 +9,7 @@
 //!     let opts = Options { format: Format::Json, ..Options::default() };
 //!     let mut sink = new_sink(&opts, &mut out);
 //!     for m in urlsift_core::extract::extract(text) {
-//!         sink.record(&Record { file: "-", line: 1, m: &m, mail: None }).unwrap();
+//!         sink.record(&Record { file: "-", line: 1, m: &m, mail: None, web: None }).unwrap();
 //!     }
 //!     sink.finish().unwrap();
 //! }
@@ -113,6 +113,34 @@ pub struct Record<'a, 'h> {
     /// With `--mail`: the message and part the URL came from (offsets and
     /// `line` then refer to the decoded part text).
     pub mail: Option<&'a urlsift_mail::MailWhere>,
+    /// In a web archive: the record and the place in the page the link
+    /// came from.
+    pub web: Option<&'a WebWhere>,
+}
+
+/// Where a link of a web archive (WARC/WET) came from. Its fields follow
+/// the record's own in JSON output.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct WebWhere {
+    /// The link as written, when it differs from `url` (relative,
+    /// entity-encoded, or with whitespace removed).
+    pub found: Option<String>,
+    /// `text`, `attribute` or `header`.
+    pub source: &'static str,
+    /// For an attribute, `tag@attribute` (`a@href`, `img@srcset`); for a
+    /// header, its name (`Location`).
+    pub source_name: Option<String>,
+    /// The record's `WARC-Target-URI`.
+    pub warc_target_uri: Option<String>,
+    /// The record's `WARC-Record-ID`.
+    pub warc_record_id: Option<String>,
+    /// The record's `WARC-Date`.
+    pub warc_date: Option<String>,
+    /// The record's `WARC-Type`.
+    pub warc_type: String,
+    /// The record's byte offset in the file; in a `.warc.gz`, that of its
+    /// gzip member (as CDX indexes give it).
+    pub warc_offset: u64,
 }
 
 /// Receives every URL of a run, in input order.
@@ -169,7 +197,7 @@ pub fn new_sink<'w, W: Write + 'w>(opts: &Options, out: W) -> Box<dyn Sink + 'w>
 /// let m = &urlsift_core::extract::extract(b"at http://a.example/x, and")[0];
 /// let mut f = Formatter::new(&Options { format: Format::Csv, ..Options::default() });
 /// let mut out = Vec::new();
-/// f.format(&Record { file: "f", line: 1, m, mail: None }, &mut out).unwrap();
+/// f.format(&Record { file: "f", line: 1, m, mail: None, web: None }, &mut out).unwrap();
 /// let csv = String::from_utf8(out).unwrap();
 /// assert!(csv.starts_with("file,start,end,line,url,"));
 /// assert!(csv.contains("\nf,3,21,1,http://a.example/x,"));
@@ -528,7 +556,18 @@ fn write_json(
                 _ => return Err(io::Error::other("mail fields: not a JSON object")),
             }
         }
-        None => out.push(b'}'),
+        None => match rec.web {
+            Some(w) => {
+                // Flattened the same way.
+                let at = out.len();
+                serde_json::to_writer(&mut *out, w)?;
+                match out.get_mut(at) {
+                    Some(b) if *b == b'{' => *b = b',',
+                    _ => return Err(io::Error::other("web fields: not a JSON object")),
+                }
+            }
+            None => out.push(b'}'),
+        },
     }
     out.push(b'\n');
     Ok(())
@@ -1095,6 +1134,7 @@ mod tests {
                         line: 7,
                         m,
                         mail,
+                        web: None,
                     });
                 }
             }
@@ -1134,6 +1174,7 @@ mod tests {
                         line: 1,
                         m: &m,
                         mail: None,
+                        web: None,
                     })
                     .unwrap();
                 }
@@ -1166,7 +1207,7 @@ mod tests {
                 kind: if www { Kind::Www } else { Kind::Uri },
                 ambiguous,
             };
-            check(&Record { file: &file, line: 1, m: &m, mail: None });
+            check(&Record { file: &file, line: 1, m: &m, mail: None, web: None });
         }
     }
 }

@@ -108,6 +108,37 @@ pub enum Opened {
     Whole(Data),
     /// The input is a stream, to be read block by block.
     Stream(Box<dyn Read + Send>),
+    /// A web archive (WARC, plain or a gzip member per record), as it is
+    /// stored: its reader needs the gzip members to give record offsets.
+    Warc(Box<dyn Read + Send>),
+}
+
+/// True if `head`, the first bytes of an input, starts a WARC file: plain
+/// (`WARC/1.`), or gzip whose first member inflates to it.
+///
+/// ```
+/// use urlsift_search::input::is_warc;
+/// assert!(is_warc(b"WARC/1.1\r\nWARC-Type: warcinfo\r\n"));
+/// assert!(!is_warc(b"see http://example.com/"));
+/// ```
+pub fn is_warc(head: &[u8]) -> bool {
+    const MAGIC: &[u8] = b"WARC/1.";
+    if head.starts_with(MAGIC) {
+        return true;
+    }
+    if sniff(head) != Encoding::Gzip {
+        return false;
+    }
+    let mut first = [0u8; 7];
+    let mut d = flate2::read::GzDecoder::new(&head[..head.len().min(64 << 10)]);
+    let mut n = 0;
+    while n < first.len() {
+        match d.read(&mut first[n..]) {
+            Ok(0) | Err(_) => break,
+            Ok(k) => n += k,
+        }
+    }
+    &first[..n] == MAGIC
 }
 
 /// Open `path` (`None`: standard input). Regular plain files are mapped;
@@ -115,7 +146,7 @@ pub enum Opened {
 pub fn open(path: Option<&Path>) -> io::Result<Opened> {
     let Some(path) = path else {
         let stdin = io::stdin();
-        return Ok(Opened::Stream(Box::new(Sniffed::new(Box::new(stdin))?)));
+        return sniffed(Box::new(stdin));
     };
     opened(File::open(path)?, true)
 }
@@ -168,9 +199,12 @@ fn opened(file: File, mmap: bool) -> io::Result<Opened> {
         ));
     }
     if !meta.is_file() || !mmap {
-        return Ok(Opened::Stream(Box::new(Sniffed::new(Box::new(file))?)));
+        return sniffed(Box::new(file));
     }
     let data = map_file(&file)?;
+    if is_warc(&data) {
+        return Ok(Opened::Warc(Box::new(io::Cursor::new(DataReader(data)))));
+    }
     match sniff(&data) {
         Encoding::Plain => Ok(Opened::Whole(data)),
         enc => {
@@ -193,25 +227,20 @@ struct Sniffed {
     inner: Box<dyn Read + Send>,
 }
 
-impl Sniffed {
-    fn new(mut r: Box<dyn Read + Send>) -> io::Result<Sniffed> {
-        let mut head = Vec::with_capacity(4);
-        while head.len() < 4 {
-            let mut b = [0u8; 4];
-            let n = match r.read(&mut b[..4 - head.len()]) {
-                Ok(n) => n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
-            if n == 0 {
-                break;
-            }
-            head.extend_from_slice(&b[..n]);
-        }
-        let chained: Box<dyn Read + Send> = Box::new(io::Cursor::new(head.clone()).chain(r));
-        let inner = decoder(sniff(&head), chained)?;
-        Ok(Sniffed { inner })
+/// How many bytes of a stream are read first, to tell a web archive.
+const HEAD: usize = 4096;
+
+/// Open a stream: a web archive as it is, anything else decoded by its
+/// first bytes.
+fn sniffed(mut r: Box<dyn Read + Send>) -> io::Result<Opened> {
+    let mut head = Vec::with_capacity(HEAD);
+    urlsift_core::parallel::fill(&mut r, &mut head, HEAD)?;
+    let chained: Box<dyn Read + Send> = Box::new(io::Cursor::new(head.clone()).chain(r));
+    if is_warc(&head) {
+        return Ok(Opened::Warc(chained));
     }
+    let inner = decoder(sniff(&head), chained)?;
+    Ok(Opened::Stream(Box::new(Sniffed { inner })))
 }
 
 impl Read for Sniffed {
@@ -420,17 +449,42 @@ mod tests {
     use super::*;
     use std::io::Write;
 
+    fn stream(r: Box<dyn Read + Send>) -> Box<dyn Read + Send> {
+        match sniffed(r).unwrap() {
+            Opened::Stream(s) => s,
+            _ => panic!("not a plain stream"),
+        }
+    }
+
+    #[test]
+    fn warc_is_recognised_plain_and_gzip() {
+        let rec = b"WARC/1.1\r\nWARC-Type: warcinfo\r\nContent-Length: 0\r\n\r\n\r\n\r\n";
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(rec).unwrap();
+        let gz = e.finish().unwrap();
+        for data in [rec.to_vec(), gz] {
+            assert!(is_warc(&data));
+            let Ok(Opened::Warc(mut r)) = sniffed(Box::new(io::Cursor::new(data.clone()))) else {
+                panic!("not a web archive");
+            };
+            let mut back = Vec::new();
+            r.read_to_end(&mut back).unwrap();
+            assert_eq!(back, data, "read as stored");
+        }
+        assert!(!is_warc(b"WARC/2.0"));
+    }
+
     #[test]
     fn gzip_is_sniffed_and_streamed() {
         let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         e.write_all(b"see http://example.com/ now").unwrap();
         let gz = e.finish().unwrap();
         assert_eq!(sniff(&gz), Encoding::Gzip);
-        let mut s = Sniffed::new(Box::new(io::Cursor::new(gz))).unwrap();
+        let mut s = stream(Box::new(io::Cursor::new(gz)));
         let mut out = String::new();
         s.read_to_string(&mut out).unwrap();
         assert_eq!(out, "see http://example.com/ now");
-        let mut p = Sniffed::new(Box::new(io::Cursor::new(b"ab".to_vec()))).unwrap();
+        let mut p = stream(Box::new(io::Cursor::new(b"ab".to_vec())));
         let mut out = String::new();
         p.read_to_string(&mut out).unwrap();
         assert_eq!(out, "ab");
@@ -440,7 +494,7 @@ mod tests {
     fn zstd_is_sniffed_and_streamed() {
         let z = zstd::encode_all(&b"see http://example.com/ now"[..], 1).unwrap();
         assert_eq!(sniff(&z), Encoding::Zstd);
-        let mut s = Sniffed::new(Box::new(io::Cursor::new(z))).unwrap();
+        let mut s = stream(Box::new(io::Cursor::new(z)));
         let mut out = String::new();
         s.read_to_string(&mut out).unwrap();
         assert_eq!(out, "see http://example.com/ now");

@@ -35,14 +35,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 use crate::input::{Opened, Source};
-use urlsift_core::extract::{Extractor, Match};
+use urlsift_core::extract::{Extractor, Kind, Match, Style};
 use urlsift_core::parallel::{self, LineCounter};
 use urlsift_mail::MailInput;
+use urlsift_printer::WebWhere;
 use urlsift_printer::dedup::{self, Counter, Unique, fingerprint};
 use urlsift_printer::{
     CountBy, Format, Formatter, Options, Parts, Record, count_key, host_key, new_sink,
     write_count_row_as, write_header,
 };
+use urlsift_warc::{Link, LinkOptions, Severity, Source as LinkSource};
 
 /// Bytes per formatted batch sent from a worker to the consumer.
 pub const BATCH: usize = 64 << 10;
@@ -108,6 +110,9 @@ pub struct Config<'a> {
     pub schemes: Vec<String>,
     /// Print the names of inputs instead of URLs (`-l`, `--files-without-match`).
     pub list: Option<List>,
+    /// The base URI of web archive records that have no `WARC-Target-URI`
+    /// (`--base`).
+    pub base: Option<String>,
 }
 
 /// Which inputs `-l` / `--files-without-match` name.
@@ -151,6 +156,7 @@ impl Config<'_> {
             max_count: None,
             schemes: Vec::new(),
             list: None,
+            base: None,
         }
     }
 }
@@ -634,12 +640,25 @@ impl<'a> Former<'a> {
         mail: Option<&urlsift_mail::MailWhere>,
         out: &mut Batch,
     ) {
+        self.add_in(m, line, mail, None, out)
+    }
+
+    /// [`Former::add`], for a link of a web archive.
+    fn add_in(
+        &mut self,
+        m: &Match<'_>,
+        line: u64,
+        mail: Option<&urlsift_mail::MailWhere>,
+        web: Option<&WebWhere>,
+        out: &mut Batch,
+    ) {
         let opts = &self.cfg.opts;
         let rec = Record {
             file: self.file,
             line,
             m,
             mail,
+            web,
         };
         match self.mode {
             Mode::CountOnly => {}
@@ -743,6 +762,16 @@ impl Emit<'_> {
     }
 
     fn record_in(&mut self, m: &Match<'_>, line: u64, mail: Option<&urlsift_mail::MailWhere>) {
+        self.record_where(m, line, mail, None)
+    }
+
+    fn record_where(
+        &mut self,
+        m: &Match<'_>,
+        line: u64,
+        mail: Option<&urlsift_mail::MailWhere>,
+        web: Option<&WebWhere>,
+    ) {
         if self.failed || !self.former.accepts(m) {
             return;
         }
@@ -760,7 +789,7 @@ impl Emit<'_> {
             self.stop.store(true, Ordering::Relaxed);
             return;
         }
-        self.former.add(m, line, mail, &mut self.batch);
+        self.former.add_in(m, line, mail, web, &mut self.batch);
         self.failed |= self.batch.failed;
         if self.batch.bytes.len() >= BATCH {
             self.send();
@@ -864,6 +893,14 @@ fn scan_source(
     };
     let mut error = None;
     match opened {
+        Opened::Warc(r) => {
+            let r = StopReader {
+                inner: r,
+                stop,
+                full: &full,
+            };
+            error = scan_warc(cfg, &name, r, &mut emit, stop);
+        }
         o if cfg.mail.is_some() => {
             let run = cfg.mail.unwrap_or_else(|| unreachable!());
             error = match o {
@@ -873,7 +910,7 @@ fn scan_source(
                     MailInput::Whole(&data),
                     |w, line, m| emit.record_in(m, line, Some(w)),
                 ),
-                Opened::Stream(r) => {
+                Opened::Stream(r) | Opened::Warc(r) => {
                     run.scan(&cfg.extractor, &name, MailInput::Stream(r), |w, line, m| {
                         emit.record_in(m, line, Some(w))
                     })
@@ -969,4 +1006,152 @@ fn scan_whole(cfg: &Config<'_>, data: &[u8], emit: &mut Emit<'_>, stop: &AtomicB
             !(stop.load(Ordering::Relaxed) || failed.get() || emit_full.load(Ordering::Relaxed))
         },
     );
+}
+
+/// Records of a web archive gathered before their links are found in
+/// parallel: at most this many block bytes ...
+const WARC_BATCH_BYTES: usize = 32 << 20;
+/// ... or this many records.
+const WARC_BATCH_RECORDS: usize = 1024;
+
+/// Scan a web archive: its records are read in order, their links found
+/// (in parallel, a batch of records at a time) and sent on in file order.
+/// Warnings (a malformed record) are printed; the first error (a corrupt
+/// gzip member, a truncated file) is the input's error, the others are
+/// printed. The reader resynchronises at the next record either way.
+fn scan_warc(
+    cfg: &Config<'_>,
+    name: &str,
+    r: impl Read,
+    emit: &mut Emit<'_>,
+    stop: &AtomicBool,
+) -> Option<String> {
+    let opts = LinkOptions {
+        base: cfg.base.clone(),
+        ..LinkOptions::default()
+    };
+    let mut error = None;
+    let mut recs = Vec::new();
+    let mut bytes = 0usize;
+    let mut reader = urlsift_warc::Reader::new(r);
+    loop {
+        let (end, issue) = match reader.next() {
+            None => (true, None),
+            Some(Ok(rec)) => {
+                bytes += rec.block.len();
+                recs.push(rec);
+                if bytes < WARC_BATCH_BYTES && recs.len() < WARC_BATCH_RECORDS {
+                    continue;
+                }
+                (false, None)
+            }
+            Some(Err(issue)) => (false, Some(issue)),
+        };
+        // Links of the records so far first, then the problem, in file order.
+        if !warc_batch(cfg, name, &recs, &opts, emit) {
+            return error;
+        }
+        recs.clear();
+        bytes = 0;
+        if end || stop.load(Ordering::Relaxed) || emit.full.load(Ordering::Relaxed) {
+            break;
+        }
+        if let Some(issue) = issue {
+            let msg = format!("{name}: byte {}: {}", issue.offset, issue.message);
+            match issue.severity {
+                Severity::Warning => urlsift_core::report!("{msg}"),
+                Severity::Error if error.is_none() => error = Some(msg),
+                Severity::Error => urlsift_core::report!("{msg}"),
+            }
+        }
+    }
+    error
+}
+
+/// The links of `recs`, in order: formatted in parallel when records may be
+/// formatted apart, else one by one. False when the run stops.
+fn warc_batch(
+    cfg: &Config<'_>,
+    name: &str,
+    recs: &[urlsift_warc::Record],
+    opts: &LinkOptions,
+    emit: &mut Emit<'_>,
+) -> bool {
+    use rayon::prelude::*;
+    if recs.is_empty() {
+        return true;
+    }
+    if emit.parallel() {
+        let f = &emit.former;
+        let (mode, shards) = (f.mode, f.shards);
+        let batches: Vec<Batch> = recs
+            .par_iter()
+            .map(|rec| {
+                let mut f = Former::new(cfg, name, mode, shards);
+                let mut out = Batch::default();
+                record_links(rec, opts, |m, web| {
+                    if f.accepts(m) {
+                        out.count += 1;
+                        f.add_in(m, 0, None, Some(web), &mut out);
+                    }
+                });
+                out
+            })
+            .collect();
+        for b in batches {
+            if !emit.take(b) {
+                return false;
+            }
+        }
+        return true;
+    }
+    for rec in recs {
+        record_links(rec, opts, |m, web| emit.record_where(m, 0, None, Some(web)));
+        if emit.failed {
+            return false;
+        }
+    }
+    true
+}
+
+/// The links of one record as matches with their [`WebWhere`]. A relative
+/// reference that found no base is left out: it is not a URL.
+fn record_links(
+    rec: &urlsift_warc::Record,
+    opts: &LinkOptions,
+    mut each: impl FnMut(&Match<'_>, &WebWhere),
+) {
+    let mut web = WebWhere {
+        warc_target_uri: rec.target_uri.clone(),
+        warc_record_id: rec.record_id.clone(),
+        warc_date: rec.date.clone(),
+        warc_type: rec.warc_type.clone(),
+        warc_offset: rec.offset,
+        ..WebWhere::default()
+    };
+    let _ = urlsift_warc::record_links(rec, opts, |link: Link| {
+        let text = matches!(link.source, LinkSource::Text);
+        if !link.resolved && !text {
+            return;
+        }
+        let www =
+            !link.resolved && link.url.len() >= 4 && link.url[..4].eq_ignore_ascii_case("www.");
+        let len = link.found.as_ref().map_or(link.url.len(), String::len);
+        let m = Match {
+            start: link.offset,
+            end: link.offset + len,
+            url: std::borrow::Cow::Borrowed(link.url.as_bytes()),
+            style: if text { Style::Bare } else { Style::Quoted },
+            kind: if www { Kind::Www } else { Kind::Uri },
+            ambiguous: false,
+        };
+        web.source = link.source.kind();
+        web.source_name = match &link.source {
+            LinkSource::Text => None,
+            LinkSource::Attribute { tag, attr } => Some(format!("{tag}@{attr}")),
+            LinkSource::Header { name } => Some((*name).to_string()),
+        };
+        web.found = link.found;
+        each(&m, &web);
+    });
 }

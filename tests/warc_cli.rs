@@ -1,0 +1,193 @@
+//! Web archives through the command line: WARC records are recognised by
+//! content (plain, gzip per record, standard input), their links reported
+//! with the record's origin, in file order for every thread count.
+//! (Every test name holds `_cli_`: they run the binary.)
+
+use std::collections::{HashMap, HashSet};
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_urlsift");
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/crates/warc/tests/data");
+
+fn run(args: &[&str], stdin: Option<&[u8]>) -> (Vec<u8>, String, i32) {
+    let mut c = Command::new(BIN)
+        .args(args)
+        .current_dir(DATA)
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(input) = stdin {
+        c.stdin.take().unwrap().write_all(input).unwrap();
+    }
+    let o = c.wait_with_output().unwrap();
+    (
+        o.stdout,
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+        o.status.code().unwrap_or(-1),
+    )
+}
+
+fn json_rows(out: &[u8]) -> Vec<serde_json::Value> {
+    out.split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn warc_cli_plain_gzip_and_stdin_agree_for_every_thread_count() {
+    let (want, err, code) = run(&["-j1", "sample.warc"], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(want.split(|&b| b == b'\n').count() > 500);
+    for args in [
+        &["-j2", "sample.warc.gz"][..],
+        &["-j8", "--chunk-size", "1000", "sample.warc.gz"],
+        &["--no-mmap", "sample.warc"],
+    ] {
+        let (got, err, code) = run(args, None);
+        assert_eq!((code, got == want), (0, true), "{args:?}: {err}");
+    }
+    let gz = std::fs::read(format!("{DATA}/sample.warc.gz")).unwrap();
+    let (got, _, code) = run(&["-"], Some(&gz));
+    assert_eq!((code, got == want), (0, true), "stdin");
+}
+
+#[test]
+fn warc_cli_attribute_links_match_the_oracle_under_their_record() {
+    // links.json: per record id, the href/src/... links an independent
+    // parser (html.parser + urljoin) finds in each response record.
+    let oracle: HashMap<String, Vec<(String, String, String)>> =
+        serde_json::from_slice(&std::fs::read(format!("{DATA}/links.json")).unwrap()).unwrap();
+    // The record ids of this archive (links.json covers every fixture).
+    let expected: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(format!("{DATA}/expected.json")).unwrap()).unwrap();
+    let ids: HashSet<&str> = expected["sample.warc.gz"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["record_id"].as_str().unwrap())
+        .collect();
+    let (out, err, code) = run(&["--format", "json", "sample.warc.gz"], None);
+    assert_eq!(code, 0, "{err}");
+    let mut got: HashMap<String, HashSet<String>> = HashMap::new();
+    for row in json_rows(&out) {
+        assert!(row["warc_offset"].is_u64() && row["warc_type"].is_string());
+        if row["source"] == "attribute" {
+            let id = row["warc_record_id"].as_str().unwrap().to_string();
+            let url = row["url"].as_str().unwrap().to_string();
+            assert!(
+                url.contains("://") || url.starts_with("mailto:") || url.contains(':'),
+                "{url}"
+            );
+            got.entry(id).or_default().insert(url);
+        }
+    }
+    let (mut both, mut want_n, mut got_n) = (0usize, 0usize, 0usize);
+    for (id, links) in oracle.iter().filter(|(id, _)| ids.contains(id.as_str())) {
+        let want: HashSet<String> = links.iter().map(|l| l.2.clone()).collect();
+        let g = got.remove(id).unwrap_or_default();
+        both += want.intersection(&g).count();
+        want_n += want.len();
+        got_n += g.len();
+    }
+    for g in got.values() {
+        got_n += g.len();
+    }
+    let recall = both as f64 / want_n as f64;
+    let precision = both as f64 / got_n as f64;
+    assert!(
+        want_n > 300 && recall >= 0.99 && precision >= 0.99,
+        "{recall} {precision} of {want_n}"
+    );
+}
+
+#[test]
+fn warc_cli_offsets_are_the_records_members() {
+    let expected: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(format!("{DATA}/expected.json")).unwrap()).unwrap();
+    let offsets: HashMap<String, u64> = expected["sample.warc.gz"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["record_id"].as_str().unwrap().to_string(),
+                r["offset"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let (out, _, _) = run(&["--format", "json", "sample.warc.gz"], None);
+    let rows = json_rows(&out);
+    assert!(!rows.is_empty());
+    for row in rows {
+        let id = row["warc_record_id"].as_str().unwrap();
+        assert_eq!(
+            row["warc_offset"].as_u64(),
+            offsets.get(id).copied(),
+            "{id}"
+        );
+    }
+}
+
+#[test]
+fn warc_cli_wet_text_gives_what_the_text_alone_gives() {
+    let (out, err, code) = run(&["--format", "json", "sample.wet"], None);
+    assert_eq!(code, 0, "{err}");
+    let rows = json_rows(&out);
+    assert!(!rows.is_empty());
+    // Each conversion record's text, scanned on its own.
+    let wet = std::fs::read(format!("{DATA}/sample.wet")).unwrap();
+    let mut by_target: HashMap<String, Vec<String>> = HashMap::new();
+    for row in &rows {
+        assert_eq!(row["warc_type"], "conversion");
+        assert_eq!(row["source"], "text");
+        by_target
+            .entry(row["warc_target_uri"].as_str().unwrap().to_string())
+            .or_default()
+            .push(row["url"].as_str().unwrap().to_string());
+    }
+    for rec in wet
+        .split(|&b| b == b'\n')
+        .collect::<Vec<_>>()
+        .split(|l| l.starts_with(b"WARC/1."))
+        .skip(1)
+    {
+        let target = rec
+            .iter()
+            .find_map(|l| l.strip_prefix(b"WARC-Target-URI: "))
+            .map(|t| String::from_utf8_lossy(t).trim().to_string());
+        let Some(target) = target else { continue };
+        let body_at = rec.iter().position(|l| l.trim_ascii().is_empty()).unwrap();
+        let text = rec[body_at + 1..].join(&b'\n');
+        let alone: Vec<String> = urlsift_core::find(&text)
+            .map(|m| m.url_str().into_owned())
+            .collect();
+        let got = by_target.remove(&target).unwrap_or_default();
+        assert_eq!(got, alone, "{target}");
+    }
+}
+
+#[test]
+fn warc_cli_broken_archives_report_the_offset_and_keep_the_rest() {
+    let (all, _, _) = run(&["sample.warc.gz"], None);
+    for file in ["truncated.warc.gz", "corrupt-member.warc.gz"] {
+        let (out, err, code) = run(&[file], None);
+        assert_eq!(code, 2, "{file}: {err}");
+        assert!(err.contains(&format!("{file}: byte ")), "{err}");
+        assert!(
+            !out.is_empty() && all.starts_with(&out[..out.len() / 2]),
+            "{file}"
+        );
+    }
+    // A lying Content-Length is a warning: the other records are read.
+    let (out, err, code) = run(&["lying-length.warc.gz"], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("byte ") && !out.is_empty(), "{err}");
+}
