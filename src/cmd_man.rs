@@ -87,7 +87,7 @@ const EXAMPLES: [(&str, &str); 12] = [
 ];
 
 /// The JSON Lines fields: (name, meaning).
-pub const JSON_FIELDS: [(&str, &str); 18] = [
+pub const JSON_FIELDS: [(&str, &str); 19] = [
     ("file", "the input's name; - for standard input"),
     (
         "start, end",
