@@ -1,13 +1,17 @@
-//! Output: every format implements one [`Sink`] trait (text, JSON Lines,
-//! CSV/TSV, counts, unique/aggregate), fed in input order.
+//! Output: one URL's [`Record`], and the one path it takes to the output
+//! ([`pipeline`]): every format and mode is a [`Sink`] that turns records
+//! into batches (text, JSON Lines, CSV/TSV, keyed records for `--unique`
+//! and shards, keys for `--count-by`, counts), and a
+//! [`Printer`](pipeline::Printer) writes the batches in input order.
+//! [`Writer`] does both for records one at a time.
 //!
 //! ```
-//! use urlsift_printer::{Format, Options, Record, Sink, new_sink};
+//! use urlsift_printer::{Format, Options, Record, Writer};
 //! let text = b"see <http://example.com/a> now";
 //! let mut out = Vec::new();
 //! {
 //!     let opts = Options { format: Format::Json, ..Options::default() };
-//!     let mut sink = new_sink(&opts, &mut out);
+//!     let mut sink = Writer::new(&opts, &mut out);
 //!     for m in urlsift_core::extract::extract(text) {
 //!         sink.record(&Record { file: "-", line: 1, m: &m, mail: None, web: None }).unwrap();
 //!     }
@@ -24,7 +28,7 @@
 use std::borrow::Cow;
 use std::io::{self, Write};
 
-use crate::dedup::{Counter, KeyLevel, Offer, Unique, fingerprint};
+use crate::dedup::KeyLevel;
 use urlsift_core::extract::{Kind, Match};
 use urlsift_uri::UriRef;
 
@@ -32,6 +36,10 @@ use urlsift_uri::UriRef;
 pub mod parquet;
 
 pub mod dedup;
+pub mod fields;
+pub mod pipeline;
+
+pub use pipeline::{Sink, Writer};
 
 /// ANSI colours, as ripgrep uses them: file names magenta, line numbers and
 /// byte offsets green.
@@ -141,51 +149,6 @@ pub struct WebWhere {
     /// The record's byte offset in the file; in a `.warc.gz`, that of its
     /// gzip member (as CDX indexes give it).
     pub warc_offset: u64,
-}
-
-/// Receives every URL of a run, in input order.
-pub trait Sink {
-    /// One URL.
-    fn record(&mut self, rec: &Record<'_, '_>) -> io::Result<()>;
-    /// The end of one input, with the number of URLs it had.
-    fn file_done(&mut self, _file: &str, _count: u64) -> io::Result<()> {
-        Ok(())
-    }
-    /// The end of the run: flush aggregates.
-    fn finish(&mut self) -> io::Result<()>;
-}
-
-/// Build the sink that `opts` asks for, writing to `out`.
-///
-/// `unique` and `count_by` keep their whole state in memory here; the
-/// command line's run (`urlsift_search::run`) bounds it with `--max-memory`.
-pub fn new_sink<'w, W: Write + 'w>(opts: &Options, out: W) -> Box<dyn Sink + 'w> {
-    if opts.count {
-        return Box::new(CountSink {
-            out,
-            with_filename: opts.with_filename,
-            color: opts.color,
-            json: opts.format == Format::Json,
-            null: opts.null,
-        });
-    }
-    if opts.unique || opts.count_by.is_some() {
-        return Box::new(DedupSink {
-            f: Formatter::new(opts),
-            format: opts.format,
-            buf: Vec::new(),
-            out,
-            by: opts.count_by,
-            level: opts.dedup_key,
-            unique: Unique::new(usize::MAX, None),
-            counter: Counter::new(usize::MAX, None),
-        });
-    }
-    Box::new(FormatSink {
-        f: Formatter::new(opts),
-        buf: Vec::new(),
-        out,
-    })
 }
 
 /// Formats one record at a time into a byte buffer, in any of the
@@ -303,25 +266,6 @@ impl Formatter {
             }
         }
         Ok(())
-    }
-}
-
-/// Writes each record formatted by a [`Formatter`].
-struct FormatSink<W: Write> {
-    f: Formatter,
-    buf: Vec<u8>,
-    out: W,
-}
-
-impl<W: Write> Sink for FormatSink<W> {
-    fn record(&mut self, rec: &Record<'_, '_>) -> io::Result<()> {
-        self.buf.clear();
-        self.f.format(rec, &mut self.buf)?;
-        self.out.write_all(&self.buf)
-    }
-
-    fn finish(&mut self) -> io::Result<()> {
-        self.out.flush()
     }
 }
 
@@ -700,86 +644,14 @@ fn write_csv(
     row.end();
 }
 
-#[cfg(test)]
-fn lossy(b: Option<&[u8]>) -> Option<String> {
-    b.map(|b| String::from_utf8_lossy(b).into_owned())
-}
-
-/// One JSON Lines / CSV row: the serde struct that wrote them before
-/// [`write_json`] and [`write_csv`], kept as their reference in the tests.
-#[cfg(test)]
-#[derive(serde::Serialize)]
-struct Row<'a> {
-    file: &'a str,
-    start: usize,
-    end: usize,
-    line: u64,
-    url: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    normalized: Option<Option<String>>,
-    style: &'static str,
-    kind: &'static str,
-    valid: bool,
-    ambiguous: bool,
-    scheme: Option<String>,
-    userinfo: Option<String>,
-    host: Option<String>,
-    host_kind: Option<&'static str>,
-    port: Option<String>,
-    path: String,
-    query: Option<String>,
-    fragment: Option<String>,
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    mail: Option<&'a urlsift_mail::MailWhere>,
-}
-
-#[cfg(test)]
-fn row<'a>(rec: &Record<'a, '_>, normalize: Option<KeyLevel>) -> Row<'a> {
-    let parts = Parts::new(rec.m);
-    let u = parts.uri();
-    Row {
-        file: rec.file,
-        start: rec.m.start,
-        end: rec.m.end,
-        line: rec.line,
-        url: rec.m.url_str().into_owned(),
-        normalized: normalize.map(|l| parts.normalized_at(l)),
-        style: rec.m.style.as_str(),
-        kind: rec.m.kind.as_str(),
-        valid: u.validate().is_ok(),
-        ambiguous: rec.m.ambiguous,
-        scheme: lossy(u.scheme()),
-        userinfo: lossy(u.userinfo()),
-        host: lossy(u.host()),
-        host_kind: u.host_kind().map(|k| k.as_str()),
-        port: lossy(u.port()),
-        path: String::from_utf8_lossy(u.path()).into_owned(),
-        query: lossy(u.query()),
-        fragment: lossy(u.fragment()),
-        mail: rec.mail,
-    }
-}
-
 fn header_fields(normalize: bool) -> Vec<&'static str> {
-    let mut h = vec!["file", "start", "end", "line", "url"];
-    if normalize {
-        h.push("normalized");
-    }
-    h.extend([
-        "style",
-        "kind",
-        "valid",
-        "ambiguous",
-        "scheme",
-        "userinfo",
-        "host",
-        "host_kind",
-        "port",
-        "path",
-        "query",
-        "fragment",
-    ]);
-    h
+    use fields::Group;
+    let groups: &[Group] = if normalize {
+        &[Group::Record, Group::Normalized]
+    } else {
+        &[Group::Record]
+    };
+    fields::names(groups).collect()
 }
 
 /// Write the CSV/TSV header row that `opts` asks for (nothing for other formats).
@@ -795,81 +667,6 @@ pub fn write_header(opts: &Options, out: &mut dyn Write) -> io::Result<()> {
         opts.normalize,
     );
     out.write_all(&buf)
-}
-
-/// The CSV/TSV fields of one record (TSV has no quoting: tabs and newlines
-/// inside a field become spaces).
-#[cfg(test)]
-fn csv_fields(rec: &Record<'_, '_>, normalize: Option<KeyLevel>, tsv: bool) -> Vec<String> {
-    let r = row(rec, normalize);
-    let o = |s: &Option<String>| s.clone().unwrap_or_default();
-    let mut f = vec![
-        r.file.to_string(),
-        r.start.to_string(),
-        r.end.to_string(),
-        r.line.to_string(),
-        r.url.clone(),
-    ];
-    if let Some(n) = &r.normalized {
-        f.push(o(n));
-    }
-    f.extend([
-        r.style.to_string(),
-        r.kind.to_string(),
-        r.valid.to_string(),
-        r.ambiguous.to_string(),
-        o(&r.scheme),
-        o(&r.userinfo),
-        o(&r.host),
-        r.host_kind.unwrap_or("").to_string(),
-        o(&r.port),
-        r.path.clone(),
-        o(&r.query),
-        o(&r.fragment),
-    ]);
-    if tsv {
-        for s in &mut f {
-            if s.contains(['\t', '\n', '\r']) {
-                *s = s.replace(['\t', '\n', '\r'], " ");
-            }
-        }
-    }
-    f
-}
-
-struct CountSink<W: Write> {
-    out: W,
-    with_filename: bool,
-    color: bool,
-    json: bool,
-    null: bool,
-}
-
-impl<W: Write> Sink for CountSink<W> {
-    fn record(&mut self, _rec: &Record<'_, '_>) -> io::Result<()> {
-        Ok(())
-    }
-
-    fn file_done(&mut self, file: &str, count: u64) -> io::Result<()> {
-        if self.json {
-            return self.out.write_all(&json_count_line("file", file, count));
-        }
-        let sep = if self.null { "\0" } else { ":" };
-        match (self.with_filename, self.color) {
-            (false, _) => writeln!(self.out, "{count}"),
-            (true, false) => writeln!(self.out, "{file}{sep}{count}"),
-            (true, true) => writeln!(
-                self.out,
-                "{}{file}{}{sep}{count}",
-                color::PATH,
-                color::RESET
-            ),
-        }
-    }
-
-    fn finish(&mut self) -> io::Result<()> {
-        self.out.flush()
-    }
 }
 
 /// The key `--count-by` counts `m` under: the URL at the de-duplication
@@ -972,242 +769,5 @@ fn json_count_line(name: &str, value: &str, count: u64) -> Vec<u8> {
     line
 }
 
-/// `--unique` and `--count-by` in memory: the first record of each distinct
-/// key as it comes, or the counts at the end.
-struct DedupSink<W: Write> {
-    f: Formatter,
-    format: Format,
-    buf: Vec<u8>,
-    out: W,
-    by: Option<CountBy>,
-    level: KeyLevel,
-    unique: Unique,
-    counter: Counter,
-}
-
-impl<W: Write> Sink for DedupSink<W> {
-    fn record(&mut self, rec: &Record<'_, '_>) -> io::Result<()> {
-        if self.by.is_some() {
-            if let Some(k) = count_key(rec.m, self.by, self.level) {
-                self.counter.add(fingerprint(&k), &k)?;
-            }
-            return Ok(());
-        }
-        let k = dedup::key(&rec.m.url, rec.m.kind == Kind::Www, self.level);
-        self.buf.clear();
-        self.f
-            .format_with(rec, Some((&k, self.level)), &mut self.buf)?;
-        if self.unique.offer(fingerprint(&k), &self.buf)? == Offer::New {
-            self.out.write_all(&self.buf)?;
-        }
-        Ok(())
-    }
-
-    fn finish(&mut self) -> io::Result<()> {
-        let (fmt, by) = (self.format, self.by.unwrap_or(CountBy::Url));
-        let out = &mut self.out;
-        std::mem::replace(&mut self.unique, Unique::new(usize::MAX, None))
-            .finish(|p| out.write_all(p))?;
-        std::mem::replace(&mut self.counter, Counter::new(usize::MAX, None))
-            .finish(|c, k| write_count_row_as(out, fmt, by, c, k))?;
-        self.out.flush()
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-    use urlsift_core::extract::Style;
-    use urlsift_mail::MailWhere;
-
-    /// What the serde `Row` wrote (the JSON Lines format before
-    /// [`write_json`]).
-    fn old_json(rec: &Record<'_, '_>, normalize: Option<KeyLevel>) -> Vec<u8> {
-        let mut v = serde_json::to_vec(&row(rec, normalize)).unwrap();
-        v.push(b'\n');
-        v
-    }
-
-    /// What a csv::Writer per record wrote (the CSV/TSV format before
-    /// [`write_csv`]), with the header row first if `header`.
-    fn old_csv(
-        rec: &Record<'_, '_>,
-        normalize: Option<KeyLevel>,
-        tsv: bool,
-        header: bool,
-    ) -> Vec<u8> {
-        let mut out = Vec::new();
-        let mut w = csv::WriterBuilder::new()
-            .delimiter(if tsv { b'\t' } else { b',' })
-            .quote_style(if tsv {
-                csv::QuoteStyle::Never
-            } else {
-                csv::QuoteStyle::Necessary
-            })
-            .from_writer(&mut out);
-        if header {
-            w.write_record(header_fields(normalize.is_some())).unwrap();
-        }
-        w.write_record(csv_fields(rec, normalize, tsv)).unwrap();
-        w.flush().unwrap();
-        drop(w);
-        out
-    }
-
-    /// Format `rec` in every format and normalization, with a fresh
-    /// formatter (header row) and a used one (no header), and compare with
-    /// the old writers.
-    fn check(rec: &Record<'_, '_>) {
-        for normalize in [
-            None,
-            Some(KeyLevel::Raw),
-            Some(KeyLevel::Syntax),
-            Some(KeyLevel::Scheme),
-            Some(KeyLevel::NoFragment),
-        ] {
-            for format in [Format::Json, Format::Csv, Format::Tsv] {
-                let opts = Options {
-                    format,
-                    normalize: normalize.is_some(),
-                    dedup_key: normalize.unwrap_or_default(),
-                    ..Options::default()
-                };
-                let mut f = Formatter::new(&opts);
-                let level = f.normal_level();
-                let normalize = normalize.map(|_| level);
-                for header in [true, false] {
-                    let mut got = Vec::new();
-                    f.format(rec, &mut got).unwrap();
-                    let want = match format {
-                        Format::Json => old_json(rec, normalize),
-                        _ => old_csv(rec, normalize, format == Format::Tsv, header),
-                    };
-                    assert_eq!(
-                        String::from_utf8_lossy(&got),
-                        String::from_utf8_lossy(&want),
-                        "{format:?} {normalize:?} header {header}: {rec:?}"
-                    );
-                }
-            }
-        }
-    }
-
-    fn mail() -> MailWhere {
-        MailWhere {
-            message: 3,
-            message_id: Some("a\"b\\c@x".into()),
-            message_offset: 10,
-            part: 2,
-            content_type: "text/plain".into(),
-            part_offset: 99,
-            part_start: 5,
-            part_line: 2,
-        }
-    }
-
-    #[test]
-    fn writers_match_the_serde_rows_on_extracted_urls() {
-        let text = b"see http://a.example/x,y\"z and http://b.example/\\back\\slash, \
-            http://c.example/\xff\xfe/p?q=\xc3\xa9#fr www.d.example/a,b \
-            <http://e.example/wrapped\n  /more> http://[::1]:80/v6 mailto:user@x.example \
-            http://u:p@h.example:8080/p?q#f <URL:ftp://f.example/\xe4\xb8\xad> \
-            http://g.example/%7E%41?Q=%2f#%5B HTTP://H.EXAMPLE:80/a/./b/../c";
-        let ms = urlsift_core::extract::extract(text);
-        assert!(ms.len() >= 10, "{ms:?}");
-        let w = mail();
-        for m in &ms {
-            for file in [
-                "f",
-                "we,ird\"na\tme",
-                "new\nline",
-                "cr\r",
-                "back\\slash",
-                "ctl\x01",
-                "x\x1f",
-                "0123456\x1f",
-                "é",
-            ] {
-                for mail in [None, Some(&w)] {
-                    check(&Record {
-                        file,
-                        line: 7,
-                        m,
-                        mail,
-                        web: None,
-                    });
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn unique_normalize_prints_each_key_once_in_normal_form() {
-        let text = b"HTTP://A.example:80/%7e x http://a.example/~ y www.B.example/p#f \
-            http://www.b.example/p#g http://c.example/";
-        for (level, want) in [
-            (
-                KeyLevel::Scheme,
-                "http://a.example/~\nhttp://www.b.example/p#f\nhttp://www.b.example/p#g\nhttp://c.example/\n",
-            ),
-            (
-                KeyLevel::NoFragment,
-                "http://a.example/~\nhttp://www.b.example/p\nhttp://c.example/\n",
-            ),
-            (
-                KeyLevel::Raw,
-                "http://a.example/~\nhttp://a.example/~\nhttp://www.b.example/p#f\nhttp://www.b.example/p#g\nhttp://c.example/\n",
-            ),
-        ] {
-            let mut out = Vec::new();
-            {
-                let opts = Options {
-                    unique: true,
-                    normalize: true,
-                    dedup_key: level,
-                    ..Options::default()
-                };
-                let mut sink = new_sink(&opts, &mut out);
-                for m in urlsift_core::extract::extract(text) {
-                    sink.record(&Record {
-                        file: "-",
-                        line: 1,
-                        m: &m,
-                        mail: None,
-                        web: None,
-                    })
-                    .unwrap();
-                }
-                sink.finish().unwrap();
-            }
-            assert_eq!(String::from_utf8_lossy(&out), want, "{level:?}");
-        }
-    }
-
-    proptest! {
-        #[test]
-        fn writers_match_the_serde_rows_on_any_bytes(
-            url in proptest::collection::vec(
-                prop_oneof![any::<u8>(), Just(b'"'), Just(b'\\'), Just(b'\t'), Just(b'\r'), Just(0x1f), Just(b':'), Just(b'/'), Just(b'?'), Just(b'#'), Just(b'@'), Just(b'[')],
-                0..40,
-            ),
-            prefix in prop_oneof![Just(&b""[..]), Just(&b"http://"[..]), Just(&b"http://[::1"[..]), Just(&b"www."[..])],
-            www in any::<bool>(),
-            ambiguous in any::<bool>(),
-            start in any::<u32>(),
-            file in "[a-z,\"\t\r\n\x1f\\\\]{0,10}",
-        ) {
-            let mut u = prefix.to_vec();
-            u.extend_from_slice(&url);
-            let m = Match {
-                start: start as usize,
-                end: start as usize + u.len(),
-                url: Cow::Owned(u),
-                style: Style::Angle,
-                kind: if www { Kind::Www } else { Kind::Uri },
-                ambiguous,
-            };
-            check(&Record { file: &file, line: 1, m: &m, mail: None, web: None });
-        }
-    }
-}
+mod tests;

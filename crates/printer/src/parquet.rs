@@ -48,40 +48,25 @@ pub const ROW_GROUP_ROWS: usize = 128 * 1024;
 
 /// The Arrow schema of the rows (`mail`: with the `--mail` columns).
 pub fn schema(mail: bool) -> SchemaRef {
-    use DataType::{Boolean, UInt32, UInt64, Utf8};
-    let f = |name: &str, t: DataType, nullable: bool| Field::new(name, t, nullable);
-    let mut fields = vec![
-        f("file", Utf8, false),
-        f("start", UInt64, false),
-        f("end", UInt64, false),
-        f("line", UInt64, false),
-        f("url", Utf8, false),
-        f("normalized", Utf8, true),
-        f("style", Utf8, false),
-        f("kind", Utf8, false),
-        f("valid", Boolean, false),
-        f("ambiguous", Boolean, false),
-        f("scheme", Utf8, true),
-        f("userinfo", Utf8, true),
-        f("host", Utf8, true),
-        f("host_kind", Utf8, true),
-        f("port", Utf8, true),
-        f("path", Utf8, false),
-        f("query", Utf8, true),
-        f("fragment", Utf8, true),
-    ];
-    if mail {
-        fields.extend([
-            f("message", UInt64, true),
-            f("message_id", Utf8, true),
-            f("message_offset", UInt64, true),
-            f("part", UInt32, true),
-            f("content_type", Utf8, true),
-            f("part_offset", UInt64, true),
-            f("part_start", UInt64, true),
-            f("part_line", UInt64, true),
-        ]);
-    }
+    use crate::fields::{Group, Type};
+    let groups: &[Group] = if mail {
+        &[Group::Record, Group::Normalized, Group::Mail]
+    } else {
+        &[Group::Record, Group::Normalized]
+    };
+    let fields: Vec<Field> = crate::fields::fields(groups)
+        .map(|f| {
+            let t = match f.ty {
+                Type::Text => DataType::Utf8,
+                Type::U64 => DataType::UInt64,
+                Type::U32 => DataType::UInt32,
+                Type::Bool => DataType::Boolean,
+            };
+            // `normalized` is null when the run does not normalize.
+            let nullable = f.nullable || f.group != Group::Record;
+            Field::new(f.name, t, nullable)
+        })
+        .collect();
     Arc::new(Schema::new(fields))
 }
 

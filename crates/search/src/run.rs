@@ -3,30 +3,38 @@
 //! # The ordered pipeline
 //!
 //! `threads` workers take the inputs in order, one file at a time. A worker
-//! scans its file (a big mapped file with the chunked [`urlsift_core::parallel`]
-//! scan, so one file still uses every core), formats what it finds into byte
-//! batches (or aggregation keys), and sends them on that file's own bounded
-//! channel. The consumer (the calling thread) reads the files' channels
-//! strictly in input order and writes the batches to the one output writer.
+//! scans its file: a big mapped file in chunks on the rayon pool
+//! ([`urlsift_core::parallel::scan_segments_map`]), each chunk's records
+//! turned into a [`Batch`] by its own [`Sink`] on the pool too, so one file
+//! uses every core for both finding and formatting; a stream, a mail
+//! archive or a web archive a block or a batch of records at a time. The
+//! worker sends the batches, in order, on its file's own bounded channel.
+//! The consumer (the calling thread) reads the files' channels strictly in
+//! input order and hands the batches to the [`Printer`], which only writes
+//! them (large writes, nothing per record but for `--unique`, `--count-by`
+//! and shards).
 //!
-//! So the output is byte-identical for every thread count, and memory stays
-//! bounded: at most `threads` files are in flight, each with at most
-//! [`IN_FLIGHT`] batches of about [`BATCH`] bytes waiting. A worker that runs
-//! ahead blocks until the consumer reaches its file; the worker holding the
-//! consumer's file never waits on another, so the pipeline cannot deadlock.
+//! So the output is byte-identical for every thread count and chunk size,
+//! and memory stays bounded: at most `threads` files are in flight, each
+//! with at most [`IN_FLIGHT`] batches waiting (a batch is one chunk's
+//! records, or about [`BATCH`] bytes on the serial paths). A worker that
+//! runs ahead blocks until the consumer reaches its file; the worker holding
+//! the consumer's file never waits on another, so the pipeline cannot
+//! deadlock. `-m`, `-l` and `-q` format serially, since a limit on the count
+//! depends on the records before.
 //!
 //! A write error (a closed pipe) or `--quiet`'s first match stops the run
 //! early: workers notice a shared flag between segments of a file.
 //!
 //! # De-duplication and shards
 //!
-//! With `--unique`, `--count-by` or shards, workers send *keyed* batches:
-//! each record with the 128-bit fingerprint of its key ([`urlsift_printer::dedup`])
-//! and its shard. The consumer filters them through a [`Unique`] or counts
-//! them in a [`Counter`], both bounded by `max_memory` (spilling sorted runs
-//! to disk past it), and writes each record to its shard's writer. Workers
-//! compute keys, normal forms and fingerprints in parallel; the consumer
-//! only looks them up.
+//! With `--unique`, `--count-by` or shards, sinks make *keyed* batches:
+//! each record with the 128-bit fingerprint of its key
+//! ([`urlsift_printer::dedup`]) and its shard. The printer filters them
+//! through its `Unique` or counts them in its `Counter`, both bounded by
+//! `max_memory` (spilling sorted runs to disk past it), and writes each
+//! record to its shard's writer. Keys, normal forms and fingerprints are
+//! computed by the sinks, in parallel; the printer only looks them up.
 
 use std::io::{self, Read, Write};
 use std::path::PathBuf;
@@ -39,11 +47,9 @@ use urlsift_core::extract::{Extractor, Kind, Match, Style};
 use urlsift_core::parallel::{self, LineCounter};
 use urlsift_mail::MailInput;
 use urlsift_printer::WebWhere;
-use urlsift_printer::dedup::{self, Counter, Unique, fingerprint};
-use urlsift_printer::{
-    CountBy, Format, Formatter, Options, Parts, Record, count_key, host_key, new_sink,
-    write_count_row_as, write_header,
-};
+use urlsift_printer::dedup;
+use urlsift_printer::pipeline::{Batch, Plan, PrintError, Printer, Sink};
+use urlsift_printer::{Options, Parts, Record};
 use urlsift_warc::{Link, LinkOptions, Severity, Source as LinkSource};
 
 /// Bytes per formatted batch sent from a worker to the consumer.
@@ -52,27 +58,7 @@ pub const BATCH: usize = 64 << 10;
 /// Batches a file may have waiting before its worker blocks.
 pub const IN_FLIGHT: usize = 4;
 
-/// What `--shard-by` partitions on.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ShardBy {
-    /// The URL's de-duplication key (so equal keys land in one shard).
-    #[default]
-    Url,
-    /// The URL's lower-cased host (URLs without one share a shard).
-    Host,
-}
-
-/// A shard index from a fingerprint: the high 64 bits, reduced to `0..n`
-/// without a division's bias worth mentioning (a multiply-shift).
-///
-/// ```
-/// use urlsift_search::run::shard_of;
-/// assert!(shard_of(u128::MAX, 8) < 8);
-/// assert_eq!(shard_of(12345, 1), 0);
-/// ```
-pub fn shard_of(fp: u128, n: usize) -> usize {
-    (((fp >> 64) as u64 as u128 * n as u128) >> 64) as usize
-}
+pub use urlsift_printer::pipeline::{RecordWriter, ShardBy, shard_of};
 
 /// How a run scans and prints.
 pub struct Config<'a> {
@@ -201,21 +187,9 @@ impl Summary {
     }
 }
 
-/// One record of a keyed batch: its fingerprint and where its bytes end.
-struct Meta {
-    fp: u128,
-    end: usize,
-}
-
 enum Msg {
-    Bytes(Vec<u8>),
-    /// Records with keys: `bytes` holds each record (a 4-byte little-endian
-    /// shard and the formatted record; for counting, the key), `metas` says
-    /// where each ends.
-    Keyed {
-        bytes: Vec<u8>,
-        metas: Vec<Meta>,
-    },
+    /// Records, in input order.
+    Batch(Batch),
     End {
         count: u64,
         opened: bool,
@@ -223,32 +197,6 @@ enum Msg {
     },
     /// The worker scanning this input panicked: the run ends.
     Died(String),
-}
-
-/// Where a run's records go. `close` ends the output (for Parquet: writes
-/// the footer).
-pub trait RecordWriter: Write {
-    /// Flush and finish the output.
-    fn close(self: Box<Self>) -> io::Result<()>;
-}
-
-impl<W: Write + ?Sized> RecordWriter for &mut W {
-    fn close(mut self: Box<Self>) -> io::Result<()> {
-        self.flush()
-    }
-}
-
-impl<W: Write> RecordWriter for io::BufWriter<W> {
-    fn close(mut self: Box<Self>) -> io::Result<()> {
-        self.flush()
-    }
-}
-
-#[cfg(feature = "parquet")]
-impl<W: Write + Send> RecordWriter for urlsift_printer::parquet::ParquetWriter<W> {
-    fn close(self: Box<Self>) -> io::Result<()> {
-        (*self).close().map(|_| ())
-    }
 }
 
 /// Scan `sources` and write the result to `out` in input order; errors go to
@@ -357,73 +305,24 @@ fn worker(cfg: &Config<'_>, sources: &[Source], shards: usize, claim: &Claim, st
     }
 }
 
-/// A failure that ends the consumer.
-enum Stop {
-    Write(io::Error),
-    Dedup(io::Error),
-}
-
-impl From<io::Error> for Stop {
-    fn from(e: io::Error) -> Self {
-        Stop::Write(e)
-    }
-}
-
 fn consume<'o>(
     cfg: &Config<'_>,
     sources: &[Source],
     order: Receiver<(usize, Receiver<Msg>)>,
-    mut outs: Vec<Box<dyn RecordWriter + 'o>>,
+    outs: Vec<Box<dyn RecordWriter + 'o>>,
     err: &mut dyn Write,
     stop: &AtomicBool,
 ) -> Summary {
     let opts = &cfg.opts;
     let mut sum = Summary::default();
-    let counting = !opts.count && opts.count_by.is_some();
-    let uniq = !opts.count && !counting && opts.unique;
-    let temp = || cfg.temp_dir.clone();
-    let mut counter = counting.then(|| Counter::new(cfg.max_memory, temp()));
-    let mut unique = uniq.then(|| Unique::new(cfg.max_memory, temp()));
-    // CSV/TSV: each writer's header row goes before its first record.
-    let csv = matches!(opts.format, Format::Csv | Format::Tsv) && !opts.count && !counting;
-    let mut header = vec![!csv; outs.len()];
-    let dedup_err = |e: io::Error| Stop::Dedup(e);
-    let result = (|| -> Result<(), Stop> {
-        let mut put = |outs: &mut Vec<Box<dyn RecordWriter + 'o>>, shard: usize, b: &[u8]| {
-            let shard = shard.min(outs.len() - 1);
-            if !header[shard] {
-                header[shard] = true;
-                write_header(opts, &mut outs[shard])?;
-            }
-            outs[shard].write_all(b)
-        };
+    let mut printer = Printer::new(opts, outs, cfg.max_memory, cfg.temp_dir.clone());
+    let result = (|| -> Result<(), PrintError> {
         for (idx, rx) in order.iter() {
             let name = sources[idx].name();
             let mut ended = false;
             for msg in rx.iter() {
                 match msg {
-                    Msg::Bytes(b) => put(&mut outs, 0, &b)?,
-                    Msg::Keyed { bytes, metas } => {
-                        let mut start = 0;
-                        for m in metas {
-                            let rec = &bytes[start..m.end];
-                            start = m.end;
-                            if let Some(c) = counter.as_mut() {
-                                c.add(m.fp, rec).map_err(dedup_err)?;
-                                continue;
-                            }
-                            let new = match unique.as_mut() {
-                                Some(u) => {
-                                    u.offer(m.fp, rec).map_err(dedup_err)? == dedup::Offer::New
-                                }
-                                None => true,
-                            };
-                            if new {
-                                let (shard, body) = split_shard(rec);
-                                put(&mut outs, shard, body)?;
-                            }
-                        }
-                    }
+                    Msg::Batch(b) => printer.batch(b)?,
                     Msg::End {
                         count,
                         opened,
@@ -446,27 +345,23 @@ fn consume<'o>(
                             };
                             let mut line = format!("{path}{name}{reset}").into_bytes();
                             line.push(if opts.null { 0 } else { b'\n' });
-                            put(&mut outs, 0, &line)?;
+                            printer.put(0, &line)?;
                         }
                         if opts.count && opened && !cfg.quiet {
-                            let mut line = Vec::new();
-                            let mut c = new_sink(opts, &mut line);
-                            c.file_done(&name, count)?;
-                            drop(c);
-                            put(&mut outs, 0, &line)?;
+                            printer.file_count(&name, count)?;
                         }
                         ended = true;
                         if let Some(e) = error {
                             sum.errors += 1;
                             // Keep stdout and stderr in order on a terminal.
-                            outs[0].flush()?;
+                            printer.flush()?;
                             let _ = writeln!(err, "urlsift: {e}");
                         }
                         break;
                     }
                     Msg::Died(e) => {
                         ended = true;
-                        outs[0].flush()?;
+                        printer.flush()?;
                         let _ = writeln!(err, "urlsift: {e}");
                         sum.died = Some(e);
                         break;
@@ -483,48 +378,23 @@ fn consume<'o>(
                 break;
             }
         }
-        if sum.died.is_some() {
-            // A partial table or unique list would look complete: print none.
-            unique = None;
-            counter = None;
-        }
-        if let Some(u) = unique.take() {
-            let mut werr = None;
-            let stats = u
-                .finish(|rec| {
-                    let (shard, body) = split_shard(rec);
-                    put(&mut outs, shard, body).inspect_err(|e| {
-                        werr = Some(io::Error::new(e.kind(), e.to_string()));
-                    })
-                })
-                .map_err(|e| werr.take().map_or(Stop::Dedup(e), Stop::Write))?;
-            sum.dedup = Some(stats);
-        }
-        if let Some(c) = counter.take() {
-            let by = opts.count_by.unwrap_or(CountBy::Url);
-            let mut werr = None;
-            let out = &mut outs[0];
-            let stats = c
-                .finish(|n, k| {
-                    write_count_row_as(out, opts.format, by, n, k).inspect_err(|e| {
-                        werr = Some(io::Error::new(e.kind(), e.to_string()));
-                    })
-                })
-                .map_err(|e| werr.take().map_or(Stop::Dedup(e), Stop::Write))?;
-            sum.dedup = Some(stats);
-        }
-        for w in outs.drain(..) {
-            w.close()?;
-        }
         Ok(())
     })();
+    let result = result.and_then(|()| {
+        if sum.died.is_some() {
+            // A partial table or unique list would look complete: print none.
+            printer.abandon();
+        }
+        sum.dedup = printer.finish()?;
+        Ok(())
+    });
     match result {
         Ok(()) => {}
-        Err(Stop::Write(e)) => {
+        Err(PrintError::Write(e)) => {
             stop.store(true, Ordering::Relaxed);
             sum.write_error = Some(e);
         }
-        Err(Stop::Dedup(e)) => {
+        Err(PrintError::Dedup(e)) => {
             stop.store(true, Ordering::Relaxed);
             let dir = cfg.temp_dir.clone().unwrap_or_else(std::env::temp_dir);
             sum.dedup_error = Some(format!(
@@ -534,14 +404,6 @@ fn consume<'o>(
         }
     }
     sum
-}
-
-/// A keyed record's shard and formatted bytes.
-fn split_shard(rec: &[u8]) -> (usize, &[u8]) {
-    match rec.split_first_chunk::<4>() {
-        Some((s, body)) => (u32::from_le_bytes(*s) as usize, body),
-        None => (0, rec),
-    }
 }
 
 /// Fails every read once the run is stopping, or the input has taken all
@@ -561,55 +423,23 @@ impl<R: Read> Read for StopReader<'_, R> {
     }
 }
 
-/// How a worker sends its records.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    /// Formatted bytes, as they come.
-    Plain,
-    /// Formatted records with a shard and a fingerprint (`--unique`, shards).
-    Keyed,
-    /// `--count-by` keys with their fingerprints.
-    Count,
-    /// Nothing but the count (`-c`, `-q`).
-    CountOnly,
-}
-
 /// Formats one input's records: the filters (`--strict`, `--scheme`), then
-/// the record as the run's mode wants it. A worker has one; each chunk of a
-/// file formatted in parallel has its own.
+/// the plan's [`Sink`]. A worker has one; each chunk of a file formatted in
+/// parallel has its own.
 struct Former<'a> {
     cfg: &'a Config<'a>,
     file: &'a str,
-    mode: Mode,
-    shards: usize,
-    fmt: Formatter,
-    /// Scratch for dedup keys ([`dedup::key_into`]): no allocation per URL.
-    keybuf: Vec<u8>,
-}
-
-/// Formatted records, in input order, on their way to the consumer.
-#[derive(Default)]
-struct Batch {
-    bytes: Vec<u8>,
-    metas: Vec<Meta>,
-    /// Records taken (formatted or, for `-c`, counted).
-    count: u64,
-    /// Formatting failed (a formatter's write error).
-    failed: bool,
+    plan: Plan,
+    sink: Box<dyn Sink + Send>,
 }
 
 impl<'a> Former<'a> {
-    fn new(cfg: &'a Config<'a>, file: &'a str, mode: Mode, shards: usize) -> Self {
-        let mut opts = cfg.opts.clone();
-        // The consumer writes each output's header.
-        opts.no_header = true;
+    fn new(cfg: &'a Config<'a>, file: &'a str, plan: Plan) -> Self {
         Former {
             cfg,
             file,
-            mode,
-            shards,
-            fmt: Formatter::new(&opts),
-            keybuf: Vec::new(),
+            plan,
+            sink: plan.sink(&cfg.opts),
         }
     }
 
@@ -632,19 +462,9 @@ impl<'a> Former<'a> {
         true
     }
 
-    /// Append the record of `m` (which [`Former::accepts`]) to `out`.
+    /// Add the record of `m` (which [`Former::accepts`]) to `out`; `mail`
+    /// and `web` say where it came from in a mail or web archive.
     fn add(
-        &mut self,
-        m: &Match<'_>,
-        line: u64,
-        mail: Option<&urlsift_mail::MailWhere>,
-        out: &mut Batch,
-    ) {
-        self.add_in(m, line, mail, None, out)
-    }
-
-    /// [`Former::add`], for a link of a web archive.
-    fn add_in(
         &mut self,
         m: &Match<'_>,
         line: u64,
@@ -652,7 +472,6 @@ impl<'a> Former<'a> {
         web: Option<&WebWhere>,
         out: &mut Batch,
     ) {
-        let opts = &self.cfg.opts;
         let rec = Record {
             file: self.file,
             line,
@@ -660,65 +479,12 @@ impl<'a> Former<'a> {
             mail,
             web,
         };
-        match self.mode {
-            Mode::CountOnly => {}
-            Mode::Plain => {
-                out.failed |= self.fmt.format(&rec, &mut out.bytes).is_err();
-            }
-            Mode::Count => {
-                let owned;
-                let k: &[u8] = if matches!(opts.count_by, None | Some(CountBy::Url)) {
-                    // The URL key, normalized into the worker's buffer.
-                    let www = m.kind == urlsift_core::extract::Kind::Www;
-                    dedup::key_into(&m.url, www, opts.dedup_key, &mut self.keybuf)
-                } else {
-                    let Some(k) = count_key(m, opts.count_by, opts.dedup_key) else {
-                        return;
-                    };
-                    owned = k;
-                    &owned
-                };
-                out.bytes.extend_from_slice(k);
-                let fp = fingerprint(k);
-                out.metas.push(Meta {
-                    fp,
-                    end: out.bytes.len(),
-                });
-            }
-            Mode::Keyed => {
-                let www = m.kind == urlsift_core::extract::Kind::Www;
-                let sharded_by_url = self.shards > 1 && self.cfg.shard_by == ShardBy::Url;
-                let key = (opts.unique || sharded_by_url)
-                    .then(|| dedup::key_into(&m.url, www, opts.dedup_key, &mut self.keybuf));
-                let url_fp = key.map_or(0, fingerprint);
-                let fp = if opts.unique { url_fp } else { 0 };
-                let shard = match (self.shards, self.cfg.shard_by) {
-                    (1, _) => 0,
-                    (n, ShardBy::Url) => shard_of(url_fp, n),
-                    (n, ShardBy::Host) => {
-                        shard_of(fingerprint(&host_key(m).unwrap_or_default()), n)
-                    }
-                };
-                out.bytes.extend_from_slice(&(shard as u32).to_le_bytes());
-                let key = key.map(|k| (k, opts.dedup_key));
-                out.failed |= self.fmt.format_with(&rec, key, &mut out.bytes).is_err();
-                out.metas.push(Meta {
-                    fp,
-                    end: out.bytes.len(),
-                });
-            }
-        }
+        self.sink.record(&rec, out);
     }
 
-    /// Whether the records need their line numbers (`-n`, JSON, CSV/TSV):
-    /// counts, `--count-by` keys and plain text lines do not.
+    /// Whether the records need their line numbers.
     fn uses_line(&self) -> bool {
-        match self.mode {
-            Mode::CountOnly | Mode::Count => false,
-            Mode::Plain | Mode::Keyed => {
-                self.cfg.opts.format != Format::Text || self.cfg.opts.line_number
-            }
-        }
+        self.plan.uses_line(&self.cfg.opts)
     }
 }
 
@@ -731,13 +497,12 @@ fn format_chunk(mut f: Former<'_>, chunk: parallel::Chunk<'_, '_>, uses_line: bo
         if !f.accepts(m) {
             continue;
         }
-        out.count += 1;
         let line = if uses_line {
             lines.line_at(chunk.hay, m.start)
         } else {
             0
         };
-        f.add(m, line, None, &mut out);
+        f.add(m, line, None, None, &mut out);
     }
     out
 }
@@ -789,9 +554,9 @@ impl Emit<'_> {
             self.stop.store(true, Ordering::Relaxed);
             return;
         }
-        self.former.add_in(m, line, mail, web, &mut self.batch);
+        self.former.add(m, line, mail, web, &mut self.batch);
         self.failed |= self.batch.failed;
-        if self.batch.bytes.len() >= BATCH {
+        if self.batch.len() >= BATCH {
             self.send();
         }
     }
@@ -809,34 +574,19 @@ impl Emit<'_> {
         self.count += b.count;
         self.failed |= b.failed;
         self.send();
-        if !b.bytes.is_empty() || !b.metas.is_empty() {
-            let msg = match self.former.mode {
-                Mode::Plain => Msg::Bytes(b.bytes),
-                _ => Msg::Keyed {
-                    bytes: b.bytes,
-                    metas: b.metas,
-                },
-            };
-            self.failed |= self.tx.send(msg).is_err();
+        if !b.is_empty() {
+            self.failed |= self.tx.send(Msg::Batch(b)).is_err();
         }
         !self.failed
     }
 
     /// Send what is buffered.
     fn send(&mut self) {
-        let b = &mut self.batch;
-        if b.bytes.is_empty() && b.metas.is_empty() {
+        if self.batch.is_empty() {
             return;
         }
-        let bytes = std::mem::replace(&mut b.bytes, Vec::with_capacity(BATCH + 1024));
-        let msg = match self.former.mode {
-            Mode::Plain => Msg::Bytes(bytes),
-            _ => Msg::Keyed {
-                bytes,
-                metas: std::mem::take(&mut b.metas),
-            },
-        };
-        self.failed |= self.tx.send(msg).is_err();
+        let b = self.batch.take(BATCH + 1024);
+        self.failed |= self.tx.send(Msg::Batch(b)).is_err();
     }
 }
 
@@ -863,23 +613,12 @@ fn scan_source(
         Ok(o) => o,
         Err(e) => return end(0, false, Some(format!("{name}: {e}"))),
     };
-    let opts = &cfg.opts;
     let full = AtomicBool::new(false);
-    let mode = if cfg.quiet || opts.count || cfg.list.is_some() {
-        Mode::CountOnly
-    } else if opts.count_by.is_some() {
-        Mode::Count
-    } else if opts.unique || shards > 1 {
-        Mode::Keyed
-    } else {
-        Mode::Plain
-    };
+    let mut plan = Plan::new(&cfg.opts, shards, cfg.quiet || cfg.list.is_some());
+    plan.shard_by = cfg.shard_by;
     let mut emit = Emit {
-        former: Former::new(cfg, &name, mode, shards),
-        batch: Batch {
-            bytes: Vec::with_capacity(BATCH + 1024),
-            ..Batch::default()
-        },
+        former: Former::new(cfg, &name, plan),
+        batch: Batch::with_capacity(BATCH + 1024),
         tx,
         stop,
         count: 0,
@@ -967,15 +706,14 @@ fn scan_whole(cfg: &Config<'_>, data: &[u8], emit: &mut Emit<'_>, stop: &AtomicB
     if emit.parallel() {
         // Each chunk's records are formatted on the pool, in parallel; this
         // thread only sends the batches on, in input order.
-        let f = &emit.former;
-        let (file, mode, shards) = (f.file, f.mode, f.shards);
+        let (file, plan) = (emit.former.file, emit.former.plan);
         parallel::scan_segments_map(
             ex,
             data,
             seg,
             cfg.chunk_size,
             uses_line,
-            |chunk| format_chunk(Former::new(cfg, file, mode, shards), chunk, uses_line),
+            |chunk| format_chunk(Former::new(cfg, file, plan), chunk, uses_line),
             |batch| emit.take(batch) && !stop.load(Ordering::Relaxed),
             |n| {
                 progress(n);
@@ -1082,17 +820,15 @@ fn warc_batch(
         return true;
     }
     if emit.parallel() {
-        let f = &emit.former;
-        let (mode, shards) = (f.mode, f.shards);
+        let plan = emit.former.plan;
         let batches: Vec<Batch> = recs
             .par_iter()
             .map(|rec| {
-                let mut f = Former::new(cfg, name, mode, shards);
+                let mut f = Former::new(cfg, name, plan);
                 let mut out = Batch::default();
                 record_links(rec, opts, |m, web| {
                     if f.accepts(m) {
-                        out.count += 1;
-                        f.add_in(m, 0, None, Some(web), &mut out);
+                        f.add(m, 0, None, Some(web), &mut out);
                     }
                 });
                 out

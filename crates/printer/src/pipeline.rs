@@ -1,0 +1,566 @@
+//! The one output path: [`Sink`]s turn records into [`Batch`]es, and a
+//! [`Printer`] writes the batches in input order.
+//!
+//! ```text
+//! records of a chunk -> Sink (format; key; shard)  -> Batch     (any thread, in parallel)
+//! batches, in order  -> Printer (header; --unique; --count-by; shards) -> writers
+//! ```
+//!
+//! A sink holds no state that crosses records, so a big input's chunks are
+//! formatted on every core, each into its own batch, and the output is the
+//! same as one sink's over the whole input. The printer does what needs the
+//! records in order: the CSV header before each output's first row, the
+//! first record of each key (`--unique`, bounded by `max_memory`), the
+//! counts (`--count-by`), the split into shards.
+//!
+//! ```
+//! use urlsift_printer::pipeline::{Batch, Plan, Printer, RecordWriter};
+//! use urlsift_printer::dedup::KeyLevel;
+//! use urlsift_printer::{Format, Options, Record};
+//! let text = b"see http://a.example/ and HTTP://A.example/ then http://b.example/";
+//! let opts = Options {
+//!     format: Format::Json,
+//!     unique: true,
+//!     normalize: true,
+//!     dedup_key: KeyLevel::Scheme,
+//!     ..Options::default()
+//! };
+//! let plan = Plan::new(&opts, 1, false);
+//! let mut sink = plan.sink(&opts);
+//! let mut batch = Batch::default();
+//! for m in urlsift_core::find(text) {
+//!     sink.record(&Record { file: "-", line: 1, m: &m, mail: None, web: None }, &mut batch);
+//! }
+//! let mut out = Vec::new();
+//! {
+//!     let outs: Vec<Box<dyn RecordWriter + '_>> = vec![Box::new(&mut out)];
+//!     let mut printer = Printer::new(&opts, outs, usize::MAX, None);
+//!     printer.batch(batch).unwrap();
+//!     printer.finish().unwrap();
+//! }
+//! assert_eq!(String::from_utf8(out).unwrap().lines().count(), 2);
+//! ```
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use crate::dedup::{self, Counter, Offer, Unique, fingerprint};
+use crate::{
+    CountBy, Format, Formatter, Options, Record, count_key, host_key, write_count_row_as,
+    write_header,
+};
+use urlsift_core::extract::Kind;
+
+/// What `--shard-by` partitions on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ShardBy {
+    /// The URL's de-duplication key (so equal keys land in one shard).
+    #[default]
+    Url,
+    /// The URL's lower-cased host (URLs without one share a shard).
+    Host,
+}
+
+/// A shard index from a fingerprint: the high 64 bits, reduced to `0..n`
+/// without a division's bias worth mentioning (a multiply-shift).
+///
+/// ```
+/// use urlsift_printer::pipeline::shard_of;
+/// assert!(shard_of(u128::MAX, 8) < 8);
+/// assert_eq!(shard_of(12345, 1), 0);
+/// ```
+pub fn shard_of(fp: u128, n: usize) -> usize {
+    (((fp >> 64) as u64 as u128 * n as u128) >> 64) as usize
+}
+
+/// One record of a keyed batch: its fingerprint and where its bytes end.
+#[derive(Clone, Copy, Debug)]
+struct Meta {
+    fp: u128,
+    end: usize,
+}
+
+/// Records in input order, as a [`Sink`] made them: formatted bytes, and
+/// for keyed plans each record's fingerprint (and shard).
+#[derive(Debug, Default)]
+pub struct Batch {
+    bytes: Vec<u8>,
+    metas: Vec<Meta>,
+    /// Records taken (formatted, keyed or, for counts, counted).
+    pub count: u64,
+    /// A record could not be formatted.
+    pub failed: bool,
+}
+
+impl Batch {
+    /// A batch with room for `bytes` bytes of records.
+    pub fn with_capacity(bytes: usize) -> Batch {
+        Batch {
+            bytes: Vec::with_capacity(bytes),
+            ..Batch::default()
+        }
+    }
+
+    /// The bytes of the batch so far.
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// True when the batch holds no record bytes.
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty() && self.metas.is_empty()
+    }
+
+    /// The batch's records, leaving it empty (its count and failure are
+    /// left as they are).
+    pub fn take(&mut self, capacity: usize) -> Batch {
+        Batch {
+            bytes: std::mem::replace(&mut self.bytes, Vec::with_capacity(capacity)),
+            metas: std::mem::take(&mut self.metas),
+            count: 0,
+            failed: false,
+        }
+    }
+}
+
+/// What a run's records become.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Formatted bytes, as they come.
+    Plain,
+    /// Formatted records with a shard and a fingerprint (`--unique`, shards).
+    Keyed,
+    /// `--count-by` keys with their fingerprints.
+    Count,
+    /// Nothing but the number of records (`-c`, `-q`, `-l`).
+    CountOnly,
+}
+
+/// How a run's records are turned into batches: one plan per run, one
+/// [`Sink`] per chunk of records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// What the records become.
+    pub mode: Mode,
+    /// The number of outputs (shards); at least 1.
+    pub shards: usize,
+    /// What records are partitioned on when there is more than one output.
+    pub shard_by: ShardBy,
+}
+
+impl Plan {
+    /// The plan `opts` asks for, with `shards` outputs; `count_only` when
+    /// nothing but counts is wanted (`-q`, `-l`).
+    pub fn new(opts: &Options, shards: usize, count_only: bool) -> Plan {
+        let mode = if count_only || opts.count {
+            Mode::CountOnly
+        } else if opts.count_by.is_some() {
+            Mode::Count
+        } else if opts.unique || shards > 1 {
+            Mode::Keyed
+        } else {
+            Mode::Plain
+        };
+        Plan {
+            mode,
+            shards: shards.max(1),
+            shard_by: ShardBy::Url,
+        }
+    }
+
+    /// Whether the records need their line numbers (`-n`, JSON, CSV/TSV):
+    /// counts, `--count-by` keys and plain text lines do not.
+    pub fn uses_line(&self, opts: &Options) -> bool {
+        match self.mode {
+            Mode::CountOnly | Mode::Count => false,
+            Mode::Plain | Mode::Keyed => opts.format != Format::Text || opts.line_number,
+        }
+    }
+
+    /// A sink for this plan, for one chunk of records (or a whole input).
+    pub fn sink(&self, opts: &Options) -> Box<dyn Sink + Send> {
+        let mut opts = opts.clone();
+        // The printer writes each output's header.
+        opts.no_header = true;
+        let fmt = Formatter::new(&opts);
+        let shard_by = self.shard_by;
+        match self.mode {
+            Mode::Plain => Box::new(fmt),
+            Mode::CountOnly => Box::new(Tally),
+            Mode::Count => Box::new(CountKeys {
+                by: opts.count_by,
+                level: opts.dedup_key,
+                keybuf: Vec::new(),
+            }),
+            Mode::Keyed => Box::new(Keyed {
+                fmt,
+                unique: opts.unique,
+                level: opts.dedup_key,
+                shards: self.shards,
+                shard_by,
+                keybuf: Vec::new(),
+            }),
+        }
+    }
+}
+
+/// Turns records into a [`Batch`]: every format and mode of output is a
+/// sink ([`Formatter`] for text, JSON Lines and CSV/TSV; keyed records for
+/// `--unique` and shards; keys for `--count-by`; counts for `-c`).
+pub trait Sink {
+    /// Add `rec` to `out`.
+    fn record(&mut self, rec: &Record<'_, '_>, out: &mut Batch);
+}
+
+impl Sink for Formatter {
+    fn record(&mut self, rec: &Record<'_, '_>, out: &mut Batch) {
+        out.count += 1;
+        out.failed |= self.format(rec, &mut out.bytes).is_err();
+    }
+}
+
+/// `-c`, `-q`, `-l`: records are only counted.
+struct Tally;
+
+impl Sink for Tally {
+    fn record(&mut self, _rec: &Record<'_, '_>, out: &mut Batch) {
+        out.count += 1;
+    }
+}
+
+/// `--count-by`: each record's key and its fingerprint.
+struct CountKeys {
+    by: Option<CountBy>,
+    level: dedup::KeyLevel,
+    /// Scratch for dedup keys ([`dedup::key_into`]): no allocation per URL.
+    keybuf: Vec<u8>,
+}
+
+impl Sink for CountKeys {
+    fn record(&mut self, rec: &Record<'_, '_>, out: &mut Batch) {
+        out.count += 1;
+        let m = rec.m;
+        let owned;
+        let k: &[u8] = if matches!(self.by, None | Some(CountBy::Url)) {
+            // The URL key, normalized into the sink's buffer.
+            let www = m.kind == Kind::Www;
+            dedup::key_into(&m.url, www, self.level, &mut self.keybuf)
+        } else {
+            let Some(k) = count_key(m, self.by, self.level) else {
+                return;
+            };
+            owned = k;
+            &owned
+        };
+        out.bytes.extend_from_slice(k);
+        let fp = fingerprint(k);
+        out.metas.push(Meta {
+            fp,
+            end: out.bytes.len(),
+        });
+    }
+}
+
+/// `--unique` and shards: each formatted record with its shard (4 bytes,
+/// little-endian, first) and the fingerprint of its key.
+struct Keyed {
+    fmt: Formatter,
+    unique: bool,
+    level: dedup::KeyLevel,
+    shards: usize,
+    shard_by: ShardBy,
+    keybuf: Vec<u8>,
+}
+
+impl Sink for Keyed {
+    fn record(&mut self, rec: &Record<'_, '_>, out: &mut Batch) {
+        out.count += 1;
+        let m = rec.m;
+        let www = m.kind == Kind::Www;
+        let sharded_by_url = self.shards > 1 && self.shard_by == ShardBy::Url;
+        let key = (self.unique || sharded_by_url)
+            .then(|| dedup::key_into(&m.url, www, self.level, &mut self.keybuf));
+        let url_fp = key.map_or(0, fingerprint);
+        let fp = if self.unique { url_fp } else { 0 };
+        let shard = match (self.shards, self.shard_by) {
+            (1, _) => 0,
+            (n, ShardBy::Url) => shard_of(url_fp, n),
+            (n, ShardBy::Host) => shard_of(fingerprint(&host_key(m).unwrap_or_default()), n),
+        };
+        out.bytes.extend_from_slice(&(shard as u32).to_le_bytes());
+        let key = key.map(|k| (k, self.level));
+        out.failed |= self.fmt.format_with(rec, key, &mut out.bytes).is_err();
+        out.metas.push(Meta {
+            fp,
+            end: out.bytes.len(),
+        });
+    }
+}
+
+/// Where a run's records go. `close` ends the output (for Parquet: writes
+/// the footer).
+pub trait RecordWriter: Write {
+    /// Flush and finish the output.
+    fn close(self: Box<Self>) -> io::Result<()>;
+}
+
+impl<W: Write + ?Sized> RecordWriter for &mut W {
+    fn close(mut self: Box<Self>) -> io::Result<()> {
+        self.flush()
+    }
+}
+
+impl<W: Write> RecordWriter for io::BufWriter<W> {
+    fn close(mut self: Box<Self>) -> io::Result<()> {
+        self.flush()
+    }
+}
+
+#[cfg(feature = "parquet")]
+impl<W: Write + Send> RecordWriter for crate::parquet::ParquetWriter<W> {
+    fn close(self: Box<Self>) -> io::Result<()> {
+        (*self).close().map(|_| ())
+    }
+}
+
+/// A failure of the printer.
+#[derive(Debug)]
+pub enum PrintError {
+    /// Writing an output failed (a closed pipe included).
+    Write(io::Error),
+    /// De-duplication failed (spilling to disk).
+    Dedup(io::Error),
+}
+
+impl From<io::Error> for PrintError {
+    fn from(e: io::Error) -> Self {
+        PrintError::Write(e)
+    }
+}
+
+/// Writes batches, in input order, to the run's outputs.
+pub struct Printer<'o> {
+    opts: Options,
+    outs: Vec<Box<dyn RecordWriter + 'o>>,
+    /// Per output: its header is written (or none is needed).
+    header: Vec<bool>,
+    unique: Option<Unique>,
+    counter: Option<Counter>,
+}
+
+impl<'o> Printer<'o> {
+    /// A printer of records for `opts` into `outs` (one per shard; `-c` and
+    /// `--count-by` tables go to the first). `--unique` and `--count-by`
+    /// state stays within `max_memory`, spilling sorted runs to `temp_dir`
+    /// past it.
+    pub fn new(
+        opts: &Options,
+        outs: Vec<Box<dyn RecordWriter + 'o>>,
+        max_memory: usize,
+        temp_dir: Option<PathBuf>,
+    ) -> Printer<'o> {
+        let counting = !opts.count && opts.count_by.is_some();
+        let uniq = !opts.count && !counting && opts.unique;
+        // CSV/TSV: each writer's header row goes before its first record.
+        let csv = matches!(opts.format, Format::Csv | Format::Tsv) && !opts.count && !counting;
+        Printer {
+            opts: opts.clone(),
+            header: vec![!csv; outs.len()],
+            outs,
+            unique: uniq.then(|| Unique::new(max_memory, temp_dir.clone())),
+            counter: counting.then(|| Counter::new(max_memory, temp_dir)),
+        }
+    }
+
+    /// Write `bytes` to output `shard` (after its header, if it is the first).
+    pub fn put(&mut self, shard: usize, bytes: &[u8]) -> io::Result<()> {
+        let shard = shard.min(self.outs.len() - 1);
+        if !self.header[shard] {
+            self.header[shard] = true;
+            write_header(&self.opts, &mut self.outs[shard])?;
+        }
+        self.outs[shard].write_all(bytes)
+    }
+
+    /// The records of `b`, in order: written, filtered (`--unique`) or
+    /// counted (`--count-by`).
+    pub fn batch(&mut self, b: Batch) -> Result<(), PrintError> {
+        if b.metas.is_empty() {
+            if !b.bytes.is_empty() {
+                self.put(0, &b.bytes)?;
+            }
+            return Ok(());
+        }
+        let mut start = 0;
+        for m in b.metas {
+            let rec = &b.bytes[start..m.end];
+            start = m.end;
+            if let Some(c) = self.counter.as_mut() {
+                c.add(m.fp, rec).map_err(PrintError::Dedup)?;
+                continue;
+            }
+            let new = match self.unique.as_mut() {
+                Some(u) => u.offer(m.fp, rec).map_err(PrintError::Dedup)? == Offer::New,
+                None => true,
+            };
+            if new {
+                let (shard, body) = split_shard(rec);
+                self.put(shard, body)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `-c`: the count of one input, as its row.
+    pub fn file_count(&mut self, file: &str, count: u64) -> io::Result<()> {
+        let line = count_row(&self.opts, file, count);
+        self.put(0, &line)
+    }
+
+    /// Flush the first output (to keep it in order with messages on a
+    /// terminal).
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.outs[0].flush()
+    }
+
+    /// Forget `--unique` and `--count-by` state: a run that ends early
+    /// prints no partial list or table that would look complete.
+    pub fn abandon(&mut self) {
+        self.unique = None;
+        self.counter = None;
+    }
+
+    /// The end: the `--unique` spill merged, the `--count-by` table, every
+    /// output closed. Returns what de-duplication did.
+    pub fn finish(mut self) -> Result<Option<dedup::Stats>, PrintError> {
+        let mut stats = None;
+        if let Some(u) = self.unique.take() {
+            let mut werr = None;
+            let s = u
+                .finish(|rec| {
+                    let (shard, body) = split_shard(rec);
+                    self.put(shard, body).inspect_err(|e| {
+                        werr = Some(io::Error::new(e.kind(), e.to_string()));
+                    })
+                })
+                .map_err(|e| werr.take().map_or(PrintError::Dedup(e), PrintError::Write))?;
+            stats = Some(s);
+        }
+        if let Some(c) = self.counter.take() {
+            let by = self.opts.count_by.unwrap_or(CountBy::Url);
+            let fmt = self.opts.format;
+            let mut werr = None;
+            let out = &mut self.outs[0];
+            let s = c
+                .finish(|n, k| {
+                    write_count_row_as(out, fmt, by, n, k).inspect_err(|e| {
+                        werr = Some(io::Error::new(e.kind(), e.to_string()));
+                    })
+                })
+                .map_err(|e| werr.take().map_or(PrintError::Dedup(e), PrintError::Write))?;
+            stats = Some(s);
+        }
+        for w in self.outs.drain(..) {
+            w.close()?;
+        }
+        Ok(stats)
+    }
+}
+
+/// A keyed record's shard and formatted bytes.
+fn split_shard(rec: &[u8]) -> (usize, &[u8]) {
+    match rec.split_first_chunk::<4>() {
+        Some((s, body)) => (u32::from_le_bytes(*s) as usize, body),
+        None => (0, rec),
+    }
+}
+
+/// `-c`'s row for one input: `COUNT`, `FILE:COUNT` with file names, or a
+/// JSON object.
+fn count_row(opts: &Options, file: &str, count: u64) -> Vec<u8> {
+    if opts.format == Format::Json {
+        return crate::json_count_line("file", file, count);
+    }
+    let sep = if opts.null { "\0" } else { ":" };
+    match (opts.with_filename, opts.color) {
+        (false, _) => format!("{count}\n"),
+        (true, false) => format!("{file}{sep}{count}\n"),
+        (true, true) => format!(
+            "{}{file}{}{sep}{count}\n",
+            crate::color::PATH,
+            crate::color::RESET
+        ),
+    }
+    .into_bytes()
+}
+
+/// Records one at a time into one writer: a [`Sink`] and a [`Printer`]
+/// for a library caller that has no chunks.
+///
+/// ```
+/// use urlsift_printer::pipeline::Writer;
+/// use urlsift_printer::{Options, Record};
+/// let mut out = Vec::new();
+/// {
+///     let mut w = Writer::new(&Options::default(), &mut out);
+///     for m in urlsift_core::find(b"see http://a.example/ now") {
+///         w.record(&Record { file: "-", line: 1, m: &m, mail: None, web: None }).unwrap();
+///     }
+///     w.finish().unwrap();
+/// }
+/// assert_eq!(out, b"http://a.example/\n");
+/// ```
+pub struct Writer<'w> {
+    sink: Box<dyn Sink + Send>,
+    printer: Option<Printer<'w>>,
+    batch: Batch,
+}
+
+impl<'w> Writer<'w> {
+    /// A writer of records to `out` as `opts` asks (`--unique` and
+    /// `--count-by` state in memory).
+    pub fn new<W: Write + 'w>(opts: &Options, out: W) -> Writer<'w> {
+        let plan = Plan::new(opts, 1, false);
+        let outs: Vec<Box<dyn RecordWriter + 'w>> = vec![Box::new(io::BufWriter::new(out))];
+        Writer {
+            sink: plan.sink(opts),
+            printer: Some(Printer::new(opts, outs, usize::MAX, None)),
+            batch: Batch::default(),
+        }
+    }
+
+    fn printer(&mut self) -> io::Result<&mut Printer<'w>> {
+        self.printer
+            .as_mut()
+            .ok_or_else(|| io::Error::other("the writer is finished"))
+    }
+
+    /// One record.
+    pub fn record(&mut self, rec: &Record<'_, '_>) -> io::Result<()> {
+        self.sink.record(rec, &mut self.batch);
+        let b = self.batch.take(0);
+        self.printer()?.batch(b).map_err(into_io)
+    }
+
+    /// The end of one input with `count` records: its row for `-c`.
+    pub fn file_done(&mut self, file: &str, count: u64) -> io::Result<()> {
+        if self.printer()?.opts.count {
+            self.printer()?.file_count(file, count)?;
+        }
+        Ok(())
+    }
+
+    /// The end: aggregates written, the output flushed.
+    pub fn finish(&mut self) -> io::Result<()> {
+        match self.printer.take() {
+            Some(p) => p.finish().map(|_| ()).map_err(into_io),
+            None => Ok(()),
+        }
+    }
+}
+
+fn into_io(e: PrintError) -> io::Error {
+    match e {
+        PrintError::Write(e) | PrintError::Dedup(e) => e,
+    }
+}

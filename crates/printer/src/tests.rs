@@ -1,0 +1,357 @@
+//! The printer's tests, and the reference writers they check the fast
+//! ones against: the serde `Row` for JSON Lines and a `csv::Writer` per
+//! record for CSV/TSV.
+
+use super::*;
+use proptest::prelude::*;
+use urlsift_core::extract::Style;
+use urlsift_mail::MailWhere;
+
+/// The reference JSON Lines writer: serde over [`Row`].
+fn old_json(rec: &Record<'_, '_>, normalize: Option<KeyLevel>) -> Vec<u8> {
+    let mut v = serde_json::to_vec(&row(rec, normalize)).unwrap();
+    v.push(b'\n');
+    v
+}
+
+/// The reference CSV/TSV writer: a `csv::Writer` per record, with the
+/// header row first if `header`.
+fn old_csv(rec: &Record<'_, '_>, normalize: Option<KeyLevel>, tsv: bool, header: bool) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut w = csv::WriterBuilder::new()
+        .delimiter(if tsv { b'\t' } else { b',' })
+        .quote_style(if tsv {
+            csv::QuoteStyle::Never
+        } else {
+            csv::QuoteStyle::Necessary
+        })
+        .from_writer(&mut out);
+    if header {
+        w.write_record(header_fields(normalize.is_some())).unwrap();
+    }
+    w.write_record(csv_fields(rec, normalize, tsv)).unwrap();
+    w.flush().unwrap();
+    drop(w);
+    out
+}
+
+/// Format `rec` in every format and normalization, with a fresh
+/// formatter (header row) and a used one (no header), and compare with
+/// the reference writers.
+fn check(rec: &Record<'_, '_>) {
+    for normalize in [
+        None,
+        Some(KeyLevel::Raw),
+        Some(KeyLevel::Syntax),
+        Some(KeyLevel::Scheme),
+        Some(KeyLevel::NoFragment),
+    ] {
+        for format in [Format::Json, Format::Csv, Format::Tsv] {
+            let opts = Options {
+                format,
+                normalize: normalize.is_some(),
+                dedup_key: normalize.unwrap_or_default(),
+                ..Options::default()
+            };
+            let mut f = Formatter::new(&opts);
+            let level = f.normal_level();
+            let normalize = normalize.map(|_| level);
+            for header in [true, false] {
+                let mut got = Vec::new();
+                f.format(rec, &mut got).unwrap();
+                let want = match format {
+                    Format::Json => old_json(rec, normalize),
+                    _ => old_csv(rec, normalize, format == Format::Tsv, header),
+                };
+                assert_eq!(
+                    String::from_utf8_lossy(&got),
+                    String::from_utf8_lossy(&want),
+                    "{format:?} {normalize:?} header {header}: {rec:?}"
+                );
+            }
+        }
+    }
+}
+
+fn mail() -> MailWhere {
+    MailWhere {
+        message: 3,
+        message_id: Some("a\"b\\c@x".into()),
+        message_offset: 10,
+        part: 2,
+        content_type: "text/plain".into(),
+        part_offset: 99,
+        part_start: 5,
+        part_line: 2,
+    }
+}
+
+/// The keys of one JSON object, in order.
+fn json_keys(line: &[u8]) -> Vec<String> {
+    let v: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(line).unwrap();
+    // serde_json keeps the order only with preserve_order: read the keys off
+    // the text instead, in order, checking they are the map's.
+    let text = String::from_utf8(line.to_vec()).unwrap();
+    let mut keys: Vec<(usize, String)> = v
+        .keys()
+        .map(|k| (text.find(&format!("\"{k}\":")).unwrap(), k.clone()))
+        .collect();
+    keys.sort();
+    keys.into_iter().map(|(_, k)| k).collect()
+}
+
+#[test]
+fn writers_write_the_fields_in_their_defined_order() {
+    use crate::fields::{Group, names};
+    let text = b"see http://a.example/x";
+    let m = &urlsift_core::extract::extract(text)[0];
+    let w = mail();
+    let web = WebWhere::default();
+    for (normalize, mail_, web_) in [
+        (false, None, None),
+        (true, None, None),
+        (false, Some(&w), None),
+        (true, None, Some(&web)),
+    ] {
+        let mut groups = vec![Group::Record];
+        if normalize {
+            groups.push(Group::Normalized);
+        }
+        if mail_.is_some() {
+            groups.push(Group::Mail);
+        }
+        if web_.is_some() {
+            groups.push(Group::Web);
+        }
+        let rec = Record {
+            file: "f",
+            line: 1,
+            m,
+            mail: mail_,
+            web: web_,
+        };
+        let opts = Options {
+            format: Format::Json,
+            normalize,
+            ..Options::default()
+        };
+        let mut out = Vec::new();
+        Formatter::new(&opts).format(&rec, &mut out).unwrap();
+        assert_eq!(json_keys(&out), names(&groups).collect::<Vec<_>>());
+        if mail_.is_none() && web_.is_none() {
+            let opts = Options {
+                format: Format::Csv,
+                normalize,
+                ..Options::default()
+            };
+            let mut out = Vec::new();
+            write_header(&opts, &mut out).unwrap();
+            let header = String::from_utf8(out).unwrap();
+            assert_eq!(
+                header.trim_end().split(',').collect::<Vec<_>>(),
+                names(&groups).collect::<Vec<_>>()
+            );
+        }
+    }
+}
+
+#[test]
+fn writers_match_the_serde_rows_on_extracted_urls() {
+    let text = b"see http://a.example/x,y\"z and http://b.example/\\back\\slash, \
+        http://c.example/\xff\xfe/p?q=\xc3\xa9#fr www.d.example/a,b \
+        <http://e.example/wrapped\n  /more> http://[::1]:80/v6 mailto:user@x.example \
+        http://u:p@h.example:8080/p?q#f <URL:ftp://f.example/\xe4\xb8\xad> \
+        http://g.example/%7E%41?Q=%2f#%5B HTTP://H.EXAMPLE:80/a/./b/../c";
+    let ms = urlsift_core::extract::extract(text);
+    assert!(ms.len() >= 10, "{ms:?}");
+    let w = mail();
+    for m in &ms {
+        for file in [
+            "f",
+            "we,ird\"na\tme",
+            "new\nline",
+            "cr\r",
+            "back\\slash",
+            "ctl\x01",
+            "x\x1f",
+            "0123456\x1f",
+            "é",
+        ] {
+            for mail in [None, Some(&w)] {
+                check(&Record {
+                    file,
+                    line: 7,
+                    m,
+                    mail,
+                    web: None,
+                });
+            }
+        }
+    }
+}
+
+#[test]
+fn unique_normalize_prints_each_key_once_in_normal_form() {
+    let text = b"HTTP://A.example:80/%7e x http://a.example/~ y www.B.example/p#f \
+        http://www.b.example/p#g http://c.example/";
+    for (level, want) in [
+        (
+            KeyLevel::Scheme,
+            "http://a.example/~\nhttp://www.b.example/p#f\nhttp://www.b.example/p#g\nhttp://c.example/\n",
+        ),
+        (
+            KeyLevel::NoFragment,
+            "http://a.example/~\nhttp://www.b.example/p\nhttp://c.example/\n",
+        ),
+        (
+            KeyLevel::Raw,
+            "http://a.example/~\nhttp://a.example/~\nhttp://www.b.example/p#f\nhttp://www.b.example/p#g\nhttp://c.example/\n",
+        ),
+    ] {
+        let mut out = Vec::new();
+        {
+            let opts = Options {
+                unique: true,
+                normalize: true,
+                dedup_key: level,
+                ..Options::default()
+            };
+            let mut sink = Writer::new(&opts, &mut out);
+            for m in urlsift_core::extract::extract(text) {
+                sink.record(&Record {
+                    file: "-",
+                    line: 1,
+                    m: &m,
+                    mail: None,
+                    web: None,
+                })
+                .unwrap();
+            }
+            sink.finish().unwrap();
+        }
+        assert_eq!(String::from_utf8_lossy(&out), want, "{level:?}");
+    }
+}
+
+proptest! {
+    #[test]
+    fn writers_match_the_serde_rows_on_any_bytes(
+        url in proptest::collection::vec(
+            prop_oneof![any::<u8>(), Just(b'"'), Just(b'\\'), Just(b'\t'), Just(b'\r'), Just(0x1f), Just(b':'), Just(b'/'), Just(b'?'), Just(b'#'), Just(b'@'), Just(b'[')],
+            0..40,
+        ),
+        prefix in prop_oneof![Just(&b""[..]), Just(&b"http://"[..]), Just(&b"http://[::1"[..]), Just(&b"www."[..])],
+        www in any::<bool>(),
+        ambiguous in any::<bool>(),
+        start in any::<u32>(),
+        file in "[a-z,\"\t\r\n\x1f\\\\]{0,10}",
+    ) {
+        let mut u = prefix.to_vec();
+        u.extend_from_slice(&url);
+        let m = Match {
+            start: start as usize,
+            end: start as usize + u.len(),
+            url: Cow::Owned(u),
+            style: Style::Angle,
+            kind: if www { Kind::Www } else { Kind::Uri },
+            ambiguous,
+        };
+        check(&Record { file: &file, line: 1, m: &m, mail: None, web: None });
+    }
+}
+
+fn lossy(b: Option<&[u8]>) -> Option<String> {
+    b.map(|b| String::from_utf8_lossy(b).into_owned())
+}
+
+/// One JSON Lines / CSV row, as serde writes it: the reference of
+/// [`write_json`] and [`write_csv`].
+#[derive(serde::Serialize)]
+struct Row<'a> {
+    file: &'a str,
+    start: usize,
+    end: usize,
+    line: u64,
+    url: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    normalized: Option<Option<String>>,
+    style: &'static str,
+    kind: &'static str,
+    valid: bool,
+    ambiguous: bool,
+    scheme: Option<String>,
+    userinfo: Option<String>,
+    host: Option<String>,
+    host_kind: Option<&'static str>,
+    port: Option<String>,
+    path: String,
+    query: Option<String>,
+    fragment: Option<String>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    mail: Option<&'a urlsift_mail::MailWhere>,
+}
+
+fn row<'a>(rec: &Record<'a, '_>, normalize: Option<KeyLevel>) -> Row<'a> {
+    let parts = Parts::new(rec.m);
+    let u = parts.uri();
+    Row {
+        file: rec.file,
+        start: rec.m.start,
+        end: rec.m.end,
+        line: rec.line,
+        url: rec.m.url_str().into_owned(),
+        normalized: normalize.map(|l| parts.normalized_at(l)),
+        style: rec.m.style.as_str(),
+        kind: rec.m.kind.as_str(),
+        valid: u.validate().is_ok(),
+        ambiguous: rec.m.ambiguous,
+        scheme: lossy(u.scheme()),
+        userinfo: lossy(u.userinfo()),
+        host: lossy(u.host()),
+        host_kind: u.host_kind().map(|k| k.as_str()),
+        port: lossy(u.port()),
+        path: String::from_utf8_lossy(u.path()).into_owned(),
+        query: lossy(u.query()),
+        fragment: lossy(u.fragment()),
+        mail: rec.mail,
+    }
+}
+
+/// The CSV/TSV fields of one record (TSV has no quoting: tabs and newlines
+/// inside a field become spaces).
+fn csv_fields(rec: &Record<'_, '_>, normalize: Option<KeyLevel>, tsv: bool) -> Vec<String> {
+    let r = row(rec, normalize);
+    let o = |s: &Option<String>| s.clone().unwrap_or_default();
+    let mut f = vec![
+        r.file.to_string(),
+        r.start.to_string(),
+        r.end.to_string(),
+        r.line.to_string(),
+        r.url.clone(),
+    ];
+    if let Some(n) = &r.normalized {
+        f.push(o(n));
+    }
+    f.extend([
+        r.style.to_string(),
+        r.kind.to_string(),
+        r.valid.to_string(),
+        r.ambiguous.to_string(),
+        o(&r.scheme),
+        o(&r.userinfo),
+        o(&r.host),
+        r.host_kind.unwrap_or("").to_string(),
+        o(&r.port),
+        r.path.clone(),
+        o(&r.query),
+        o(&r.fragment),
+    ]);
+    if tsv {
+        for s in &mut f {
+            if s.contains(['\t', '\n', '\r']) {
+                *s = s.replace(['\t', '\n', '\r'], " ");
+            }
+        }
+    }
+    f
+}
