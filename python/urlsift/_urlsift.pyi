@@ -69,8 +69,9 @@ def urls(
     a URL is kept as lone surrogates (``surrogateescape``).
 
     ``threads``: at most this many threads (default: one per core, or
-    ``RAYON_NUM_THREADS``); 1 scans on the calling thread. The result is the
-    same for every value. Mail problems are issued as :class:`MailWarning`.
+    ``RAYON_NUM_THREADS``); 1 scans on the calling thread (a helper thread
+    makes the ``str`` objects meanwhile). The result is the same for every
+    value. Mail problems are issued as :class:`MailWarning`.
     """
 
 def find(
