@@ -49,6 +49,9 @@ if [ -z "${URLSIFT_BIN:-}" ]; then
     export URLSIFT_BIN=$PWD/target/release/urlsift
 fi
 
+# The extension shares the CLI's target directory (and release profile),
+# so the dependencies the CLI build compiled are reused.
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}
 say "building and installing the extension (pip install ./python)"
 t=$SECONDS
 nice -n 10 "$VPY" -m pip install -q --force-reinstall --no-deps ./python

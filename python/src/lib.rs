@@ -138,11 +138,12 @@ fn url_str<'py>(py: Python<'py>, b: &[u8]) -> PyResult<Bound<'py, PyAny>> {
 /// table exists (the table is dropped first, and never outlives the call).
 struct StrCache {
     /// `(hash, start, len, object)`; a null object is an empty slot.
+    /// 2^BITS slots of 32 bytes, in sets of two (4 MiB).
     slots: Vec<(u64, usize, usize, *mut ffi::PyObject)>,
 }
 
 impl StrCache {
-    const BITS: u32 = 16;
+    const BITS: u32 = 17;
 
     fn new() -> Self {
         StrCache {
@@ -165,13 +166,34 @@ impl StrCache {
         (h.rotate_left(5) ^ u64::from_le_bytes(a)).wrapping_mul(K)
     }
 
-    /// The `str` of URL `i` of `batch`, pushed onto `out`.
+    fn slot_of(h: u64) -> usize {
+        (h >> (64 - Self::BITS)) as usize
+    }
+
+    /// Start loading the slot of hash `h` into the cache: the table is
+    /// larger than L2, and a probe is otherwise a wait on memory.
+    #[inline]
+    fn prefetch(&self, h: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let p = self.slots[Self::slot_of(h)..].as_ptr().cast::<i8>();
+            // SAFETY: a prefetch is a hint: it never faults and has no
+            // effect on memory; `p` points into the table anyway.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(p) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = h;
+    }
+
+    /// The `str` of URL `i` of `batch`, whose hash is `h`, pushed onto `out`.
     fn push(
         &mut self,
         py: Python<'_>,
         input: &[u8],
         batch: &engine::UrlList,
         i: usize,
+        h: u64,
         out: &mut Vec<Py<PyAny>>,
     ) -> PyResult<()> {
         let b = batch.get(input, i);
@@ -180,16 +202,20 @@ impl StrCache {
             out.push(url_str(py, b)?.unbind());
             return Ok(());
         }
-        let h = Self::hash(b);
-        let slot = &mut self.slots[(h >> (64 - Self::BITS)) as usize];
-        if !slot.3.is_null() && slot.0 == h && slot.2 == b.len() && input[slot.1..slot.1 + slot.2] == *b {
-            // SAFETY: the object is alive (it is in `out`, see the type's
-            // docs), and we hold the GIL: take a new reference to it.
-            out.push(unsafe { Bound::from_borrowed_ptr(py, slot.3) }.unbind());
-            return Ok(());
+        // Two ways per set, in one cache line: the newest first.
+        let set = Self::slot_of(h) & !1;
+        for way in set..set + 2 {
+            let (sh, s, len, obj) = self.slots[way];
+            if !obj.is_null() && sh == h && len == b.len() && input[s..s + len] == *b {
+                // SAFETY: the object is alive (it is in `out`, see the
+                // type's docs), and we hold the GIL: take a new reference.
+                out.push(unsafe { Bound::from_borrowed_ptr(py, obj) }.unbind());
+                return Ok(());
+            }
         }
         let obj = url_str(py, b)?.unbind();
-        *slot = (h, start, end - start, obj.as_ptr());
+        self.slots[set + 1] = self.slots[set];
+        self.slots[set] = (h, start, end - start, obj.as_ptr());
         out.push(obj);
         Ok(())
     }
@@ -214,7 +240,9 @@ fn urls<'py>(
     // helper thread takes the GIL for each batch it has and turns it into
     // `str` objects while the next batch is scanned, as the CLI's writer
     // thread writes while its worker scans.
-    let (tx, rx) = sync_channel::<engine::UrlList>(8);
+    // Each batch goes with the hashes of its URLs, computed by the scanning
+    // thread while their bytes are still in its cache.
+    let (tx, rx) = sync_channel::<(engine::UrlList, Vec<u64>)>(8);
     let (scanned, converted) = py.detach(|| {
         std::thread::scope(|s| {
             let conv = s.spawn(move || -> PyResult<Vec<Py<PyAny>>> {
@@ -225,18 +253,24 @@ fn urls<'py>(
                 Python::attach(|py| {
                     let mut cache = StrCache::new();
                     // Wait for each batch without the GIL.
-                    while let Ok(batch) = py.detach(next) {
+                    while let Ok((batch, hashes)) = py.detach(next) {
                         out.reserve(batch.spans.len());
-                        for i in 0..batch.spans.len() {
-                            cache.push(py, bytes, &batch, i, &mut out)?;
+                        for (i, &h) in hashes.iter().enumerate() {
+                            if let Some(&ahead) = hashes.get(i + 8) {
+                                cache.prefetch(ahead);
+                            }
+                            cache.push(py, bytes, &batch, i, h, &mut out)?;
                         }
                     }
                     Ok(out)
                 })
             });
             let scanned = engine::urls(bytes, mail, t, move |b| {
+                let hashes = (0..b.spans.len())
+                    .map(|i| StrCache::hash(b.get(bytes, i)))
+                    .collect();
                 // A failed send: the helper stopped on an error, reported below.
-                let _ = tx.send(b);
+                let _ = tx.send((b, hashes));
             });
             let converted = conv
                 .join()

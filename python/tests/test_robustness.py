@@ -141,3 +141,24 @@ def test_gil_is_released(big):
         t.join()
     # With the GIL held for the whole scan, the ticker would starve.
     assert ticks > 20
+
+
+def test_repeated_urls(cli, tmp_path):
+    # urls() shares the str of a URL seen recently (a cache by hash):
+    # many URLs of one length, repeating at several distances, some
+    # rewritten (joined across lines), must all come back as found.
+    rng = random.Random(3)
+    parts = []
+    for i in range(300_000):
+        k = rng.choice([i % 7, i % 5000, i % 200_000, rng.randrange(10**9)])
+        if i % 97 == 0:
+            parts.append(b"<http://a.example/%09d\n x>" % k)
+        else:
+            parts.append(b"http://a.example/%09d" % k)
+    data = b" ".join(parts)
+    p = tmp_path / "rep.txt"
+    p.write_bytes(data)
+    want = cli_lines(run_cli(cli, p).stdout)
+    assert urlsift.urls(data, threads=1) == want
+    assert urlsift.urls(data) == want
+    assert len(set(want)) > 100_000
