@@ -41,9 +41,25 @@ from typing import Iterator
 URL_RE = re.compile(rb'https?://[^\s<>"]+')
 
 
+OUT_SCHEMA = "url string, host string, n long"
+
+
+def local_counts(url, host):
+    """(url, host, n) rows: how many times each (url, host) pair occurs in
+    one batch. Aggregating before the shuffle sends Spark each distinct
+    pair of a batch once, not each occurrence."""
+    import pyarrow as pa
+
+    t = pa.table({"url": url, "host": host}).group_by(["url", "host"]).aggregate([([], "count_all")])
+    return pa.RecordBatch.from_arrays(
+        [t.column("url").combine_chunks(), t.column("host").combine_chunks(), t.column("count_all").combine_chunks()],
+        names=["url", "host", "n"],
+    )
+
+
 def urlsift_batches(mail: bool):
     """The mapInArrow function of the urlsift engine: file contents in,
-    (url, host) rows out."""
+    (url, host, n) rows out."""
 
     def run(batches: Iterator) -> Iterator:
         import pyarrow as pa
@@ -57,9 +73,7 @@ def urlsift_batches(mail: bool):
             key = pc.coalesce(found.column("normalized"), found.column("url"))
             # ASCII lower case, as the CLI's host keys.
             host = pc.ascii_lower(found.column("host"))
-            yield pa.RecordBatch.from_arrays(
-                [key.cast(pa.string()), host.cast(pa.string())], names=["url", "host"]
-            )
+            yield local_counts(key.cast(pa.string()), host.cast(pa.string()))
 
     return run
 
@@ -83,9 +97,7 @@ def re_batches(batches: Iterator) -> Iterator:
                     h = None
                 urls.append(s)
                 hosts.append(h)
-        yield pa.RecordBatch.from_arrays(
-            [pa.array(urls, pa.string()), pa.array(hosts, pa.string())], names=["url", "host"]
-        )
+        yield local_counts(pa.array(urls, pa.string()), pa.array(hosts, pa.string()))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -117,12 +129,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     fn = urlsift_batches(args.mail) if args.engine == "urlsift" else re_batches
     # Scanned once, used twice (the distinct URLs, the host counts).
-    found = files.mapInArrow(fn, "url string, host string").persist()
+    found = files.mapInArrow(fn, OUT_SCHEMA).persist()
     found.select("url").distinct().write.mode("overwrite").parquet(f"{args.output}/urls")
     (
         found.where(F.col("host").isNotNull() & (F.col("host") != ""))
         .groupBy("host")
-        .count()
+        .agg(F.sum("n").alias("count"))
         .orderBy(F.desc("count"), "host")
         .write.mode("overwrite")
         .parquet(f"{args.output}/hosts")
