@@ -106,22 +106,15 @@ pub fn scan_arrow<'py>(
     mail: bool,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let t = crate::threads_arg(threads)?;
+    let t = crate::threads(threads)?;
     // Imported through the C data interface: the buffers stay pyarrow's.
     let data = ArrayData::from_pyarrow_bound(array)?;
     let arr = arrow_array::make_array(data);
     let (rows, large) = rows(arr.as_ref())?;
-    let cols = py
+    let mut cols = py
         .detach(|| engine::scan_rows(&rows, mail, t))
-        .map_err(|e| crate::engine_err(py, e))?;
-    let problems: Vec<engine::Problem> = cols
-        .problems
-        .iter()
-        .map(|(row, p)| engine::Problem {
-            what: format!("row {row}: {}", p.what),
-            ..p.clone()
-        })
-        .collect();
-    crate::warn_mail(py, &problems)?;
+        .map_err(|e| crate::py_err(py, e))?;
+    let problems = std::mem::take(&mut cols.problems);
+    crate::warn_problems(py, problems.iter().map(|(row, p)| (format!("row {row}: "), p)))?;
     batch(cols, large)?.to_pyarrow(py)
 }

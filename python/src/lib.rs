@@ -20,19 +20,19 @@ mod engine;
 use engine::{Error, Threads};
 
 create_exception!(
-    _urlsift,
+    urlsift,
     URIError,
     PyValueError,
     "A URI reference that is not valid RFC 3986; `offset` is the byte offset of the first bad byte, `reason` the one-line reason."
 );
 create_exception!(
-    _urlsift,
+    urlsift,
     InternalError,
     PyRuntimeError,
     "A bug in urlsift (the Rust engine panicked); the interpreter is unharmed."
 );
 create_exception!(
-    _urlsift,
+    urlsift,
     MailWarning,
     PyUserWarning,
     "A malformed message in mail input: it was scanned as far as it could be (as `urlsift --mail` reports on standard error)."
@@ -101,11 +101,15 @@ fn threads(n: Option<usize>) -> PyResult<Threads> {
 }
 
 /// Issue one MailWarning per problem (Python's warning filters decide
-/// what is shown, once per location by default).
-fn warn_problems(py: Python<'_>, problems: &[engine::Problem]) -> PyResult<()> {
+/// what is shown, once per location by default), with `prefix` before the
+/// CLI's `byte N: message M: what`.
+fn warn_problems<'a>(
+    py: Python<'_>,
+    problems: impl IntoIterator<Item = (String, &'a engine::Problem)>,
+) -> PyResult<()> {
     let cat = py.get_type::<MailWarning>();
-    for p in problems {
-        let msg = format!("byte {}: message {}: {}", p.offset, p.message, p.what);
+    for (prefix, p) in problems {
+        let msg = format!("{prefix}byte {}: message {}: {}", p.offset, p.message, p.what);
         let msg = CString::new(msg.replace('\0', "\\0")).unwrap_or_default();
         PyErr::warn(py, &cat, &msg, 2)?;
     }
@@ -280,7 +284,7 @@ fn urls<'py>(
     });
     let problems = scanned.map_err(|e| py_err(py, e))?;
     let strs = converted?;
-    warn_problems(py, &problems)?;
+    warn_problems(py, problems.iter().map(|p| (String::new(), p)))?;
     PyList::new(py, strs)
 }
 
@@ -426,7 +430,7 @@ fn find<'py>(
     let (records, problems) = py
         .detach(|| engine::find(bytes, mail, t))
         .map_err(|e| py_err(py, e))?;
-    warn_problems(py, &problems)?;
+    warn_problems(py, problems.iter().map(|p| (String::new(), p)))?;
     PyList::new(py, records.into_iter().map(Match::from))
 }
 
@@ -504,4 +508,3 @@ fn _urlsift(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
-pub(crate) use {py_err as engine_err, threads as threads_arg, warn_problems as warn_mail};
