@@ -247,7 +247,7 @@ impl UrlList {
 }
 
 /// URLs per batch handed to the caller of [`urls`].
-pub const BATCH_URLS: usize = 8192;
+pub const BATCH_URLS: usize = 1 << 16;
 
 /// What `urlsift FILE` (or `urlsift --mail FILE`) prints for `data`: the
 /// URLs, in order, handed to `on_batch` a batch at a time (so the caller
