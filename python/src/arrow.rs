@@ -1,0 +1,120 @@
+//! `scan_arrow`: scan the rows of a pyarrow array, through Arrow's C data
+//! interface (arrow-rs's pyarrow bindings), without copying the input.
+
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::{Array, ArrayRef, Int64Array, LargeStringArray, RecordBatch, StringArray};
+use arrow_data::ArrayData;
+use arrow_pyarrow::{FromPyArrow, ToPyArrow};
+use arrow_schema::{DataType, Field, Schema};
+use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+
+use crate::engine::{self, Columns};
+
+/// The rows of `arr` as bytes (`None` for a null row), borrowed from its
+/// buffers; whether its offsets are 64-bit.
+fn rows(arr: &dyn Array) -> PyResult<(Vec<Option<&[u8]>>, bool)> {
+    fn collect<'a>(n: usize, f: impl Fn(usize) -> Option<&'a [u8]>) -> Vec<Option<&'a [u8]>> {
+        (0..n).map(f).collect()
+    }
+    let n = arr.len();
+    let nulls = |i: usize| arr.is_null(i);
+    Ok(match arr.data_type() {
+        DataType::Binary => {
+            let a = arr.as_binary::<i32>();
+            (collect(n, |i| (!nulls(i)).then(|| a.value(i))), false)
+        }
+        DataType::LargeBinary => {
+            let a = arr.as_binary::<i64>();
+            (collect(n, |i| (!nulls(i)).then(|| a.value(i))), true)
+        }
+        DataType::Utf8 => {
+            let a = arr.as_string::<i32>();
+            (collect(n, |i| (!nulls(i)).then(|| a.value(i).as_bytes())), false)
+        }
+        DataType::LargeUtf8 => {
+            let a = arr.as_string::<i64>();
+            (collect(n, |i| (!nulls(i)).then(|| a.value(i).as_bytes())), true)
+        }
+        DataType::BinaryView => {
+            let a = arr.as_binary_view();
+            (collect(n, |i| (!nulls(i)).then(|| a.value(i))), false)
+        }
+        DataType::Utf8View => {
+            let a = arr.as_string_view();
+            (collect(n, |i| (!nulls(i)).then(|| a.value(i).as_bytes())), false)
+        }
+        other => {
+            return Err(PyTypeError::new_err(format!(
+                "scan_arrow takes a binary, string, large_binary or large_string array, not {other}"
+            )));
+        }
+    })
+}
+
+/// A string column, 64-bit offsets if `large`.
+fn strings(v: Vec<Option<String>>, large: bool) -> PyResult<ArrayRef> {
+    if large {
+        return Ok(Arc::new(LargeStringArray::from(v)));
+    }
+    let total: usize = v.iter().flatten().map(String::len).sum();
+    if i32::try_from(total).is_err() {
+        return Err(PyOverflowError::new_err(
+            "more than 2 GiB of URL text for a 32-bit string column: pass a large_binary or large_string array",
+        ));
+    }
+    Ok(Arc::new(StringArray::from(v)))
+}
+
+fn batch(c: Columns, large: bool) -> PyResult<RecordBatch> {
+    let s = if large {
+        DataType::LargeUtf8
+    } else {
+        DataType::Utf8
+    };
+    let schema = Schema::new(vec![
+        Field::new("row", DataType::Int64, false),
+        Field::new("start", DataType::Int64, false),
+        Field::new("end", DataType::Int64, false),
+        Field::new("url", s.clone(), false),
+        Field::new("normalized", s.clone(), true),
+        Field::new("host", s, true),
+    ]);
+    let cols: Vec<ArrayRef> = vec![
+        Arc::new(Int64Array::from(c.row)),
+        Arc::new(Int64Array::from(c.start)),
+        Arc::new(Int64Array::from(c.end)),
+        strings(c.url.into_iter().map(Some).collect(), large)?,
+        strings(c.normalized, large)?,
+        strings(c.host, large)?,
+    ];
+    RecordBatch::try_new(Arc::new(schema), cols).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// scan_arrow(array, *, mail=False, threads=None) -> pyarrow.RecordBatch
+///
+/// One row per URL: `row` (the input row), `start`, `end` (byte offsets in
+/// that row), `url`, `normalized` (null where the URL cannot be
+/// normalized), `host`. Each row is scanned as `urls` scans one buffer.
+#[pyfunction]
+#[pyo3(signature = (array, *, mail = false, threads = None))]
+pub fn scan_arrow<'py>(
+    py: Python<'py>,
+    array: &Bound<'py, PyAny>,
+    mail: bool,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let t = crate::threads(threads)?;
+    // Imported through the C data interface: the buffers stay pyarrow's.
+    let data = ArrayData::from_pyarrow_bound(array)?;
+    let arr = arrow_array::make_array(data);
+    let (rows, large) = rows(arr.as_ref())?;
+    let mut cols = py
+        .detach(|| engine::scan_rows(&rows, mail, t))
+        .map_err(|e| crate::py_err(py, e))?;
+    let problems = std::mem::take(&mut cols.problems);
+    crate::warn_problems(py, problems.iter().map(|(row, p)| (format!("row {row}: "), p)))?;
+    batch(cols, large)?.to_pyarrow(py)
+}

@@ -1,0 +1,552 @@
+//! Every use of the `urlsift` library crate by the Python bindings.
+//!
+//! The rest of the extension (`lib.rs`, `arrow.rs`) sees only the plain Rust
+//! types of this file, so moving from the root crate to the light crates
+//! (`urlsift-core` for classify/extract/parallel, `urlsift-uri`, the mail
+//! decoder) changes this file and `Cargo.toml`, nothing else.
+//!
+//! What the bindings promise, and how this file keeps it:
+//!
+//! - `urls` is what `urlsift FILE` prints: the same extractor
+//!   ([`Extractor::new`], which honours `URLSIFT_ISA` as the CLI does), the
+//!   same segment size as the CLI's whole-file scan (`2 * threads *
+//!   chunk`), and the URL bytes as the text output writes them.
+//! - `find` is what `--format json --normalize` prints, field by field.
+//! - Output never depends on the thread count ([`urlsift::parallel`]'s
+//!   invariant); one thread runs on the caller's thread for plain text.
+//! - No panic leaves this file: each entry point runs under
+//!   [`std::panic::catch_unwind`] and turns a panic into [`Error::Internal`].
+
+use std::collections::HashMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, Mutex};
+
+use rayon::prelude::*;
+use urlsift::dedup::KeyLevel;
+use urlsift::extract::{Extractor, Match};
+use urlsift::input::mail::{self, MailWhere};
+use urlsift::output::Parts;
+use urlsift::parallel::{self, LineCounter};
+use urlsift::uri::{self, NormalizeOptions, UriRef};
+
+/// Bytes per parallel chunk: the CLI's default (`--chunk-size`).
+pub const CHUNK: usize = parallel::DEFAULT_CHUNK_SIZE;
+
+/// Why a call failed.
+#[derive(Debug)]
+pub enum Error {
+    /// A URI reference that is not valid RFC 3986: where, and why.
+    Uri {
+        /// Byte offset in the reference.
+        offset: usize,
+        /// The one-line reason.
+        reason: &'static str,
+        /// `Some("base")` when the base of a resolution is at fault.
+        which: Option<&'static str>,
+    },
+    /// A bad argument (an unknown normalization level, ...).
+    Argument(String),
+    /// A bug: the engine panicked. The message of the panic.
+    Internal(String),
+}
+
+impl From<uri::Error> for Error {
+    fn from(e: uri::Error) -> Self {
+        Error::Uri {
+            offset: e.index,
+            reason: e.kind.message(),
+            which: None,
+        }
+    }
+}
+
+/// Run `f`, turning a panic into [`Error::Internal`].
+fn guarded<T>(f: impl FnOnce() -> Result<T, Error>) -> Result<T, Error> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(payload) => Err(Error::Internal(urlsift::diag::panic_message(
+            payload.as_ref(),
+        ))),
+    }
+}
+
+/// Install a panic hook that keeps quiet about the panics of mail-parser,
+/// which the mail reader catches and reports as a problem of the message
+/// (as the CLI's `main` does). Every other panic is shown as usual. The
+/// hook is this extension's own: Rust code in other modules has its own.
+pub fn quiet_mail_parser_panics() {
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if info
+            .location()
+            .is_some_and(|l| l.file().contains("mail-parser"))
+        {
+            return;
+        }
+        default_hook(info);
+    }));
+}
+
+/// How many threads a scan uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Threads {
+    /// The calling thread only (`threads=1`).
+    Caller,
+    /// A pool of this many threads (at least 2).
+    Pool(usize),
+}
+
+impl Threads {
+    /// `threads=` as given: `None` is one per core (`RAYON_NUM_THREADS`
+    /// when set, as the CLI), 0 is refused by the caller.
+    pub fn from_arg(n: Option<usize>) -> Threads {
+        match n.unwrap_or_else(default_threads) {
+            0 | 1 => Threads::Caller,
+            n => Threads::Pool(n),
+        }
+    }
+
+    fn count(self) -> usize {
+        match self {
+            Threads::Caller => 1,
+            Threads::Pool(n) => n,
+        }
+    }
+}
+
+/// The CLI's default thread count: `RAYON_NUM_THREADS`, else one per core.
+fn default_threads() -> usize {
+    std::env::var("RAYON_NUM_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
+        .unwrap_or(1)
+}
+
+/// One rayon pool per size, made on first use and kept. The pools belong
+/// to the process that made them: after a `fork` (multiprocessing, Spark's
+/// Python daemon) their threads are gone, so a child makes its own.
+fn pool(n: usize) -> Result<Arc<rayon::ThreadPool>, Error> {
+    type Pools = (u32, HashMap<usize, Arc<rayon::ThreadPool>>);
+    static POOLS: Mutex<Option<Pools>> = Mutex::new(None);
+    let pid = std::process::id();
+    let mut g = POOLS.lock().unwrap_or_else(|p| p.into_inner());
+    let pools = g.get_or_insert_with(|| (pid, HashMap::new()));
+    if pools.0 != pid {
+        // The parent's pools have no threads here; dropping one would wait
+        // on none, but leave them alone all the same.
+        std::mem::forget(std::mem::take(&mut pools.1));
+        pools.0 = pid;
+    }
+    if let Some(p) = pools.1.get(&n) {
+        return Ok(p.clone());
+    }
+    let p = rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .thread_name(|i| format!("urlsift-{i}"))
+        .build()
+        .map_err(|e| Error::Argument(format!("threads: {e}")))?;
+    let p = Arc::new(p);
+    pools.1.insert(n, p.clone());
+    Ok(p)
+}
+
+/// Scan plain text, every match to `sink` in input order, with its line
+/// when `lines` (counting lines is a pass over the text).
+fn scan_plain<'h>(
+    data: &'h [u8],
+    threads: Threads,
+    lines: bool,
+    mut sink: impl FnMut(&Match<'h>, u64) + Send,
+) -> Result<(), Error> {
+    let ex = Extractor::new();
+    let mut counter = LineCounter::default();
+    let mut each = move |m: Match<'h>| {
+        let line = if lines { counter.line_at(data, m.start) } else { 0 };
+        sink(&m, line);
+    };
+    match threads {
+        // No chunks (chunk size = everything): one sequential scan per
+        // segment, on this thread; the pool is never touched.
+        Threads::Caller => {
+            parallel::scan_segments(&ex, data, 2 * CHUNK, usize::MAX, &mut each, |_| true)
+        }
+        Threads::Pool(n) => pool(n)?.install(|| {
+            parallel::scan_segments(&ex, data, 2 * n * CHUNK, CHUNK, &mut each, |_| true)
+        }),
+    }
+    Ok(())
+}
+
+/// Something wrong with a message of a mail archive (it was scanned as far
+/// as it could be), as `urlsift --mail` reports it on standard error.
+#[derive(Clone, Debug)]
+pub struct Problem {
+    /// The byte offset in the input where the problem is.
+    pub offset: u64,
+    /// The message's 1-based index.
+    pub message: u64,
+    /// What is wrong, in one line.
+    pub what: String,
+}
+
+/// Scan a mail archive (mbox, maildir file, `.eml`): every match to `sink`
+/// in order, with where it came from and its line in the input.
+fn scan_mail(
+    data: &[u8],
+    threads: Threads,
+    mut sink: impl FnMut(&MailWhere, u64, &Match<'_>) + Send,
+) -> Result<Vec<Problem>, Error> {
+    let ex = Extractor::new();
+    let mut problems = Vec::new();
+    // The mail reader spreads messages over the current rayon pool: a pool
+    // of one for `threads=1`, so it never starts the global pool.
+    pool(threads.count())?.install(|| {
+        mail::scan_archive(&ex, data, &mut sink, |p| {
+            problems.push(Problem {
+                offset: p.offset,
+                message: p.message,
+                what: p.what.clone(),
+            })
+        })
+    });
+    Ok(problems)
+}
+
+/// A batch of URLs of a scan, as the CLI's text output prints them: each
+/// is a span of the input, or (when the URL was rewritten: joined across
+/// lines, decoded from a mail part) a span of `owned`.
+#[derive(Debug, Default)]
+pub struct UrlList {
+    /// `(start, end, in_input)`: the URL is `input[start..end]` when
+    /// `in_input`, else `owned[start..end]`.
+    pub spans: Vec<(usize, usize, bool)>,
+    /// The rewritten URLs, one after the other.
+    pub owned: Vec<u8>,
+}
+
+impl UrlList {
+    /// The bytes of URL `i`.
+    pub fn get<'a>(&'a self, input: &'a [u8], i: usize) -> &'a [u8] {
+        let (s, e, in_input) = self.spans[i];
+        if in_input { &input[s..e] } else { &self.owned[s..e] }
+    }
+
+    fn push(&mut self, input: &[u8], url: &[u8]) {
+        let base = input.as_ptr() as usize;
+        let at = (url.as_ptr() as usize).wrapping_sub(base);
+        if at <= input.len() && url.len() <= input.len() - at {
+            self.spans.push((at, at + url.len(), true));
+        } else {
+            let s = self.owned.len();
+            self.owned.extend_from_slice(url);
+            self.spans.push((s, self.owned.len(), false));
+        }
+    }
+}
+
+/// URLs per batch handed to the caller of [`urls`].
+pub const BATCH_URLS: usize = 1 << 16;
+
+/// What `urlsift FILE` (or `urlsift --mail FILE`) prints for `data`: the
+/// URLs, in order, handed to `on_batch` a batch at a time (so the caller
+/// can turn one batch into Python objects while the next is scanned).
+/// Returns the mail problems (none for plain text).
+pub fn urls(
+    data: &[u8],
+    mail: bool,
+    threads: Threads,
+    mut on_batch: impl FnMut(UrlList) + Send,
+) -> Result<Vec<Problem>, Error> {
+    guarded(|| {
+        let mut cur = UrlList::default();
+        let mut add = |url: &[u8]| {
+            cur.push(data, url);
+            if cur.spans.len() >= BATCH_URLS {
+                on_batch(std::mem::take(&mut cur));
+            }
+        };
+        let problems = if mail {
+            scan_mail(data, threads, |_, _, m| add(&m.url))?
+        } else {
+            scan_plain(data, threads, false, |m, _| add(&m.url))?;
+            Vec::new()
+        };
+        if !cur.spans.is_empty() {
+            on_batch(cur);
+        }
+        Ok(problems)
+    })
+}
+
+/// Where a URL found in a mail archive came from: the CLI's mail fields
+/// (`--mail --format json`).
+#[derive(Clone, Debug)]
+pub struct MailInfo {
+    /// The message's 1-based index in the input.
+    pub message: u64,
+    /// Its Message-ID (without `<>`).
+    pub message_id: Option<String>,
+    /// The byte offset of the message in the input.
+    pub message_offset: u64,
+    /// The part (0: the message's header block).
+    pub part: u32,
+    /// The part's `type/subtype` (`header` for a header block).
+    pub content_type: String,
+    /// The byte offset of the part's raw body in the input.
+    pub part_offset: u64,
+    /// The URL's byte offset in the decoded part text.
+    pub part_start: u64,
+    /// The URL's 1-based line in the decoded part text.
+    pub part_line: u64,
+}
+
+/// One URL with everything `urlsift --format json --normalize` says about
+/// it (but the file name), under the same names.
+#[derive(Clone, Debug)]
+pub struct Record {
+    pub start: usize,
+    pub end: usize,
+    pub line: u64,
+    pub url: String,
+    pub normalized: Option<String>,
+    pub style: &'static str,
+    pub kind: &'static str,
+    pub valid: bool,
+    pub ambiguous: bool,
+    pub scheme: Option<String>,
+    pub userinfo: Option<String>,
+    pub host: Option<String>,
+    pub host_kind: Option<&'static str>,
+    pub port: Option<String>,
+    pub path: String,
+    pub query: Option<String>,
+    pub fragment: Option<String>,
+    pub mail: Option<MailInfo>,
+}
+
+fn lossy(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn record(m: &Match<'_>, line: u64, w: Option<&MailWhere>) -> Record {
+    // An abbreviated `www.` URI is split as the network-path reference
+    // `//www...`, as the CLI's JSON output does ([`Parts`]).
+    let parts = Parts::new(m);
+    let u = parts.uri();
+    Record {
+        start: m.start,
+        end: m.end,
+        line,
+        url: lossy(&m.url),
+        normalized: parts.normalized(),
+        style: m.style.as_str(),
+        kind: m.kind.as_str(),
+        valid: u.validate().is_ok(),
+        ambiguous: m.ambiguous,
+        scheme: u.scheme().map(lossy),
+        userinfo: u.userinfo().map(lossy),
+        host: u.host().map(lossy),
+        host_kind: u.host_kind().map(|k| k.as_str()),
+        port: u.port().map(lossy),
+        path: lossy(u.path()),
+        query: u.query().map(lossy),
+        fragment: u.fragment().map(lossy),
+        mail: w.map(|w| MailInfo {
+            message: w.message,
+            message_id: w.message_id.clone(),
+            message_offset: w.message_offset,
+            part: w.part,
+            content_type: w.content_type.clone(),
+            part_offset: w.part_offset,
+            part_start: w.part_start,
+            part_line: w.part_line,
+        }),
+    }
+}
+
+/// Every URL of `data` with its span, line, style and components.
+pub fn find(
+    data: &[u8],
+    mail: bool,
+    threads: Threads,
+) -> Result<(Vec<Record>, Vec<Problem>), Error> {
+    guarded(|| {
+        let mut out = Vec::new();
+        let problems = if mail {
+            scan_mail(data, threads, |w, line, m| out.push(record(m, line, Some(w))))?
+        } else {
+            scan_plain(data, threads, true, |m, line| out.push(record(m, line, None)))?;
+            Vec::new()
+        };
+        Ok((out, problems))
+    })
+}
+
+/// `urlsift parse URL`: the components of the RFC 3986 Appendix B split
+/// (shown even for an invalid reference), whether it is valid RFC 3986 and
+/// why not, and an RFC 1738 scheme rule it breaks.
+#[derive(Clone, Debug)]
+pub struct Parsed {
+    pub valid: bool,
+    pub scheme: Option<String>,
+    pub userinfo: Option<String>,
+    pub host: Option<String>,
+    pub host_kind: Option<&'static str>,
+    pub port: Option<String>,
+    pub path: String,
+    pub query: Option<String>,
+    pub fragment: Option<String>,
+    /// `(offset, message)` of the first RFC 3986 error.
+    pub error: Option<(usize, String)>,
+    /// `(offset, message)` of a broken scheme rule.
+    pub scheme_error: Option<(usize, String)>,
+}
+
+/// [`Parsed`] of `input`.
+pub fn parse(input: &[u8]) -> Result<Parsed, Error> {
+    guarded(|| {
+        let u = UriRef::split(input);
+        let error = u.validate().err();
+        let scheme_error = u.check_scheme().err();
+        Ok(Parsed {
+            valid: error.is_none(),
+            scheme: u.scheme().map(lossy),
+            userinfo: u.userinfo().map(lossy),
+            host: u.host().map(lossy),
+            host_kind: u.host_kind().map(|k| k.as_str()),
+            port: u.port().map(lossy),
+            path: lossy(u.path()),
+            query: u.query().map(lossy),
+            fragment: u.fragment().map(lossy),
+            error: error.map(|e| (e.index, e.kind.message().to_string())),
+            scheme_error: scheme_error.map(|e| (e.index, e.message.to_string())),
+        })
+    })
+}
+
+/// The normalization levels, by their CLI names (`--dedup-key`):
+/// `syntax` (RFC 3986 6.2.2, `normalize --syntax-only`), `scheme` (6.2.2
+/// and 6.2.3, `normalize`), `no-fragment` (`normalize --drop-fragment`).
+fn level(name: &str) -> Result<KeyLevel, Error> {
+    match name {
+        "syntax" => Ok(KeyLevel::Syntax),
+        "scheme" => Ok(KeyLevel::Scheme),
+        "no-fragment" => Ok(KeyLevel::NoFragment),
+        other => Err(Error::Argument(format!(
+            "unknown level {other:?}: use \"syntax\", \"scheme\" or \"no-fragment\""
+        ))),
+    }
+}
+
+/// `urlsift normalize [--syntax-only] [--drop-fragment] URL`.
+pub fn normalize(input: &[u8], level_name: &str, drop_fragment: bool) -> Result<String, Error> {
+    guarded(|| {
+        let mut opts: NormalizeOptions = level(level_name)?
+            .normalize_options()
+            .unwrap_or_default();
+        opts.drop_fragment |= drop_fragment;
+        Ok(uri::normalize(input, &opts)?)
+    })
+}
+
+/// `urlsift resolve BASE REF`: RFC 3986 5.2 with a strict parse of both.
+pub fn resolve(base: &[u8], reference: &[u8]) -> Result<String, Error> {
+    guarded(|| {
+        let b = UriRef::parse(base).map_err(|e| Error::Uri {
+            offset: e.index,
+            reason: e.kind.message(),
+            which: Some("base"),
+        })?;
+        if !b.is_absolute() {
+            return Err(Error::Uri {
+                offset: 0,
+                reason: uri::ErrorKind::BaseNotAbsolute.message(),
+                which: Some("base"),
+            });
+        }
+        let r = UriRef::parse(reference)?;
+        Ok(uri::resolve::resolve_parsed(&b, &r)?)
+    })
+}
+
+/// The hits of many inputs (the rows of an Arrow array), column by column.
+/// Strings are UTF-8 (lossy, as in JSON output); `normalized` is `None`
+/// where the URL cannot be normalized (JSON's `null`).
+#[derive(Debug, Default)]
+pub struct Columns {
+    pub row: Vec<i64>,
+    pub start: Vec<i64>,
+    pub end: Vec<i64>,
+    pub url: Vec<String>,
+    pub normalized: Vec<Option<String>>,
+    pub host: Vec<Option<String>>,
+    pub problems: Vec<(usize, Problem)>,
+}
+
+impl Columns {
+    fn push(&mut self, row: usize, m: &Match<'_>) {
+        let parts = Parts::new(m);
+        self.row.push(row as i64);
+        self.start.push(m.start as i64);
+        self.end.push(m.end as i64);
+        self.url.push(lossy(&m.url));
+        self.normalized.push(parts.normalized());
+        self.host.push(parts.uri().host().map(lossy));
+    }
+
+    fn append(&mut self, mut o: Columns) {
+        self.row.append(&mut o.row);
+        self.start.append(&mut o.start);
+        self.end.append(&mut o.end);
+        self.url.append(&mut o.url);
+        self.normalized.append(&mut o.normalized);
+        self.host.append(&mut o.host);
+        self.problems.append(&mut o.problems);
+    }
+}
+
+fn scan_row(i: usize, data: &[u8], mail: bool, threads: Threads) -> Result<Columns, Error> {
+    let mut c = Columns::default();
+    if mail {
+        let problems = scan_mail(data, threads, |_, _, m| c.push(i, m))?;
+        c.problems = problems.into_iter().map(|p| (i, p)).collect();
+    } else {
+        scan_plain(data, threads, false, |m, _| c.push(i, m))?;
+    }
+    Ok(c)
+}
+
+/// Scan each input (`None`: a null row, which has no URLs) as `urls`
+/// scans one buffer; rows are spread over the pool, and a large row is
+/// itself scanned in parallel chunks.
+pub fn scan_rows(rows: &[Option<&[u8]>], mail: bool, threads: Threads) -> Result<Columns, Error> {
+    guarded(|| {
+        let mut all = Columns::default();
+        match threads {
+            Threads::Caller => {
+                for (i, r) in rows.iter().enumerate() {
+                    if let Some(d) = r {
+                        all.append(scan_row(i, d, mail, threads)?);
+                    }
+                }
+            }
+            Threads::Pool(n) => {
+                let per: Vec<Result<Columns, Error>> = pool(n)?.install(|| {
+                    rows.par_iter()
+                        .enumerate()
+                        .map(|(i, r)| match r {
+                            Some(d) => scan_row(i, d, mail, threads),
+                            None => Ok(Columns::default()),
+                        })
+                        .collect()
+                });
+                for c in per {
+                    all.append(c?);
+                }
+            }
+        }
+        Ok(all)
+    })
+}

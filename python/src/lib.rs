@@ -1,0 +1,510 @@
+//! `urlsift._urlsift`: the native module of the `urlsift` Python package.
+//!
+//! This file converts between Python and the plain Rust types of
+//! [`engine`] (the only file that uses the urlsift library); `arrow.rs`
+//! does the same for Arrow arrays. Every call that scans releases the GIL
+//! while Rust works.
+
+use std::ffi::CString;
+use std::sync::mpsc::sync_channel;
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyUserWarning, PyValueError};
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
+
+mod arrow;
+mod engine;
+
+use engine::{Error, Threads};
+
+create_exception!(
+    urlsift,
+    URIError,
+    PyValueError,
+    "A URI reference that is not valid RFC 3986; `offset` is the byte offset of the first bad byte, `reason` the one-line reason."
+);
+create_exception!(
+    urlsift,
+    InternalError,
+    PyRuntimeError,
+    "A bug in urlsift (the Rust engine panicked); the interpreter is unharmed."
+);
+create_exception!(
+    urlsift,
+    MailWarning,
+    PyUserWarning,
+    "A malformed message in mail input: it was scanned as far as it could be (as `urlsift --mail` reports on standard error)."
+);
+
+/// A Python exception for an engine error.
+fn py_err(py: Python<'_>, e: Error) -> PyErr {
+    match e {
+        Error::Uri {
+            offset,
+            reason,
+            which,
+        } => {
+            let msg = match which {
+                Some(w) => format!("{w}: {reason} at byte {offset}"),
+                None => format!("{reason} at byte {offset}"),
+            };
+            let err = URIError::new_err(msg);
+            let v = err.value(py);
+            let _ = v.setattr("offset", offset);
+            let _ = v.setattr("reason", reason);
+            let _ = v.setattr("which", which);
+            err
+        }
+        Error::Argument(m) => PyValueError::new_err(m),
+        Error::Internal(m) => InternalError::new_err(format!("internal error: {m}")),
+    }
+}
+
+/// The input of a scan: the bytes of a `bytes` object (borrowed, not
+/// copied), or a `str` encoded as UTF-8.
+enum Input<'py> {
+    Bytes(Bound<'py, PyBytes>),
+    Owned(Vec<u8>),
+}
+
+impl Input<'_> {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Input::Bytes(b) => b.as_bytes(),
+            Input::Owned(v) => v,
+        }
+    }
+}
+
+fn input<'py>(data: &Bound<'py, PyAny>) -> PyResult<Input<'py>> {
+    if let Ok(b) = data.cast::<PyBytes>() {
+        return Ok(Input::Bytes(b.clone()));
+    }
+    if let Ok(s) = data.cast::<PyString>() {
+        // `str` is UTF-8 encoded (a copy); lone surrogates raise
+        // UnicodeEncodeError.
+        return Ok(Input::Owned(s.to_cow()?.into_owned().into_bytes()));
+    }
+    Err(PyTypeError::new_err(format!(
+        "data must be bytes or str, not {}",
+        data.get_type().name()?
+    )))
+}
+
+fn threads(n: Option<usize>) -> PyResult<Threads> {
+    if n == Some(0) {
+        return Err(PyValueError::new_err("threads must be at least 1"));
+    }
+    Ok(Threads::from_arg(n))
+}
+
+/// Issue one MailWarning per problem (Python's warning filters decide
+/// what is shown, once per location by default), with `prefix` before the
+/// CLI's `byte N: message M: what`.
+fn warn_problems<'a>(
+    py: Python<'_>,
+    problems: impl IntoIterator<Item = (String, &'a engine::Problem)>,
+) -> PyResult<()> {
+    let cat = py.get_type::<MailWarning>();
+    for (prefix, p) in problems {
+        let msg = format!("{prefix}byte {}: message {}: {}", p.offset, p.message, p.what);
+        let msg = CString::new(msg.replace('\0', "\\0")).unwrap_or_default();
+        PyErr::warn(py, &cat, &msg, 2)?;
+    }
+    Ok(())
+}
+
+/// A `str` from URL bytes: UTF-8, with any invalid byte kept as a lone
+/// surrogate (`surrogateescape`), so `s.encode("utf-8", "surrogateescape")`
+/// gives back exactly the bytes the CLI prints.
+fn url_str<'py>(py: Python<'py>, b: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    let len = ffi::Py_ssize_t::try_from(b.len())
+        .map_err(|_| PyValueError::new_err("URL too long"))?;
+    // SAFETY: `b` is valid for `len` bytes and the error handler name is a
+    // NUL-terminated C string; PyUnicode_DecodeUTF8 copies the bytes and
+    // returns a new reference or NULL with an exception set, which
+    // `from_owned_ptr_or_err` takes over.
+    unsafe {
+        let p = ffi::PyUnicode_DecodeUTF8(b.as_ptr().cast(), len, c"surrogateescape".as_ptr());
+        Bound::from_owned_ptr_or_err(py, p)
+    }
+}
+
+/// Recently made `str` objects of URLs found in the input, by a hash of
+/// their bytes: a URL seen again shares the `str` made for it (URLs repeat
+/// a lot in real text: navigation links, signatures, licences). Direct
+/// mapped and bounded; a miss costs a hash and one probe of the table.
+///
+/// The table holds borrowed pointers: every object in it is also in the
+/// output vector `urls` builds, which keeps it alive for as long as the
+/// table exists (the table is dropped first, and never outlives the call).
+struct StrCache {
+    /// `(hash, start, len, object)`; a null object is an empty slot.
+    /// 2^BITS slots of 32 bytes, in sets of two (4 MiB).
+    slots: Vec<(u64, usize, usize, *mut ffi::PyObject)>,
+}
+
+impl StrCache {
+    const BITS: u32 = 17;
+
+    fn new() -> Self {
+        StrCache {
+            slots: vec![(0, 0, 0, std::ptr::null_mut()); 1 << Self::BITS],
+        }
+    }
+
+    /// A 64-bit hash of `b`, eight bytes at a time (FxHash's mix).
+    fn hash(b: &[u8]) -> u64 {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut h = b.len() as u64;
+        let mut words = b.chunks_exact(8);
+        for w in &mut words {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(w);
+            h = (h.rotate_left(5) ^ u64::from_le_bytes(a)).wrapping_mul(K);
+        }
+        let mut a = [0u8; 8];
+        a[..words.remainder().len()].copy_from_slice(words.remainder());
+        (h.rotate_left(5) ^ u64::from_le_bytes(a)).wrapping_mul(K)
+    }
+
+    fn slot_of(h: u64) -> usize {
+        (h >> (64 - Self::BITS)) as usize
+    }
+
+    /// Start loading the slot of hash `h` into the cache: the table is
+    /// larger than L2, and a probe is otherwise a wait on memory.
+    #[inline]
+    fn prefetch(&self, h: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let p = self.slots[Self::slot_of(h)..].as_ptr().cast::<i8>();
+            // SAFETY: a prefetch is a hint: it never faults and has no
+            // effect on memory; `p` points into the table anyway.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(p) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = h;
+    }
+
+    /// The `str` of URL `i` of `batch`, whose hash is `h`, pushed onto `out`.
+    fn push(
+        &mut self,
+        py: Python<'_>,
+        input: &[u8],
+        batch: &engine::UrlList,
+        i: usize,
+        h: u64,
+        out: &mut Vec<Py<PyAny>>,
+    ) -> PyResult<()> {
+        let b = batch.get(input, i);
+        let (start, end, in_input) = batch.spans[i];
+        if !in_input {
+            out.push(url_str(py, b)?.unbind());
+            return Ok(());
+        }
+        // Two ways per set, in one cache line: the newest first.
+        let set = Self::slot_of(h) & !1;
+        for way in set..set + 2 {
+            let (sh, s, len, obj) = self.slots[way];
+            if !obj.is_null() && sh == h && len == b.len() && input[s..s + len] == *b {
+                // SAFETY: the object is alive (it is in `out`, see the
+                // type's docs), and we hold the GIL: take a new reference.
+                out.push(unsafe { Bound::from_borrowed_ptr(py, obj) }.unbind());
+                return Ok(());
+            }
+        }
+        let obj = url_str(py, b)?.unbind();
+        self.slots[set + 1] = self.slots[set];
+        self.slots[set] = (h, start, end - start, obj.as_ptr());
+        out.push(obj);
+        Ok(())
+    }
+}
+
+/// urls(data, *, mail=False, threads=None) -> list[str]
+///
+/// The URLs in `data`, in order: exactly the lines `urlsift FILE` prints
+/// (with `mail=True`, `urlsift --mail FILE`) for the same bytes.
+#[pyfunction]
+#[pyo3(signature = (data, *, mail = false, threads = None))]
+fn urls<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    mail: bool,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyList>> {
+    let inp = input(data)?;
+    let t = self::threads(threads)?;
+    let bytes = inp.bytes();
+    // The scan runs without the GIL (on this thread, or in the pool); a
+    // helper thread takes the GIL for each batch it has and turns it into
+    // `str` objects while the next batch is scanned, as the CLI's writer
+    // thread writes while its worker scans.
+    // Each batch goes with the hashes of its URLs, computed by the scanning
+    // thread while their bytes are still in its cache.
+    let (tx, rx) = sync_channel::<(engine::UrlList, Vec<u64>)>(8);
+    let (scanned, converted) = py.detach(|| {
+        std::thread::scope(|s| {
+            let conv = s.spawn(move || -> PyResult<Vec<Py<PyAny>>> {
+                let mut out = Vec::new();
+                // (A Mutex only to make the receiver Sync for `detach`.)
+                let rx = std::sync::Mutex::new(rx);
+                let next = || rx.lock().map_err(|_| ()).and_then(|r| r.recv().map_err(|_| ()));
+                Python::attach(|py| {
+                    let mut cache = StrCache::new();
+                    // Wait for each batch without the GIL.
+                    while let Ok((batch, hashes)) = py.detach(next) {
+                        out.reserve(batch.spans.len());
+                        for (i, &h) in hashes.iter().enumerate() {
+                            if let Some(&ahead) = hashes.get(i + 8) {
+                                cache.prefetch(ahead);
+                            }
+                            cache.push(py, bytes, &batch, i, h, &mut out)?;
+                        }
+                    }
+                    Ok(out)
+                })
+            });
+            let scanned = engine::urls(bytes, mail, t, move |b| {
+                let hashes = (0..b.spans.len())
+                    .map(|i| StrCache::hash(b.get(bytes, i)))
+                    .collect();
+                // A failed send: the helper stopped on an error, reported below.
+                let _ = tx.send((b, hashes));
+            });
+            let converted = conv
+                .join()
+                .unwrap_or_else(|_| Err(InternalError::new_err("internal error: converter panicked")));
+            (scanned, converted)
+        })
+    });
+    let problems = scanned.map_err(|e| py_err(py, e))?;
+    let strs = converted?;
+    warn_problems(py, problems.iter().map(|p| (String::new(), p)))?;
+    PyList::new(py, strs)
+}
+
+/// One URL found by `find`, with the fields of `urlsift --format json
+/// --normalize` under the same names (less `file`).
+#[pyclass(frozen, get_all, module = "urlsift")]
+struct Match {
+    start: usize,
+    end: usize,
+    line: u64,
+    url: String,
+    normalized: Option<String>,
+    style: &'static str,
+    kind: &'static str,
+    valid: bool,
+    ambiguous: bool,
+    scheme: Option<String>,
+    userinfo: Option<String>,
+    host: Option<String>,
+    host_kind: Option<&'static str>,
+    port: Option<String>,
+    path: String,
+    query: Option<String>,
+    fragment: Option<String>,
+    message: Option<u64>,
+    message_id: Option<String>,
+    message_offset: Option<u64>,
+    part: Option<u32>,
+    content_type: Option<String>,
+    part_offset: Option<u64>,
+    part_start: Option<u64>,
+    part_line: Option<u64>,
+}
+
+/// The JSON fields, in the CLI's order.
+const FIELDS: [&str; 17] = [
+    "start",
+    "end",
+    "line",
+    "url",
+    "normalized",
+    "style",
+    "kind",
+    "valid",
+    "ambiguous",
+    "scheme",
+    "userinfo",
+    "host",
+    "host_kind",
+    "port",
+    "path",
+    "query",
+    "fragment",
+];
+
+/// The mail fields (`--mail --format json`).
+const MAIL_FIELDS: [&str; 8] = [
+    "message",
+    "message_id",
+    "message_offset",
+    "part",
+    "content_type",
+    "part_offset",
+    "part_start",
+    "part_line",
+];
+
+impl From<engine::Record> for Match {
+    fn from(r: engine::Record) -> Self {
+        let m = r.mail;
+        Match {
+            start: r.start,
+            end: r.end,
+            line: r.line,
+            url: r.url,
+            normalized: r.normalized,
+            style: r.style,
+            kind: r.kind,
+            valid: r.valid,
+            ambiguous: r.ambiguous,
+            scheme: r.scheme,
+            userinfo: r.userinfo,
+            host: r.host,
+            host_kind: r.host_kind,
+            port: r.port,
+            path: r.path,
+            query: r.query,
+            fragment: r.fragment,
+            message: m.as_ref().map(|m| m.message),
+            message_id: m.as_ref().and_then(|m| m.message_id.clone()),
+            message_offset: m.as_ref().map(|m| m.message_offset),
+            part: m.as_ref().map(|m| m.part),
+            content_type: m.as_ref().map(|m| m.content_type.clone()),
+            part_offset: m.as_ref().map(|m| m.part_offset),
+            part_start: m.as_ref().map(|m| m.part_start),
+            part_line: m.as_ref().map(|m| m.part_line),
+        }
+    }
+}
+
+#[pymethods]
+impl Match {
+    /// The fields as a dict, keyed and ordered as the CLI's JSON object
+    /// (without `file`; the mail fields only for mail input).
+    fn to_dict<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(slf.py());
+        for f in FIELDS {
+            d.set_item(f, slf.getattr(f)?)?;
+        }
+        if slf.get().message.is_some() {
+            for f in MAIL_FIELDS {
+                d.set_item(f, slf.getattr(f)?)?;
+            }
+        }
+        Ok(d)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Match(url={:?}, start={}, end={}, line={}, kind={:?}, valid={})",
+            self.url,
+            self.start,
+            self.end,
+            self.line,
+            self.kind,
+            if self.valid { "True" } else { "False" }
+        )
+    }
+}
+
+/// find(data, *, mail=False, threads=None) -> list[Match]
+#[pyfunction]
+#[pyo3(signature = (data, *, mail = false, threads = None))]
+fn find<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    mail: bool,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyList>> {
+    let inp = input(data)?;
+    let t = self::threads(threads)?;
+    let bytes = inp.bytes();
+    let (records, problems) = py
+        .detach(|| engine::find(bytes, mail, t))
+        .map_err(|e| py_err(py, e))?;
+    warn_problems(py, problems.iter().map(|p| (String::new(), p)))?;
+    PyList::new(py, records.into_iter().map(Match::from))
+}
+
+/// A URL argument: `str` (UTF-8) or `bytes` (as they are).
+fn url_arg(u: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+    input(u).map(|i| i.bytes().to_vec())
+}
+
+/// parse(url) -> dict: the fields of `urlsift parse URL`.
+#[pyfunction]
+fn parse<'py>(py: Python<'py>, url: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
+    let b = url_arg(url)?;
+    let p = engine::parse(&b).map_err(|e| py_err(py, e))?;
+    let d = PyDict::new(py);
+    d.set_item("url", String::from_utf8_lossy(&b))?;
+    d.set_item("valid", p.valid)?;
+    d.set_item("scheme", p.scheme)?;
+    d.set_item("userinfo", p.userinfo)?;
+    d.set_item("host", p.host)?;
+    d.set_item("host_kind", p.host_kind)?;
+    d.set_item("port", p.port)?;
+    d.set_item("path", p.path)?;
+    d.set_item("query", p.query)?;
+    d.set_item("fragment", p.fragment)?;
+    let problem = |e: Option<(usize, String)>| -> PyResult<Option<Bound<'py, PyDict>>> {
+        e.map(|(offset, message)| {
+            let d = PyDict::new(py);
+            d.set_item("offset", offset)?;
+            d.set_item("message", message)?;
+            Ok(d)
+        })
+        .transpose()
+    };
+    d.set_item("error", problem(p.error)?)?;
+    d.set_item("scheme_error", problem(p.scheme_error)?)?;
+    Ok(d)
+}
+
+/// normalize(url, level="scheme", *, drop_fragment=False) -> str
+#[pyfunction]
+#[pyo3(signature = (url, level = "scheme", *, drop_fragment = false))]
+fn normalize(
+    py: Python<'_>,
+    url: &Bound<'_, PyAny>,
+    level: &str,
+    drop_fragment: bool,
+) -> PyResult<String> {
+    let b = url_arg(url)?;
+    engine::normalize(&b, level, drop_fragment).map_err(|e| py_err(py, e))
+}
+
+/// resolve(base, ref) -> str
+#[pyfunction]
+#[pyo3(signature = (base, r#ref))]
+fn resolve(py: Python<'_>, base: &Bound<'_, PyAny>, r#ref: &Bound<'_, PyAny>) -> PyResult<String> {
+    let b = url_arg(base)?;
+    let r = url_arg(r#ref)?;
+    engine::resolve(&b, &r).map_err(|e| py_err(py, e))
+}
+
+#[pymodule]
+fn _urlsift(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    engine::quiet_mail_parser_panics();
+    m.add_function(wrap_pyfunction!(urls, m)?)?;
+    m.add_function(wrap_pyfunction!(find, m)?)?;
+    m.add_function(wrap_pyfunction!(parse, m)?)?;
+    m.add_function(wrap_pyfunction!(normalize, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::scan_arrow, m)?)?;
+    m.add_class::<Match>()?;
+    m.add("URIError", m.py().get_type::<URIError>())?;
+    m.add("InternalError", m.py().get_type::<InternalError>())?;
+    m.add("MailWarning", m.py().get_type::<MailWarning>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
+

@@ -1,0 +1,89 @@
+"""The PySpark job in local[2] mode against the CLI's counts."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, run_cli
+
+JOB = ROOT / "python/examples/spark_dedup.py"
+
+
+def spark_available() -> str | None:
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        return "pyspark is not installed"
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        return "no Java runtime (java not on PATH, JAVA_HOME unset)"
+    return None
+
+
+why = spark_available()
+if why and os.environ.get("URLSIFT_REQUIRE_SPARK"):
+    raise RuntimeError(f"URLSIFT_REQUIRE_SPARK is set but {why}")
+pytestmark = pytest.mark.skipif(why is not None, reason=why or "")
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    """A small tree of text and mail: nested directories, no names Spark
+    or Hadoop would skip or refuse (see the job's docs)."""
+    d = tmp_path_factory.mktemp("corpus")
+    (d / "a/b").mkdir(parents=True)
+    shutil.copy(ROOT / "datasets/sample.txt", d / "a/sample.txt")
+    shutil.copy(ROOT / "datasets/sample.mbox", d / "a/b/sample.mbox")
+    shutil.copy(ROOT / "tests/data/peers/linkify-it/links.txt", d / "links.txt")
+    for p in sorted((ROOT / "tests/data/mail/own").glob("*.eml")):
+        shutil.copy(p, d / "a/b" / p.name)
+    return d
+
+
+def run_job(corpus: Path, out: Path, *extra: str) -> str:
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable)
+    r = subprocess.run(
+        [sys.executable, str(JOB), "--input", str(corpus), "--output", str(out), "--master", "local[2]", *extra],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert r.returncode == 0, r.stderr[-4000:]
+    return r.stdout.strip().splitlines()[-1]
+
+
+def cli_hosts(cli, *args) -> dict[str, int]:
+    out = run_cli(cli, "--count-by", "host", *args).stdout.decode()
+    rows = {}
+    for line in out.splitlines():
+        n, host = line.split(maxsplit=1)
+        rows[host] = int(n)
+    return rows
+
+
+@pytest.mark.parametrize("mail", [False, True], ids=["plain", "mail"])
+def test_spark_job_matches_cli(cli, corpus, tmp_path, mail):
+    import pyarrow.parquet as pq
+
+    flag = ["--mail"] if mail else []
+    last = run_job(corpus, tmp_path / "out", *flag)
+    # (-I: no file names, the count is the same.)
+    want = run_cli(cli, *flag, "-I", "--unique", "--normalize", corpus).stdout.splitlines()
+    assert len(want) > 50
+    assert last == f"distinct {len(want)}"
+    urls = pq.read_table(tmp_path / "out/urls").column("url").to_pylist()
+    assert sorted(urls) == sorted(w.decode() for w in want)
+    hosts = pq.read_table(tmp_path / "out/hosts").to_pydict()
+    assert dict(zip(hosts["host"], hosts["count"])) == cli_hosts(cli, *flag, corpus)
+
+
+def test_spark_job_glob_and_re_engine(corpus, tmp_path):
+    # The re engine is for timing; it runs and counts something.
+    last = run_job(Path(f"{corpus}/a/*.txt"), tmp_path / "out", "--engine", "re")
+    assert last.startswith("distinct ") and int(last.split()[1]) > 10

@@ -1,0 +1,104 @@
+"""Type stub of the native module urlsift._urlsift (re-exported by urlsift)."""
+
+from typing import Any, Literal, Optional, Union
+
+__version__: str
+
+class URIError(ValueError):
+    """A URI reference that is not valid RFC 3986."""
+
+    offset: int
+    """Byte offset of the first byte that cannot continue a valid reference."""
+    reason: str
+    """The one-line reason, as the CLI's messages give it."""
+    which: Optional[str]
+    """``"base"`` when :func:`resolve`'s base is at fault, else ``None``."""
+
+class InternalError(RuntimeError):
+    """A bug: the Rust engine panicked. The interpreter is unharmed."""
+
+class MailWarning(UserWarning):
+    """A malformed message in mail input (scanned as far as it could be)."""
+
+class Match:
+    """One URL found by :func:`find`: the fields of ``urlsift --format json
+    --normalize``, under the same names (without ``file``)."""
+
+    start: int
+    """Byte offset of the URL's first byte in the input (with ``mail=True``,
+    where its bytes are in the input, or the start of its encoded line)."""
+    end: int
+    line: int
+    """1-based line of ``start``."""
+    url: str
+    """The URL (delimiters removed, wrapped URLs joined); invalid UTF-8 is
+    replaced by U+FFFD, as in JSON output."""
+    normalized: Optional[str]
+    """RFC 3986 6.2.2 + 6.2.3 normal form; ``None`` if it cannot be normalized."""
+    style: Literal["bare", "quoted", "angle", "url-prefix"]
+    kind: Literal["uri", "www"]
+    valid: bool
+    """True if the URL is valid RFC 3986 (a ``www`` one: as ``//www...``)."""
+    ambiguous: bool
+    scheme: Optional[str]
+    userinfo: Optional[str]
+    host: Optional[str]
+    host_kind: Optional[Literal["reg-name", "ipv4", "ipv6", "ipvfuture"]]
+    port: Optional[str]
+    path: str
+    query: Optional[str]
+    fragment: Optional[str]
+    # With mail=True (``urlsift --mail --format json``); None otherwise.
+    message: Optional[int]
+    message_id: Optional[str]
+    message_offset: Optional[int]
+    part: Optional[int]
+    content_type: Optional[str]
+    part_offset: Optional[int]
+    part_start: Optional[int]
+    part_line: Optional[int]
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as the CLI's JSON object (less ``file``; mail fields
+        only for mail input), in its order."""
+
+def urls(
+    data: Union[bytes, str], *, mail: bool = False, threads: Optional[int] = None
+) -> list[str]:
+    """The URLs in ``data``, in order: the lines ``urlsift FILE`` prints for
+    the same bytes (``mail=True``: ``urlsift --mail FILE``). Invalid UTF-8 in
+    a URL is kept as lone surrogates (``surrogateescape``).
+
+    ``threads``: at most this many threads (default: one per core, or
+    ``RAYON_NUM_THREADS``); 1 scans on the calling thread (a helper thread
+    makes the ``str`` objects meanwhile). The result is the same for every
+    value. Mail problems are issued as :class:`MailWarning`.
+    """
+
+def find(
+    data: Union[bytes, str], *, mail: bool = False, threads: Optional[int] = None
+) -> list[Match]:
+    """Every URL in ``data`` with its span, line, style and components."""
+
+def parse(url: Union[str, bytes]) -> dict[str, Any]:
+    """The fields of ``urlsift parse URL``: url, valid, scheme, userinfo, host,
+    host_kind, port, path, query, fragment, error and scheme_error (each
+    ``{"offset": int, "message": str}`` or ``None``). Never raises for a bad
+    URL: ``valid`` and ``error`` say what is wrong."""
+
+def normalize(
+    url: Union[str, bytes],
+    level: Literal["syntax", "scheme", "no-fragment"] = "scheme",
+    *,
+    drop_fragment: bool = False,
+) -> str:
+    """The RFC 3986 section 6 normal form, as ``urlsift normalize``:
+    ``"scheme"`` (6.2.2 and 6.2.3, the default), ``"syntax"``
+    (``--syntax-only``), ``"no-fragment"`` (``--drop-fragment``). Raises
+    :class:`URIError` for an invalid reference."""
+
+def resolve(base: Union[str, bytes], ref: Union[str, bytes]) -> str:
+    """The target of ``ref`` against the absolute URI ``base`` (RFC 3986
+    5.2), as ``urlsift resolve BASE REF``. Raises :class:`URIError`."""
+
+def scan_arrow(array: Any, *, mail: bool = False, threads: Optional[int] = None) -> Any:
+    """See :func:`urlsift.scan_arrow`."""
