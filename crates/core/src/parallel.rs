@@ -349,21 +349,33 @@ pub fn scan_segments<'h>(
     }
 }
 
+/// The most matches of one unit of parallel work in [`scan_segments_map`].
+const UNIT: usize = 8192;
+
 /// One chunk of a [`scan_segments_map`] run: its matches, in input order,
 /// handed to the per-chunk work that runs in parallel.
 #[derive(Clone, Copy, Debug)]
 pub struct Chunk<'a, 'h> {
     /// The text the matches' offsets point into.
     pub hay: &'h [u8],
+    /// The offset of `hay[0]` in the whole input (a stream's block: where
+    /// it starts; 0 for a whole buffer).
+    pub base: u64,
     /// Where the chunk starts in `hay`.
     pub start: usize,
     /// The 1-based line of `hay[start]` (1 when lines are not counted).
     pub line: u64,
-    /// The chunk's matches, in order.
-    pub matches: &'a [Match<'h>],
+    /// The chunk's matches, in order (with the scan's bookkeeping, kept
+    /// from the parallel pass rather than copied).
+    raws: &'a [RawMatch<'h>],
 }
 
-impl Chunk<'_, '_> {
+impl<'a, 'h> Chunk<'a, 'h> {
+    /// The chunk's matches, in order.
+    pub fn matches(&self) -> impl ExactSizeIterator<Item = &'a Match<'h>> + 'a {
+        self.raws.iter().map(|r| &r.m)
+    }
+
     /// A [`LineCounter`] at the chunk's start, for the lines of its matches.
     pub fn lines(&self) -> LineCounter {
         LineCounter {
@@ -395,7 +407,7 @@ impl Chunk<'_, '_> {
 ///     true,
 ///     |c| {
 ///         let mut l = c.lines();
-///         c.matches.iter().map(|m| l.line_at(c.hay, m.start)).collect::<Vec<_>>()
+///         c.matches().map(|m| l.line_at(c.hay, m.start)).collect::<Vec<_>>()
 ///     },
 ///     |v| {
 ///         lines.extend(v);
@@ -417,12 +429,13 @@ pub fn scan_segments_map<'h, T: Send>(
     mut each: impl FnMut(T) -> bool,
     mut between: impl FnMut(usize) -> bool,
 ) {
-    let mut lines = count_lines.then(LineCounter::default);
+    let mut lines = LineCounter::default();
     let mut floor = 0;
     for seg in segments(ex.classifier(), hay, target) {
         let mut go = true;
         floor = seg.scan(hay, floor, |h, s, e, f| {
-            let (f, g) = map_range(ex, h, (s, e, f), chunk_size, &mut lines, &map, &mut each);
+            let counter = count_lines.then_some(&mut lines);
+            let (f, g) = map_range(ex, h, (s, e, f), chunk_size, 0, counter, &map, &mut each);
             go = g;
             f
         });
@@ -435,12 +448,14 @@ pub fn scan_segments_map<'h, T: Send>(
 /// The matches of `hay[start..end]` from `floor` (as [`scan_range`]), in
 /// chunks mapped in parallel; returns the floor after the range, and false
 /// if `each` asked to stop.
+#[allow(clippy::too_many_arguments)]
 fn map_range<'h, T: Send>(
     ex: &Extractor,
     hay: &'h [u8],
     (start, end, floor): (usize, usize, usize),
     chunk_size: usize,
-    lines: &mut Option<LineCounter>,
+    base: u64,
+    mut lines: Option<&mut LineCounter>,
     map: &(impl Fn(Chunk<'_, 'h>) -> T + Sync),
     each: &mut impl FnMut(T) -> bool,
 ) -> (usize, bool) {
@@ -449,27 +464,57 @@ fn map_range<'h, T: Send>(
         return (floor, true);
     }
     // The line at `at`, moving the counter there (`at` never decreases).
-    let line_at = |lines: &mut Option<LineCounter>, at: usize| {
-        lines.as_mut().map_or(1, |l| l.line_at(hay, at))
+    let line_at = |lines: &mut Option<&mut LineCounter>, at: usize| {
+        lines.as_deref_mut().map_or(1, |l| l.line_at(hay, at))
     };
     if end - start <= chunk_size || rayon::current_num_threads() <= 1 {
-        // One chunk, or one thread: one scan on this thread (see `scan_range`).
-        let mut matches = Vec::new();
-        let floor = ex.scan(hay, start, end, floor, |m| matches.push(m));
-        let line = line_at(lines, start);
-        let t = map(Chunk {
+        // One chunk, or one thread: one scan on this thread (see
+        // `scan_range`), its matches mapped `UNIT` at a time as they come
+        // (so the matches held are few).
+        let go = std::cell::Cell::new(true);
+        let mut raws: Vec<RawMatch<'h>> = Vec::new();
+        let mut at = start;
+        let mut flush = |raws: &mut Vec<RawMatch<'h>>, at: &mut usize, next: usize| {
+            let line = line_at(&mut lines, *at);
+            let t = map(Chunk {
+                hay,
+                base,
+                start: *at,
+                line,
+                raws,
+            });
+            raws.clear();
+            *at = next.max(*at);
+            if !each(t) {
+                go.set(false);
+            }
+        };
+        let (floor, _) = ex.scan_raw(
             hay,
             start,
-            line,
-            matches: &matches,
-        });
-        line_at(lines, end);
-        return (floor, each(t));
+            end,
+            floor,
+            |_, _| go.get(),
+            |r| {
+                let next = r.m.start;
+                if raws.len() >= UNIT {
+                    flush(&mut raws, &mut at, next);
+                }
+                raws.push(r);
+            },
+        );
+        if go.get() {
+            flush(&mut raws, &mut at, end);
+        }
+        line_at(&mut lines, end);
+        return (floor, go.get());
     }
     let bounds = cuts_from(&ex.classifier(), &hay[..end], start, chunk_size);
     let chunks: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
-    // Two chunks per thread at a time, as in `scan_range`.
-    let batch = 2 * rayon::current_num_threads().max(1);
+    // One chunk per thread at a time: each chunk's matches are held until
+    // its work is done (`scan_range` holds two per thread only until they
+    // are stitched).
+    let batch = rayon::current_num_threads().max(1);
     let count = lines.is_some();
     let mut floor = floor;
     for group in chunks.chunks(batch) {
@@ -484,15 +529,15 @@ fn map_range<'h, T: Send>(
                 (scan_chunk(ex, hay, b, e), nl)
             })
             .collect();
-        let mut line = line_at(lines, group[0].0);
+        let mut line = line_at(&mut lines, group[0].0);
         let mut stitched = Vec::with_capacity(group.len());
         for (&(b, e), (out, nl)) in group.iter().zip(outs) {
-            let mut matches = Vec::with_capacity(out.raws.len());
-            floor = stitch(ex, hay, b, e, floor, out, &mut |m| matches.push(m));
-            stitched.push((b, line, matches));
+            let (f, raws) = stitch_raws(ex, hay, b, e, floor, out);
+            floor = f;
+            stitched.push((b, line, raws));
             line += nl;
         }
-        if let Some(l) = lines.as_mut() {
+        if let Some(l) = lines.as_deref_mut() {
             // The newlines of the group's chunks are counted: skip them.
             let group_end = group[group.len() - 1].1;
             *l = LineCounter {
@@ -500,20 +545,42 @@ fn map_range<'h, T: Send>(
                 line,
             };
         }
-        let results: Vec<T> = stitched
-            .par_iter()
-            .map(|(b, line, matches)| {
-                map(Chunk {
-                    hay,
-                    start: *b,
-                    line: *line,
-                    matches,
+        // The work is done on units of at most `UNIT` matches, a wave of
+        // two per thread at a time: what a wave makes (a chunk's formatted
+        // records can be many times its size) is handed on before the next.
+        let mut units = Vec::new();
+        for (b, line, raws) in &stitched {
+            let mut l = LineCounter {
+                pos: *b,
+                line: *line,
+            };
+            for (i, part) in raws.chunks(UNIT).enumerate() {
+                let at = if i == 0 {
+                    *b
+                } else {
+                    part[0].m.start.max(l.pos)
+                };
+                let line = if count { l.line_at(hay, at) } else { 1 };
+                units.push((at, line, part));
+            }
+        }
+        for wave in units.chunks(2 * batch) {
+            let results: Vec<T> = wave
+                .par_iter()
+                .map(|&(at, line, raws)| {
+                    map(Chunk {
+                        hay,
+                        base,
+                        start: at,
+                        line,
+                        raws,
+                    })
                 })
-            })
-            .collect();
-        for t in results {
-            if !each(t) {
-                return (floor, false);
+                .collect();
+            for t in results {
+                if !each(t) {
+                    return (floor, false);
+                }
             }
         }
     }
@@ -607,14 +674,15 @@ impl LineCounter {
     }
 }
 
-/// Read from `r` onto the end of `buf` until it holds `want` bytes or the
-/// stream ends; true at the end of the stream. On an error, `buf` holds
-/// what was read before it. This is the one stream reader of the crates:
-/// every stream is read through it, a large block at a time.
+/// Read from `r` onto the end of `buf` until it holds at least `want`
+/// bytes (reads are of at least 4 KiB) or the stream ends; true at the end
+/// of the stream. On an error, `buf` holds what was read before it. This is
+/// the one stream reader of the crates: every stream is read through it, a
+/// large block at a time.
 ///
 /// ```
 /// let mut buf = b"ab".to_vec();
-/// let mut r = &b"cdefg"[..];
+/// let mut r = std::io::Read::chain(&b"cd"[..], &b"efg"[..]);
 /// assert_eq!(urlsift_core::parallel::fill(&mut r, &mut buf, 4).unwrap(), false);
 /// assert_eq!(buf, b"abcd");
 /// assert_eq!(urlsift_core::parallel::fill(&mut r, &mut buf, 100).unwrap(), true);
@@ -653,10 +721,44 @@ pub const DEFAULT_BLOCK_SIZE: usize = 16 << 20;
 /// identical to scanning the whole stream at once. Returns the stream's size.
 pub fn scan_reader<R: Read>(
     ex: &Extractor,
-    mut r: R,
+    r: R,
     block_size: usize,
     chunk_size: usize,
     mut sink: impl FnMut(&Match<'_>, u64),
+) -> io::Result<u64> {
+    read_blocks(ex, r, block_size, true, |hay, range, base, lines| {
+        let lines = lines.unwrap_or_else(|| unreachable!("lines are counted"));
+        let floor = scan_block(ex, hay, range, chunk_size, base, lines, &mut sink);
+        (floor, true)
+    })
+}
+
+/// [`scan_reader`], with the work on each chunk's matches done in parallel
+/// as in [`scan_segments_map`]: a [`Chunk`]'s offsets are in its block,
+/// whose first byte is at [`Chunk::base`] in the stream. `each` returns
+/// false to stop reading.
+pub fn scan_reader_map<R: Read, T: Send>(
+    ex: &Extractor,
+    r: R,
+    (block_size, chunk_size): (usize, usize),
+    count_lines: bool,
+    map: impl Fn(Chunk<'_, '_>) -> T + Sync,
+    mut each: impl FnMut(T) -> bool,
+) -> io::Result<u64> {
+    read_blocks(ex, r, block_size, count_lines, |hay, range, base, lines| {
+        map_range(ex, hay, range, chunk_size, base, lines, &map, &mut each)
+    })
+}
+
+/// The block loop of [`scan_reader`]: `step(hay, (start, end, floor), base,
+/// lines)` scans a segment of the buffer (whose first byte is at `base` in
+/// the stream) and returns the floor after it, and false to stop.
+fn read_blocks<R: Read>(
+    ex: &Extractor,
+    mut r: R,
+    block_size: usize,
+    count_lines: bool,
+    mut step: impl FnMut(&[u8], (usize, usize, usize), u64, Option<&mut LineCounter>) -> (usize, bool),
 ) -> io::Result<u64> {
     let block_size = block_size.max(1);
     let mut buf: Vec<u8> = Vec::new();
@@ -701,25 +803,18 @@ pub fn scan_reader<R: Read>(
         };
         need = block_size;
         let hay: &[u8] = if hard { &buf[..end] } else { &buf };
-        floor = scan_block(
-            ex,
-            hay,
-            (start, end, floor),
-            chunk_size,
-            base,
-            &mut lines,
-            &mut sink,
-        );
-        if hard {
-            floor = floor.max(end);
-        }
-        if eof && end >= buf.len() {
+        let counter = count_lines.then_some(&mut lines);
+        let (f, go) = step(hay, (start, end, floor), base, counter);
+        floor = if hard { f.max(end) } else { f };
+        if !go || (eof && end >= buf.len()) {
             break;
         }
         // Keep the look-behind the next block needs, and anything after `end`.
         // A floor further back than MAX_LOOK_BEHIND changes no decision.
         let keep_from = end.saturating_sub(MAX_LOOK_BEHIND);
-        lines.drop_front(&buf, keep_from);
+        if count_lines {
+            lines.drop_front(&buf, keep_from);
+        }
         buf.drain(..keep_from);
         base += keep_from as u64;
         start = end - keep_from;
@@ -754,6 +849,53 @@ fn scan_block(
     })
 }
 
+/// [`stitch`], keeping the matches with their bookkeeping: in the usual
+/// case (the true floor is low enough) the parallel pass's own vector,
+/// moved, not copied. Returns the floor after the chunk and its matches.
+fn stitch_raws<'h>(
+    ex: &Extractor,
+    hay: &'h [u8],
+    b: usize,
+    e: usize,
+    floor: usize,
+    out: ChunkOut<'h>,
+) -> (usize, Vec<RawMatch<'h>>) {
+    let spec_floor = b.saturating_sub(MAX_LOOK_BEHIND);
+    if floor <= spec_floor {
+        return (out.floor, out.raws);
+    }
+    // Re-scan the chunk's start with the true floor (as `stitch_with`), and
+    // put the few matches it gives in place of the parallel pass's first
+    // ones: no second vector of the whole chunk.
+    let spec = &out.raws;
+    let mut k = 0;
+    let mut spec_floor_at = spec_floor;
+    let mut fixed = Vec::new();
+    let (new_floor, stopped) = ex.scan_raw(
+        hay,
+        b,
+        e,
+        floor,
+        |c, true_floor| {
+            while k < spec.len() && spec[k].anchor < c {
+                spec_floor_at = spec[k].resume;
+                k += 1;
+            }
+            !(c >= true_floor + MAX_LOOK_BEHIND && c >= spec_floor_at + MAX_LOOK_BEHIND)
+        },
+        |r| fixed.push(r),
+    );
+    match stopped {
+        Some(c) => {
+            let mut raws = out.raws;
+            let keep = raws.partition_point(|r| r.anchor < c);
+            raws.splice(..keep, fixed);
+            (out.floor, raws)
+        }
+        None => (new_floor, fixed),
+    }
+}
+
 /// Emit one chunk's matches given the true `floor` before it; returns the floor after it.
 fn stitch<'h>(
     ex: &Extractor,
@@ -764,10 +906,23 @@ fn stitch<'h>(
     out: ChunkOut<'h>,
     sink: &mut impl FnMut(Match<'h>),
 ) -> usize {
+    stitch_with(ex, hay, b, e, floor, out, &mut |r: RawMatch<'h>| sink(r.m))
+}
+
+/// [`stitch`], handing on the matches with their bookkeeping.
+fn stitch_with<'h>(
+    ex: &Extractor,
+    hay: &'h [u8],
+    b: usize,
+    e: usize,
+    floor: usize,
+    out: ChunkOut<'h>,
+    sink: &mut impl FnMut(RawMatch<'h>),
+) -> usize {
     let spec_floor = b.saturating_sub(MAX_LOOK_BEHIND);
     if floor <= spec_floor {
         for r in out.raws {
-            sink(r.m);
+            sink(r);
         }
         return out.floor;
     }
@@ -791,12 +946,12 @@ fn stitch<'h>(
         |r| fixed.push(r),
     );
     for r in fixed {
-        sink(r.m);
+        sink(r);
     }
     match stopped {
         Some(c) => {
             for r in out.raws.into_iter().filter(|r| r.anchor >= c) {
-                sink(r.m);
+                sink(r);
             }
             out.floor
         }

@@ -493,7 +493,7 @@ impl<'a> Former<'a> {
 fn format_chunk(mut f: Former<'_>, chunk: parallel::Chunk<'_, '_>, uses_line: bool) -> Batch {
     let mut out = Batch::default();
     let mut lines = chunk.lines();
-    for m in chunk.matches {
+    for m in chunk.matches() {
         if !f.accepts(m) {
             continue;
         }
@@ -502,8 +502,22 @@ fn format_chunk(mut f: Former<'_>, chunk: parallel::Chunk<'_, '_>, uses_line: bo
         } else {
             0
         };
-        f.add(m, line, None, None, &mut out);
+        if chunk.base == 0 {
+            f.add(m, line, None, None, &mut out);
+        } else {
+            // A stream's block: offsets in the stream.
+            let base = chunk.base as usize;
+            let abs = Match {
+                start: m.start + base,
+                end: m.end + base,
+                url: std::borrow::Cow::Borrowed(&m.url),
+                ..*m
+            };
+            f.add(&abs, line, None, None, &mut out);
+        }
     }
+    // The batch waits in a channel: hold no more than its bytes.
+    out.shrink_to_fit();
     out
 }
 
@@ -668,8 +682,22 @@ fn scan_source(
             };
             let block = parallel::DEFAULT_BLOCK_SIZE;
             let ex = &cfg.extractor;
-            let res =
-                parallel::scan_reader(ex, r, block, cfg.chunk_size, |m, line| emit.record(m, line));
+            let res = if emit.parallel() {
+                // As for a mapped file: each chunk of a block formatted on
+                // the pool.
+                let (file, plan) = (emit.former.file, emit.former.plan);
+                let uses_line = emit.former.uses_line();
+                parallel::scan_reader_map(
+                    ex,
+                    r,
+                    (block, cfg.chunk_size),
+                    uses_line,
+                    |chunk| format_chunk(Former::new(cfg, file, plan), chunk, uses_line),
+                    |batch| emit.take(batch),
+                )
+            } else {
+                parallel::scan_reader(ex, r, block, cfg.chunk_size, |m, line| emit.record(m, line))
+            };
             match res {
                 Ok(_) => {}
                 Err(_) if stop.load(Ordering::Relaxed) || full.load(Ordering::Relaxed) => {}
