@@ -368,9 +368,27 @@ pub struct Chunk<'a, 'h> {
     /// The chunk's matches, in order (with the scan's bookkeeping, kept
     /// from the parallel pass rather than copied).
     raws: &'a [RawMatch<'h>],
+    /// Each match's line, when the scan counted them as it went (else
+    /// empty: [`Chunk::lines`] counts from the chunk's start).
+    known: &'a [u64],
 }
 
 impl<'a, 'h> Chunk<'a, 'h> {
+    /// The chunk's matches with their lines (1-based; correct only when the
+    /// run counts lines, see [`scan_segments_map`]).
+    pub fn matches_with_lines(&self) -> impl Iterator<Item = (&'a Match<'h>, u64)> + 'a {
+        let known = self.known;
+        let mut counter = self.lines();
+        let hay = self.hay;
+        self.raws.iter().enumerate().map(move |(i, r)| {
+            let line = match known.get(i) {
+                Some(&l) => l,
+                None => counter.line_at(hay, r.m.start),
+            };
+            (&r.m, line)
+        })
+    }
+
     /// The chunk's matches, in order.
     pub fn matches(&self) -> impl ExactSizeIterator<Item = &'a Match<'h>> + 'a {
         self.raws.iter().map(|r| &r.m)
@@ -471,24 +489,29 @@ fn map_range<'h, T: Send>(
         // One chunk, or one thread: one scan on this thread (see
         // `scan_range`), its matches mapped `UNIT` at a time as they come
         // (so the matches held are few).
+        // Lines are counted once, as the matches come: each match's line is
+        // kept beside it.
         let go = std::cell::Cell::new(true);
         let mut raws: Vec<RawMatch<'h>> = Vec::new();
+        let mut known: Vec<u64> = Vec::new();
         let mut at = start;
-        let mut flush = |raws: &mut Vec<RawMatch<'h>>, at: &mut usize, next: usize| {
-            let line = line_at(&mut lines, *at);
-            let t = map(Chunk {
-                hay,
-                base,
-                start: *at,
-                line,
-                raws,
-            });
-            raws.clear();
-            *at = next.max(*at);
-            if !each(t) {
-                go.set(false);
-            }
-        };
+        let mut flush =
+            |raws: &mut Vec<RawMatch<'h>>, known: &mut Vec<u64>, at: &mut usize, next: usize| {
+                let t = map(Chunk {
+                    hay,
+                    base,
+                    start: *at,
+                    line: known.first().copied().unwrap_or(1),
+                    raws,
+                    known,
+                });
+                raws.clear();
+                known.clear();
+                *at = next.max(*at);
+                if !each(t) {
+                    go.set(false);
+                }
+            };
         let (floor, _) = ex.scan_raw(
             hay,
             start,
@@ -496,15 +519,17 @@ fn map_range<'h, T: Send>(
             floor,
             |_, _| go.get(),
             |r| {
-                let next = r.m.start;
                 if raws.len() >= UNIT {
-                    flush(&mut raws, &mut at, next);
+                    flush(&mut raws, &mut known, &mut at, r.m.start);
+                }
+                if let Some(l) = lines.as_deref_mut() {
+                    known.push(l.line_at(hay, r.m.start));
                 }
                 raws.push(r);
             },
         );
         if go.get() {
-            flush(&mut raws, &mut at, end);
+            flush(&mut raws, &mut known, &mut at, end);
         }
         line_at(&mut lines, end);
         return (floor, go.get());
@@ -574,6 +599,7 @@ fn map_range<'h, T: Send>(
                         start: at,
                         line,
                         raws,
+                        known: &[],
                     })
                 })
                 .collect();

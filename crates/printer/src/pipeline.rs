@@ -114,7 +114,10 @@ impl Batch {
     /// Give back the room the batch does not use, when that is over a
     /// quarter of it (a batch that waits in a queue holds only its bytes).
     pub fn shrink_to_fit(&mut self) {
-        if self.bytes.capacity() > self.bytes.len() + self.bytes.len() / 4 {
+        // Small batches are not worth the copy.
+        if self.bytes.capacity() > (1 << 20)
+            && self.bytes.capacity() > self.bytes.len() + self.bytes.len() / 4
+        {
             self.bytes.shrink_to_fit();
         }
         self.metas.shrink_to_fit();

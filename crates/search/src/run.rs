@@ -48,8 +48,8 @@ use urlsift_core::parallel::{self, LineCounter};
 use urlsift_mail::MailInput;
 use urlsift_printer::WebWhere;
 use urlsift_printer::dedup;
-use urlsift_printer::pipeline::{Batch, Plan, PrintError, Printer, Sink};
-use urlsift_printer::{Options, Parts, Record};
+use urlsift_printer::pipeline::{Batch, Mode, Plan, PrintError, Printer, Sink};
+use urlsift_printer::{Format, Options, Parts, Record};
 use urlsift_warc::{Link, LinkOptions, Severity, Source as LinkSource};
 
 /// Bytes per formatted batch sent from a worker to the consumer.
@@ -491,17 +491,30 @@ impl<'a> Former<'a> {
 /// The records of one chunk, formatted by their own [`Former`] (in
 /// parallel with the other chunks).
 fn format_chunk(mut f: Former<'_>, chunk: parallel::Chunk<'_, '_>, uses_line: bool) -> Batch {
-    let mut out = Batch::default();
-    let mut lines = chunk.lines();
-    for m in chunk.matches() {
+    // Room for the records at once: the URLs plus what a record adds to one.
+    let per_record = match (f.plan.mode, f.cfg.opts.format) {
+        (Mode::CountOnly, _) => 0,
+        (_, Format::Text) => 24,
+        (_, Format::Json) => 360,
+        (_, Format::Csv | Format::Tsv) => 200,
+    };
+    let urls: usize = chunk.matches().map(|m| m.url.len()).sum();
+    let mut out = if per_record == 0 {
+        Batch::default()
+    } else {
+        Batch::with_capacity(urls + per_record * chunk.matches().len())
+    };
+    let with_lines = chunk.matches_with_lines();
+    let without = chunk.matches().map(|m| (m, 0));
+    let matches: &mut dyn Iterator<Item = (&Match<'_>, u64)> = if uses_line {
+        &mut { with_lines }
+    } else {
+        &mut { without }
+    };
+    for (m, line) in matches {
         if !f.accepts(m) {
             continue;
         }
-        let line = if uses_line {
-            lines.line_at(chunk.hay, m.start)
-        } else {
-            0
-        };
         if chunk.base == 0 {
             f.add(m, line, None, None, &mut out);
         } else {
