@@ -12,7 +12,7 @@
 //!   same segment size as the CLI's whole-file scan (`2 * threads *
 //!   chunk`), and the URL bytes as the text output writes them.
 //! - `find` is what `--format json --normalize` prints, field by field.
-//! - Output never depends on the thread count ([`urlsift::parallel`]'s
+//! - Output never depends on the thread count ([`urlsift_core::parallel`]'s
 //!   invariant); one thread runs on the caller's thread for plain text.
 //! - No panic leaves this file: each entry point runs under
 //!   [`std::panic::catch_unwind`] and turns a panic into [`Error::Internal`].
@@ -22,12 +22,12 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
-use urlsift::dedup::KeyLevel;
-use urlsift::extract::{Extractor, Match};
-use urlsift::input::mail::{self, MailWhere};
-use urlsift::output::Parts;
-use urlsift::parallel::{self, LineCounter};
-use urlsift::uri::{self, NormalizeOptions, UriRef};
+use urlsift_printer::dedup::KeyLevel;
+use urlsift_core::extract::{Extractor, Match};
+use urlsift_mail::{self as mail, MailWhere};
+use urlsift_printer::Parts;
+use urlsift_core::parallel::{self, LineCounter};
+use urlsift_uri::{self as uri, NormalizeOptions, UriRef};
 
 /// Bytes per parallel chunk: the CLI's default (`--chunk-size`).
 pub const CHUNK: usize = parallel::DEFAULT_CHUNK_SIZE;
@@ -64,7 +64,7 @@ impl From<uri::Error> for Error {
 fn guarded<T>(f: impl FnOnce() -> Result<T, Error>) -> Result<T, Error> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(r) => r,
-        Err(payload) => Err(Error::Internal(urlsift::diag::panic_message(
+        Err(payload) => Err(Error::Internal(urlsift_core::diag::panic_message(
             payload.as_ref(),
         ))),
     }
