@@ -34,8 +34,8 @@ run_case() {
         fi
         # Output files (out.*, shard directories) are compared too. Workers
         # report warnings as they meet them, so stderr is compared as a sorted
-        # set of lines. The one-per-run mail hint names whichever mail-like
-        # input a worker met first, so it is left out.
+        # set of lines. The one-per-run mail hint is left out: a build that
+        # prints it as workers meet inputs may name another input.
         grep -v ': looks like mail; --mail decodes' "$dir/stderr" | sort >"$dir/stderr.sorted"
         rm "$dir/stderr"
     done

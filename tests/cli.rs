@@ -974,6 +974,15 @@ fn mail_hint_is_printed_once_per_run() {
         "{}",
         stderr(&o)
     );
+    // It names the first such input in input order, whatever the threads.
+    for j in ["-j1", "-j2", "-j8"] {
+        let o = run_in(&[j, "."], b"", Some(d.path()));
+        assert!(
+            stderr(&o).starts_with("urlsift: ./m00.eml: looks like mail"),
+            "{j}: {}",
+            stderr(&o)
+        );
+    }
 }
 
 #[test]

@@ -481,23 +481,23 @@ impl MailRun {
     }
 }
 
-/// Plain mode: a one-line hint on standard error when an input looks like
-/// mail (an mbox or a message, or a name ending in `.eml`), for the first
-/// such input of the run only. Output is unchanged.
-pub fn hint(name: &str, data: &[u8]) {
-    // Once per run: a directory of mail would print one per file.
-    static SHOWN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-    if SHOWN.load(std::sync::atomic::Ordering::Relaxed) {
-        return;
-    }
+/// Plain mode: whether an input looks like mail (an mbox or a message, or
+/// a name ending in `.eml`), for a hint that `--mail` reads it better.
+///
+/// ```
+/// assert!(urlsift_mail::looks_like_mail("a.eml", b"hello"));
+/// assert!(urlsift_mail::looks_like_mail("inbox", b"From a@b Mon Jan  1 00:00:00 2024\nSubject: x\n\nbody\n"));
+/// assert!(!urlsift_mail::looks_like_mail("notes.txt", b"see http://a.example/"));
+/// ```
+pub fn looks_like_mail(name: &str, data: &[u8]) -> bool {
     let eml = name.len() > 4 && name.as_bytes()[name.len() - 4..].eq_ignore_ascii_case(b".eml");
-    if (eml || mbox::looks_like_mail(data))
-        && !SHOWN.swap(true, std::sync::atomic::Ordering::Relaxed)
-    {
-        urlsift_core::report!(
-            "{name}: looks like mail; --mail decodes quoted-printable, base64 and HTML parts"
-        );
-    }
+    eml || mbox::looks_like_mail(data)
+}
+
+/// The hint printed (once per run, for the first input in input order that
+/// [`looks_like_mail`]).
+pub fn hint_message(name: &str) -> String {
+    format!("{name}: looks like mail; --mail decodes quoted-printable, base64 and HTML parts")
 }
 
 /// Group consecutive messages into batches of at least `bytes` bytes.

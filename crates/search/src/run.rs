@@ -194,6 +194,8 @@ enum Msg {
         count: u64,
         opened: bool,
         error: Option<String>,
+        /// The input looks like mail (for the one hint of a run).
+        mail_like: bool,
     },
     /// The worker scanning this input panicked: the run ends.
     Died(String),
@@ -316,6 +318,7 @@ fn consume<'o>(
     let opts = &cfg.opts;
     let mut sum = Summary::default();
     let mut printer = Printer::new(opts, outs, cfg.max_memory, cfg.temp_dir.clone());
+    let mut hinted = false;
     let result = (|| -> Result<(), PrintError> {
         for (idx, rx) in order.iter() {
             let name = sources[idx].name();
@@ -327,7 +330,13 @@ fn consume<'o>(
                         count,
                         opened,
                         error,
+                        mail_like,
                     } => {
+                        if mail_like && !hinted {
+                            // One hint per run, for the first such input.
+                            hinted = true;
+                            urlsift_core::report!("{}", urlsift_mail::hint_message(&name));
+                        }
                         let listed = cfg.list.and_then(|list| {
                             let show = (count > 0) == (list == List::WithMatches);
                             (show && opened).then_some(list)
@@ -625,20 +634,21 @@ fn scan_source(
     stop: &AtomicBool,
 ) {
     let name = src.name();
-    let end = |count, opened, error| {
+    let end = |count, opened, error, mail_like| {
         let _ = tx.send(Msg::End {
             count,
             opened,
             error,
+            mail_like,
         });
     };
     let path = match src {
-        Source::Error(e) => return end(0, false, Some(e.clone())),
+        Source::Error(e) => return end(0, false, Some(e.clone()), false),
         other => other.path(),
     };
     let opened = match crate::input::open_source(src, cfg.mmap) {
         Ok(o) => o,
-        Err(e) => return end(0, false, Some(format!("{name}: {e}"))),
+        Err(e) => return end(0, false, Some(format!("{name}: {e}")), false),
     };
     let full = AtomicBool::new(false);
     let mut plan = Plan::new(&cfg.opts, shards, cfg.quiet || cfg.list.is_some());
@@ -658,6 +668,7 @@ fn scan_source(
         full: &full,
     };
     let mut error = None;
+    let mut mail_like = false;
     match opened {
         Opened::Warc(r) => {
             let r = StopReader {
@@ -684,7 +695,7 @@ fn scan_source(
             };
         }
         Opened::Whole(data) => {
-            urlsift_mail::hint(&name, &data);
+            mail_like = urlsift_mail::looks_like_mail(&name, &data);
             scan_whole(cfg, &data, &mut emit, stop)
         }
         Opened::Stream(r) => {
@@ -725,7 +736,7 @@ fn scan_source(
     if emit.failed {
         return; // the consumer is gone
     }
-    end(emit.count, true, error);
+    end(emit.count, true, error, mail_like);
 }
 
 /// Scan a whole (mapped) file in segments of a few batches of chunks
