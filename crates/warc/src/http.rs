@@ -242,3 +242,61 @@ fn decode(coding: &[u8], data: &[u8], max: usize) -> Option<Decoded> {
         _ => return None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+
+    fn gz(data: &[u8]) -> Vec<u8> {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(data).unwrap();
+        e.finish().unwrap()
+    }
+
+    fn streamed(data: &[u8], max: usize) -> Decoded {
+        let mut out = Vec::new();
+        let r = flate2::bufread::MultiGzDecoder::new(data)
+            .take(max as u64)
+            .read_to_end(&mut out);
+        match r {
+            Ok(_) => Ok(out),
+            Err(e) => Err((out, e)),
+        }
+    }
+
+    /// The body decoder agrees with flate2's streaming one on one member,
+    /// several, trailing bytes, a cap and damage.
+    #[test]
+    fn gzip_bodies_decode_as_streamed() {
+        let a = gz(b"<a href=x>one</a>");
+        let b = gz(b"two \x1f\x8b\x08 two");
+        let empty = gz(b"");
+        let mut bad_crc = a.clone();
+        let k = bad_crc.len() - 8;
+        bad_crc[k] ^= 1;
+        let cases: Vec<Vec<u8>> = vec![
+            a.clone(),
+            b.clone(),
+            [a.clone(), b.clone()].concat(),
+            [a.clone(), a.clone()].concat(),
+            [a.clone(), b"junk".to_vec()].concat(),
+            [a.clone(), vec![0; 8]].concat(),
+            empty,
+            bad_crc,
+            a[..a.len() - 3].to_vec(),
+        ];
+        for (n, data) in cases.iter().enumerate() {
+            for max in [usize::MAX, 5] {
+                let got = decode(b"gzip", data, max).unwrap();
+                let want = streamed(data, max);
+                match (got, want) {
+                    (Ok(g), Ok(w)) => assert_eq!(g, w, "case {n}"),
+                    (Err((g, _)), Err((w, _))) => assert_eq!(g, w, "case {n}"),
+                    (g, w) => panic!("case {n}: {g:?} vs {w:?}"),
+                }
+            }
+        }
+    }
+}
