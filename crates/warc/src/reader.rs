@@ -219,9 +219,18 @@ impl<R: Read> Reader<R> {
     fn close_segment(&mut self) {
         self.active = false;
         self.seg_end = true;
-        self.buf.clear();
+        self.recycle();
         self.pos = 0;
         self.base = 0;
+    }
+
+    /// Empty `buf`, first offering its memory to the source as space to
+    /// inflate the next member into (written already: no zeroing there).
+    fn recycle(&mut self) {
+        if let Some(src) = &mut self.src {
+            src.recycle(&mut self.buf);
+        }
+        self.buf.clear();
     }
 
     /// Read more of the segment into `buf`; false at its end (or on an error,
@@ -236,7 +245,9 @@ impl<R: Read> Reader<R> {
                 .as_mut()
                 .is_some_and(|s| s.take_whole(&mut self.buf))
         {
+            // The whole segment is in `buf` now.
             self.rescan_budget += self.buf.len() as u64;
+            self.seg_end = true;
             return true;
         }
         if self.pos > 0 && self.pos >= self.buf.len() / 2 {
@@ -306,7 +317,7 @@ impl<R: Read> Reader<R> {
             };
             match src.next_segment() {
                 Ok(true) => {
-                    self.buf.clear();
+                    self.recycle();
                     self.pos = 0;
                     self.base = 0;
                     self.active = true;

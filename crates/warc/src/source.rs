@@ -450,8 +450,17 @@ impl<R: Read> Source<R> {
         std::mem::swap(&mut self.whole, buf);
         buf.truncate(self.whole_len);
         self.whole_pos = self.whole_len;
-        // The old buffer becomes scratch space for the next member.
-        self.whole.clear();
         true
+    }
+
+    /// Take `buf`, a buffer the reader is done with, as the space to inflate
+    /// the next whole member into, when it is longer than the one there (a
+    /// buffer's length is memory already written, which need not be zeroed
+    /// again); `buf` gets the shorter one, contents unspecified.
+    pub(crate) fn recycle(&mut self, buf: &mut Vec<u8>) {
+        let unread = matches!(self.state, State::Whole(_)) && self.whole_pos < self.whole_len;
+        if !unread && buf.len() > self.whole.len() {
+            std::mem::swap(&mut self.whole, buf);
+        }
     }
 }
