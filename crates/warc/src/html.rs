@@ -376,7 +376,7 @@ fn start_tag<'a>(
             }
             continue;
         }
-        let tag_name = String::from_utf8_lossy(tag).into_owned();
+        let tag_name = crate::links::owned(tag);
         if attr == "srcset" {
             for (us, ue) in srcset(&value) {
                 s.attrs.push(AttrUrl {
