@@ -9,18 +9,27 @@ Appendix C rules), so the comparison is in its disfavour.
 
 Usage (warcio in a venv: python3 -m venv V && V/bin/pip install warcio):
 
-  cargo build --release --example warc_links   (in crates/warc)
-  V/bin/python scripts/warc-bench.py FILE.warc.gz [BIN...] [--runs N]
+  cargo build --release --example warc_links -p urlsift-warc
+  V/bin/python scripts/warc-bench.py FILE.warc.gz [BIN...] [--runs N] [--cores N]
 
-Each BIN (default crates/warc/target/release/examples/warc_links) runs
-pinned to one core (taskset -c 0); the best of N runs (default 3) counts.
-Both wall time and CPU time (user + system) are reported: on a shared
-machine the CPU time is the steadier figure, and the ratio uses it.
+Each BIN (default target/release/examples/warc_links) is a command, with
+arguments if quoted ("target/release/urlsift -j1"), run with FILE as its
+last argument and its output to /dev/null, pinned to the first N cores
+(taskset, default 1; warcio always runs on one). Runs alternate (warcio,
+then each BIN, N times, default 3) and the best of each counts. Both wall
+time and CPU time (user + system) are reported: on a shared machine the CPU
+time is the steadier figure for one core, and the first ratio uses it; with
+more cores, the wall time is what they save.
+
+  V/bin/python scripts/warc-bench.py crawl.warc.gz "target/release/urlsift -j1" --runs 5
+  V/bin/python scripts/warc-bench.py crawl.warc.gz "target/release/urlsift -j1" \
+      "target/release/urlsift -j2" --cores 2 --runs 5   (needs two idle cores)
 """
 
 import os
 import re
 import resource
+import shlex
 import subprocess
 import sys
 import time
@@ -44,39 +53,58 @@ def cpu(who):
     return r.ru_utime + r.ru_stime
 
 
-def best(fn, runs, who):
-    """(best wall, best CPU, result) over `runs` runs of fn."""
-    walls, cpus = [], []
-    out = None
-    for _ in range(runs):
-        t, c = time.perf_counter(), cpu(who)
-        out = fn()
-        walls.append(time.perf_counter() - t)
-        cpus.append(cpu(who) - c)
-    return min(walls), min(cpus), out
+def timed(fn, who):
+    """(wall, CPU, result) of one call of fn."""
+    t, c = time.perf_counter(), cpu(who)
+    out = fn()
+    return time.perf_counter() - t, cpu(who) - c, out
 
 
 def main():
     args = sys.argv[1:]
-    runs = 3
-    if "--runs" in args:
-        i = args.index("--runs")
-        runs = int(args[i + 1])
-        del args[i : i + 2]
+    runs, cores = 3, 1
+    for opt in ("--runs", "--cores"):
+        if opt in args:
+            i = args.index(opt)
+            if opt == "--runs":
+                runs = int(args[i + 1])
+            else:
+                cores = int(args[i + 1])
+            del args[i : i + 2]
     if not args:
         sys.exit(__doc__)
-    path, bins = args[0], args[1:] or [os.path.join(os.path.dirname(__file__), "..", "crates/warc/target/release/examples/warc_links")]
+    root = os.path.join(os.path.dirname(__file__), "..")
+    path, bins = args[0], args[1:] or [os.path.join(root, "target/release/examples/warc_links")]
     size = os.path.getsize(path)
-    os.sched_setaffinity(0, {0})
-    t, c, n = best(lambda: baseline(path), runs, resource.RUSAGE_SELF)
-    print(f"{'warcio + re.findall':24} wall {t:6.2f} s  cpu {c:6.2f} s  {size / c / 1e6:6.1f} MB/s  {n} URLs")
-    for b in bins:
-        def run():
-            # Output to /dev/null: a pipe read here would share the core.
-            subprocess.run(["taskset", "-c", "0", b, path], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-        tb, cb, _ = best(run, runs, resource.RUSAGE_CHILDREN)
-        nb = subprocess.run([b, path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False).stdout.count(b"\n")
-        print(f"{os.path.basename(b):24} wall {tb:6.2f} s  cpu {cb:6.2f} s  {size / cb / 1e6:6.1f} MB/s  {nb} links  x{c / cb:.2f} (cpu)  x{t / tb:.2f} (wall)")
+    pin = ",".join(str(c) for c in sorted(os.sched_getaffinity(0))[:cores])
+    mine = os.sched_getaffinity(0)
+    cmds = [shlex.split(b) + [path] for b in bins]
+
+    def run(cmd):
+        # Output to /dev/null: a pipe read here would share the core.
+        subprocess.run(["taskset", "-c", pin] + cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+
+    def baseline_one_core():
+        os.sched_setaffinity(0, {int(pin.split(",")[0])})
+        try:
+            return baseline(path)
+        finally:
+            os.sched_setaffinity(0, mine)
+
+    best = [[float("inf"), float("inf")] for _ in range(len(cmds) + 1)]
+    n = 0
+    for _ in range(runs):
+        t, c, n = timed(baseline_one_core, resource.RUSAGE_SELF)
+        best[0] = [min(best[0][0], t), min(best[0][1], c)]
+        for k, cmd in enumerate(cmds, 1):
+            t, c, _ = timed(lambda cmd=cmd: run(cmd), resource.RUSAGE_CHILDREN)
+            best[k] = [min(best[k][0], t), min(best[k][1], c)]
+    t, c = best[0]
+    print(f"{'warcio + re.findall':28} wall {t:6.2f} s  cpu {c:6.2f} s  {size / c / 1e6:6.1f} MB/s  {n} URLs")
+    for cmd, b, (tb, cb) in zip(cmds, bins, best[1:]):
+        nb = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False).stdout.count(b"\n")
+        name = " ".join([os.path.basename(shlex.split(b)[0])] + shlex.split(b)[1:])
+        print(f"{name:28} wall {tb:6.2f} s  cpu {cb:6.2f} s  {size / cb / 1e6:6.1f} MB/s  {nb} links  x{c / cb:.2f} (cpu)  x{t / tb:.2f} (wall)")
 
 
 if __name__ == "__main__":

@@ -294,6 +294,15 @@ fn clean(v: &[u8]) -> Cow<'_, [u8]> {
     }
 }
 
+/// `b` as a `String`, invalid UTF-8 replaced by U+FFFD. Valid UTF-8 (nearly
+/// every link) is checked by `from_utf8`, faster than the lossy decoder.
+pub(crate) fn owned(b: &[u8]) -> String {
+    match std::str::from_utf8(b) {
+        Ok(s) => s.to_owned(),
+        Err(_) => String::from_utf8_lossy(b).into_owned(),
+    }
+}
+
 /// A reference resolved (or not) into a [`Link`].
 fn reference(
     base: Option<Base<'_>>,
@@ -305,9 +314,9 @@ fn reference(
     let v = clean(value);
     let (url, resolved) = match engine::resolve(base, &v) {
         Some(u) => (u, true),
-        None => (String::from_utf8_lossy(&v).into_owned(), false),
+        None => (owned(&v), false),
     };
-    let found = (written != url.as_bytes()).then(|| String::from_utf8_lossy(written).into_owned());
+    let found = (written != url.as_bytes()).then(|| owned(written));
     Link {
         url,
         found,
@@ -372,8 +381,8 @@ pub fn html_links(html: &[u8], doc: Option<&str>, opts: &LinkOptions, mut sink: 
 
 fn text_link(url: &[u8], written: &[u8], www: bool, offset: usize) -> Link {
     Link {
-        url: String::from_utf8_lossy(url).into_owned(),
-        found: (written != url).then(|| String::from_utf8_lossy(written).into_owned()),
+        url: owned(url),
+        found: (written != url).then(|| owned(written)),
         source: Source::Text,
         resolved: !www,
         offset,

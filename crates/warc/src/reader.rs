@@ -138,6 +138,8 @@ pub struct Reader<R> {
     out: VecDeque<Result<Record, Issue>>,
     /// Bytes that may still be re-read when a lying record is rescanned.
     rescan_budget: u64,
+    /// Inflate gzip members whole where they allow it (see `source`).
+    whole_ok: bool,
 }
 
 impl<R: Read> Reader<R> {
@@ -162,7 +164,16 @@ impl<R: Read> Reader<R> {
             done: false,
             out: VecDeque::new(),
             rescan_budget: 1 << 20,
+            whole_ok: true,
         }
+    }
+
+    /// The same reader, streaming every gzip member (never inflating one
+    /// whole): what the whole-member path must agree with.
+    #[cfg(test)]
+    fn streaming_only(mut self) -> Self {
+        self.whole_ok = false;
+        self
     }
 
     fn issue(&mut self, offset: u64, severity: Severity, message: String) {
@@ -208,9 +219,18 @@ impl<R: Read> Reader<R> {
     fn close_segment(&mut self) {
         self.active = false;
         self.seg_end = true;
-        self.buf.clear();
+        self.recycle();
         self.pos = 0;
         self.base = 0;
+    }
+
+    /// Empty `buf`, first offering its memory to the source as space to
+    /// inflate the next member into (written already: no zeroing there).
+    fn recycle(&mut self) {
+        if let Some(src) = &mut self.src {
+            src.recycle(&mut self.buf);
+        }
+        self.buf.clear();
     }
 
     /// Read more of the segment into `buf`; false at its end (or on an error,
@@ -218,6 +238,17 @@ impl<R: Read> Reader<R> {
     fn fill(&mut self) -> bool {
         if !self.active || self.seg_end {
             return false;
+        }
+        if self.buf.is_empty()
+            && self
+                .src
+                .as_mut()
+                .is_some_and(|s| s.take_whole(&mut self.buf))
+        {
+            // The whole segment is in `buf` now.
+            self.rescan_budget += self.buf.len() as u64;
+            self.seg_end = true;
+            return true;
         }
         if self.pos > 0 && self.pos >= self.buf.len() / 2 {
             self.buf.drain(..self.pos);
@@ -264,7 +295,8 @@ impl<R: Read> Reader<R> {
                 return false;
             };
             match Source::new(input) {
-                Ok(s) => {
+                Ok(mut s) => {
+                    s.whole_ok = self.whole_ok;
                     let gz = s.is_gzip();
                     self.src = Some(s);
                     if !gz {
@@ -285,7 +317,7 @@ impl<R: Read> Reader<R> {
             };
             match src.next_segment() {
                 Ok(true) => {
-                    self.buf.clear();
+                    self.recycle();
                     self.pos = 0;
                     self.base = 0;
                     self.active = true;
@@ -635,5 +667,88 @@ impl<R: Read> Iterator for Reader<R> {
                 return self.out.pop_front();
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn member(text: &[u8], level: u32) -> Vec<u8> {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(level));
+        e.write_all(text).unwrap();
+        e.finish().unwrap()
+    }
+
+    fn record(body: &[u8]) -> Vec<u8> {
+        let mut r = format!(
+            "WARC/1.1\r\nWARC-Type: resource\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        )
+        .into_bytes();
+        r.extend_from_slice(body);
+        r.extend_from_slice(b"\r\n\r\n");
+        r
+    }
+
+    /// One piece of a gzip archive, good or bad.
+    fn piece(kind: u8, n: usize) -> Vec<u8> {
+        const TEXT: &[u8] = b"ab <\x1f\x8b\x08> cd\n";
+        let body: Vec<u8> = (0..n).map(|k| TEXT[k % TEXT.len()]).collect();
+        let rec = record(&body);
+        match kind % 8 {
+            // Stored blocks: the magic in the text is in the deflate data.
+            0 => member(&rec, 0),
+            1 => member(&rec, 6),
+            2 => member(b"", 6),
+            3 => vec![0; n % 40],
+            4 => {
+                let mut m = member(&rec, 1);
+                m.truncate(m.len() * 2 / 3);
+                m
+            }
+            5 => {
+                let mut m = member(&rec, 1);
+                let k = m.len() / 2;
+                m[k] ^= 0x55;
+                m
+            }
+            6 => {
+                // A trailer with a wrong CRC-32 or size.
+                let mut m = member(&rec, 6);
+                let k = m.len() - if n.is_multiple_of(2) { 8 } else { 4 };
+                m[k] ^= 1;
+                m
+            }
+            _ => b"not gzip \x1f\x8b".to_vec(),
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn whole_members_read_as_streamed(parts in proptest::collection::vec((any::<u8>(), 0..3000usize), 1..8)) {
+            let mut input = member(&record(b"first"), 6);
+            for (kind, n) in parts {
+                input.extend(piece(kind, n));
+            }
+            let whole: Vec<_> = Reader::new(&input[..]).collect();
+            let streamed: Vec<_> = Reader::new(&input[..]).streaming_only().collect();
+            prop_assert_eq!(whole, streamed);
+        }
+    }
+
+    #[test]
+    fn whole_members_keep_offsets() {
+        let a = member(&record(b"x \x1f\x8b\x08 y"), 0);
+        let b = member(&record(b"second"), 9);
+        let input = [a.clone(), b].concat();
+        let recs: Vec<_> = Reader::new(&input[..]).map(Result::unwrap).collect();
+        assert_eq!(recs.len(), 2);
+        assert_eq!((recs[0].offset, recs[1].offset), (0, a.len() as u64));
+        assert_eq!(recs[0].block, b"x \x1f\x8b\x08 y");
     }
 }

@@ -8,6 +8,16 @@
 //! input through `BufRead` and consumes exactly the member (header, deflate
 //! stream, trailer), so the count after one member is the next one's offset.
 //!
+//! Most members are inflated whole instead, by libdeflate (faster than a
+//! streaming inflater): the compressed bytes are buffered up to the next gzip
+//! magic (or the end of the input), and that extent is taken as the member
+//! when it inflates to exactly the size and CRC-32 its last eight bytes give
+//! (a member's trailer). Anything else (an empty member, a member larger than
+//! [`WHOLE_MAX_IN`] or [`WHOLE_MAX_OUT`], a magic inside the deflate data that
+//! hides the real end after [`WHOLE_TRIES`] tries, a corrupt or truncated
+//! member, bytes between members) is streamed as above, so errors, their
+//! offsets and resynchronisation are the streaming decoder's.
+//!
 //! A corrupt member may have made the inflater read past the start of the
 //! next member. [`Counting`] keeps the raw bytes of the current member
 //! (up to [`HISTORY_CAP`]) so that resynchronisation can rescan them for the
@@ -16,6 +26,7 @@
 use std::io::{self, BufRead, Read};
 
 use flate2::bufread::GzDecoder;
+use libdeflater::Decompressor;
 
 /// Raw bytes read from the input at a time.
 const READ_CHUNK: usize = 64 * 1024;
@@ -24,6 +35,20 @@ const READ_CHUNK: usize = 64 * 1024;
 /// member larger than this that turns out corrupt is resynchronised from
 /// where the inflater stopped instead of from its start.
 pub(crate) const HISTORY_CAP: usize = 32 * 1024 * 1024;
+
+/// Compressed bytes buffered ahead at most to find where a member ends; a
+/// longer member is streamed.
+pub(crate) const WHOLE_MAX_IN: usize = 16 * 1024 * 1024;
+
+/// The largest member inflated whole; a larger one is streamed.
+pub(crate) const WHOLE_MAX_OUT: usize = 64 * 1024 * 1024;
+
+/// Candidate ends (gzip magics, the first of which may lie inside the
+/// deflate data) tried before a member is streamed.
+pub(crate) const WHOLE_TRIES: usize = 4;
+
+/// Deflate's largest expansion: 258 bytes from one 2-bit code, about 1032:1.
+const MAX_RATIO: usize = 1032;
 
 /// The gzip magic and the deflate method byte.
 const GZIP_MAGIC: &[u8; 3] = b"\x1f\x8b\x08";
@@ -95,6 +120,12 @@ impl<R: Read> Counting<R> {
     pub(crate) fn peek(&mut self, n: usize) -> io::Result<&[u8]> {
         while self.buf.len() - self.pos < n && self.fill_more()? {}
         Ok(self.buf.get(self.pos..).unwrap_or_default())
+    }
+
+    /// Consume `n` bytes and stop keeping them (no mark is in force).
+    fn skip_unmarked(&mut self, n: usize) {
+        self.history = None;
+        self.consume(n);
     }
 
     /// Start keeping the bytes consumed from here on.
@@ -181,11 +212,80 @@ impl<R: Read> BufRead for Counting<R> {
     }
 }
 
+/// Inflate the gzip member at the start of `c`'s unconsumed bytes whole into
+/// `out`, if its end can be found (see the module's documentation); on
+/// success it is consumed and its inflated length returned. On `None` nothing
+/// is consumed.
+fn inflate_whole<R: Read>(
+    c: &mut Counting<R>,
+    inflater: &mut Decompressor,
+    out: &mut Vec<u8>,
+) -> Option<usize> {
+    // Past the fixed part of the header.
+    let mut from = 10;
+    let mut tries = 0;
+    loop {
+        let avail = c.buf.get(c.pos..).unwrap_or_default();
+        let hay = avail.get(from..).unwrap_or_default();
+        let end = match memchr::memmem::find(hay, GZIP_MAGIC) {
+            Some(p) => from + p,
+            None if c.eof => avail.len(),
+            None if avail.len() >= WHOLE_MAX_IN => return None,
+            None => {
+                // Keep two bytes: the magic may straddle reads. A read
+                // error ends the input (see `fill_more`): streaming reports it.
+                from = from.max(avail.len().saturating_sub(GZIP_MAGIC.len() - 1));
+                match c.fill_more() {
+                    Ok(_) => continue,
+                    Err(_) => return None,
+                }
+            }
+        };
+        if let Some(n) = inflate_exact(inflater, avail.get(..end)?, out) {
+            c.skip_unmarked(end);
+            return Some(n);
+        }
+        tries += 1;
+        if end >= avail.len() || tries >= WHOLE_TRIES {
+            return None;
+        }
+        from = end + 1;
+    }
+}
+
+/// Inflate `member`, one whole gzip member, into `out`: the inflated length,
+/// or `None` unless it inflates to exactly the (non-zero) size and the CRC-32
+/// of its last eight bytes, that is unless `member` ends with its trailer.
+pub(crate) fn inflate_exact(
+    inflater: &mut Decompressor,
+    member: &[u8],
+    out: &mut Vec<u8>,
+) -> Option<usize> {
+    let tail = member.get(member.len().checked_sub(8)?..)?;
+    let word = |k: usize| {
+        tail.get(k..k + 4)
+            .and_then(|w| <[u8; 4]>::try_from(w).ok())
+            .map(u32::from_le_bytes)
+    };
+    let (crc, size) = (word(0)?, usize::try_from(word(4)?).ok()?);
+    if size == 0 || size > WHOLE_MAX_OUT || size > member.len().saturating_mul(MAX_RATIO) {
+        return None;
+    }
+    if out.len() < size {
+        out.resize(size, 0);
+    }
+    let dst = out.get_mut(..size)?;
+    let n = inflater.gzip_decompress(member, dst).ok()?;
+    (n == size && libdeflater::crc32(dst) == crc).then_some(n)
+}
+
 enum State<R> {
     Plain(Counting<R>),
     /// Between gzip members (or not started).
     Idle(Counting<R>),
     Member(Box<GzDecoder<Counting<R>>>),
+    /// A member inflated whole into `Source::whole`.
+    Whole(Counting<R>),
     /// Only while a transition is under way.
     Taken,
 }
@@ -197,6 +297,15 @@ pub(crate) struct Source<R> {
     gzip: bool,
     /// Offset in the input of the current segment.
     segment_start: u64,
+    /// The inflater for whole members (made at the first one).
+    inflater: Option<Box<Decompressor>>,
+    /// A member inflated whole: `whole[whole_pos..whole_len]` is unread.
+    whole: Vec<u8>,
+    whole_pos: usize,
+    whole_len: usize,
+    /// Inflate members whole when they allow it (tests turn it off to
+    /// compare with streaming).
+    pub(crate) whole_ok: bool,
 }
 
 impl<R: Read> Source<R> {
@@ -212,6 +321,11 @@ impl<R: Read> Source<R> {
             },
             gzip,
             segment_start: 0,
+            inflater: None,
+            whole: Vec::new(),
+            whole_pos: 0,
+            whole_len: 0,
+            whole_ok: true,
         })
     }
 
@@ -240,6 +354,10 @@ impl<R: Read> Source<R> {
                 self.state = State::Idle(d.into_inner());
                 self.next_segment()
             }
+            State::Whole(c) => {
+                self.state = State::Idle(c);
+                self.next_segment()
+            }
             State::Idle(mut c) => {
                 let at = c.offset();
                 let head = match c.peek(3) {
@@ -255,6 +373,18 @@ impl<R: Read> Source<R> {
                 }
                 if head.starts_with(GZIP_MAGIC) {
                     self.segment_start = at;
+                    let inflater = self.inflater.get_or_insert_with(Box::default);
+                    let whole = if self.whole_ok {
+                        inflate_whole(&mut c, inflater, &mut self.whole)
+                    } else {
+                        None
+                    };
+                    if let Some(n) = whole {
+                        self.whole_pos = 0;
+                        self.whole_len = n;
+                        self.state = State::Whole(c);
+                        return Ok(true);
+                    }
                     c.set_mark();
                     self.state = State::Member(Box::new(GzDecoder::new(c)));
                     return Ok(true);
@@ -294,7 +424,43 @@ impl<R: Read> Source<R> {
         match &mut self.state {
             State::Plain(c) => c.read(out),
             State::Member(d) => d.read(out),
+            State::Whole(_) => {
+                let left = self
+                    .whole
+                    .get(self.whole_pos..self.whole_len)
+                    .unwrap_or_default();
+                let n = left.len().min(out.len());
+                if let (Some(dst), Some(src)) = (out.get_mut(..n), left.get(..n)) {
+                    dst.copy_from_slice(src);
+                }
+                self.whole_pos += n;
+                Ok(n)
+            }
             State::Idle(_) | State::Taken => Ok(0),
+        }
+    }
+
+    /// When the current segment is a member inflated whole and none of it
+    /// has been read: swap it into `buf` (whose old contents are dropped)
+    /// and return true. Saves copying it through [`Source::read`].
+    pub(crate) fn take_whole(&mut self, buf: &mut Vec<u8>) -> bool {
+        if !matches!(self.state, State::Whole(_)) || self.whole_pos != 0 || self.whole_len == 0 {
+            return false;
+        }
+        std::mem::swap(&mut self.whole, buf);
+        buf.truncate(self.whole_len);
+        self.whole_pos = self.whole_len;
+        true
+    }
+
+    /// Take `buf`, a buffer the reader is done with, as the space to inflate
+    /// the next whole member into, when it is longer than the one there (a
+    /// buffer's length is memory already written, which need not be zeroed
+    /// again); `buf` gets the shorter one, contents unspecified.
+    pub(crate) fn recycle(&mut self, buf: &mut Vec<u8>) {
+        let unread = matches!(self.state, State::Whole(_)) && self.whole_pos < self.whole_len;
+        if !unread && buf.len() > self.whole.len() {
+            std::mem::swap(&mut self.whole, buf);
         }
     }
 }
