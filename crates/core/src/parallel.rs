@@ -543,50 +543,54 @@ fn map_range<'h, T: Send>(
     let count = lines.is_some();
     let mut floor = floor;
     for group in chunks.chunks(batch) {
-        let outs: Vec<(ChunkOut<'h>, u64)> = group
+        let outs: Vec<ChunkOut<'h>> = group
             .par_iter()
-            .map(|&(b, e)| {
-                let nl = if count {
-                    memchr::memchr_iter(b'\n', &hay[b..e]).count() as u64
-                } else {
-                    0
-                };
-                (scan_chunk(ex, hay, b, e), nl)
-            })
+            .map(|&(b, e)| scan_chunk(ex, hay, b, e))
             .collect();
-        let mut line = line_at(&mut lines, group[0].0);
         let mut stitched = Vec::with_capacity(group.len());
-        for (&(b, e), (out, nl)) in group.iter().zip(outs) {
+        for (&(b, e), out) in group.iter().zip(outs) {
             let (f, raws) = stitch_raws(ex, hay, b, e, floor, out);
             floor = f;
-            stitched.push((b, line, raws));
-            line += nl;
-        }
-        if let Some(l) = lines.as_deref_mut() {
-            // The newlines of the group's chunks are counted: skip them.
-            let group_end = group[group.len() - 1].1;
-            *l = LineCounter {
-                pos: group_end,
-                line,
-            };
+            stitched.push((b, raws));
         }
         // The work is done on units of at most `UNIT` matches, a wave of
         // two per thread at a time: what a wave makes (a chunk's formatted
         // records can be many times its size) is handed on before the next.
+        // A unit starts at its chunk's start or at its first match.
         let mut units = Vec::new();
-        for (b, line, raws) in &stitched {
-            let mut l = LineCounter {
-                pos: *b,
-                line: *line,
-            };
+        for (b, raws) in &stitched {
+            let mut at = *b;
             for (i, part) in raws.chunks(UNIT).enumerate() {
-                let at = if i == 0 {
-                    *b
-                } else {
-                    part[0].m.start.max(l.pos)
+                if i > 0 {
+                    at = part[0].m.start.max(at);
+                }
+                units.push((at, 1, part));
+            }
+        }
+        if count {
+            // Each unit's line: the newlines between unit starts, counted in
+            // parallel, added up in order.
+            let (group_start, group_end) = (group[0].0, group[group.len() - 1].1);
+            let starts: Vec<usize> = std::iter::once(group_start)
+                .chain(units.iter().map(|u| u.0))
+                .chain(std::iter::once(group_end))
+                .collect();
+            let gaps: Vec<u64> = starts
+                .par_windows(2)
+                .map(|w| memchr::memchr_iter(b'\n', &hay[w[0]..w[1]]).count() as u64)
+                .collect();
+            let mut line = line_at(&mut lines, group_start);
+            for (u, gap) in units.iter_mut().zip(&gaps) {
+                line += gap;
+                u.1 = line;
+            }
+            line += gaps[gaps.len() - 1];
+            if let Some(l) = lines.as_deref_mut() {
+                // The group's newlines are counted: skip them.
+                *l = LineCounter {
+                    pos: group_end,
+                    line,
                 };
-                let line = if count { l.line_at(hay, at) } else { 1 };
-                units.push((at, line, part));
             }
         }
         for wave in units.chunks(2 * batch) {
@@ -875,9 +879,9 @@ fn scan_block(
     })
 }
 
-/// [`stitch`], keeping the matches with their bookkeeping: in the usual
-/// case (the true floor is low enough) the parallel pass's own vector,
-/// moved, not copied. Returns the floor after the chunk and its matches.
+/// One chunk's matches given the true `floor` before it, with their
+/// bookkeeping, and the floor after it. In the usual case (the true floor is
+/// low enough) they are the parallel pass's own vector, moved, not copied.
 fn stitch_raws<'h>(
     ex: &Extractor,
     hay: &'h [u8],
@@ -890,11 +894,11 @@ fn stitch_raws<'h>(
     if floor <= spec_floor {
         return (out.floor, out.raws);
     }
-    // Re-scan the chunk's start with the true floor (as `stitch_with`), and
-    // put the few matches it gives in place of the parallel pass's first
-    // ones: no second vector of the whole chunk.
+    // Re-scan the chunk's start with the true floor until both scans agree
+    // on everything after, and put the few matches it gives in place of the
+    // parallel pass's first ones: no second vector of the whole chunk.
     let spec = &out.raws;
-    let mut k = 0;
+    let mut k = 0; // spec matches with anchor < c
     let mut spec_floor_at = spec_floor;
     let mut fixed = Vec::new();
     let (new_floor, stopped) = ex.scan_raw(
@@ -932,55 +936,9 @@ fn stitch<'h>(
     out: ChunkOut<'h>,
     sink: &mut impl FnMut(Match<'h>),
 ) -> usize {
-    stitch_with(ex, hay, b, e, floor, out, &mut |r: RawMatch<'h>| sink(r.m))
-}
-
-/// [`stitch`], handing on the matches with their bookkeeping.
-fn stitch_with<'h>(
-    ex: &Extractor,
-    hay: &'h [u8],
-    b: usize,
-    e: usize,
-    floor: usize,
-    out: ChunkOut<'h>,
-    sink: &mut impl FnMut(RawMatch<'h>),
-) -> usize {
-    let spec_floor = b.saturating_sub(MAX_LOOK_BEHIND);
-    if floor <= spec_floor {
-        for r in out.raws {
-            sink(r);
-        }
-        return out.floor;
+    let (floor, raws) = stitch_raws(ex, hay, b, e, floor, out);
+    for r in raws {
+        sink(r.m);
     }
-    // Re-scan with the true floor until both scans agree on everything after.
-    let spec = &out.raws;
-    let mut k = 0; // spec matches with anchor < c
-    let mut spec_floor_at = spec_floor;
-    let mut fixed = Vec::new();
-    let (new_floor, stopped) = ex.scan_raw(
-        hay,
-        b,
-        e,
-        floor,
-        |c, true_floor| {
-            while k < spec.len() && spec[k].anchor < c {
-                spec_floor_at = spec[k].resume;
-                k += 1;
-            }
-            !(c >= true_floor + MAX_LOOK_BEHIND && c >= spec_floor_at + MAX_LOOK_BEHIND)
-        },
-        |r| fixed.push(r),
-    );
-    for r in fixed {
-        sink(r);
-    }
-    match stopped {
-        Some(c) => {
-            for r in out.raws.into_iter().filter(|r| r.anchor >= c) {
-                sink(r);
-            }
-            out.floor
-        }
-        None => new_floor,
-    }
+    floor
 }
