@@ -791,3 +791,59 @@ fn issue20_cli_mail_json_keeps_part_positions() {
         assert!(start >= v["part_offset"].as_u64().unwrap(), "{l}");
     }
 }
+
+#[test]
+fn issue19_cli_mail_batches_formatted_in_parallel_agree() {
+    // An mbox of many 1 MiB batches (the unit of parallel work), made of
+    // every message under tests/data/mail: line numbers and offsets stay
+    // file positions across batches, and the output is the same for every
+    // thread count, from a file and from standard input, and with -m (the
+    // serial path).
+    let mut mbox = Vec::new();
+    let mut n = 0;
+    while mbox.len() < 4 << 20 {
+        for f in mail_files() {
+            let data = std::fs::read(&f).unwrap();
+            let msg = if data.starts_with(b"From ") {
+                data
+            } else {
+                let mut m = format!("From a@b Mon Jan  1 00:00:{:02} 2024\n", n % 60).into_bytes();
+                m.extend_from_slice(&data);
+                m
+            };
+            mbox.extend_from_slice(&msg);
+            if !mbox.ends_with(b"\n\n") {
+                mbox.extend_from_slice(b"\n\n");
+            }
+            n += 1;
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("big.mbox");
+    std::fs::write(&p, &mbox).unwrap();
+    let p = p.to_str().unwrap();
+    let (j1, _, code) = bin(&["--mail", "-n", "-b", "-j1", p]);
+    assert_eq!(code, 0);
+    let recs: Vec<&str> = j1.lines().collect();
+    assert!(recs.len() > 1000, "{} records", recs.len());
+    // The line of each offset, from the newlines before it.
+    let newlines: Vec<usize> = (0..mbox.len()).filter(|&i| mbox[i] == b'\n').collect();
+    for rec in &recs {
+        let mut it = rec.splitn(3, ':');
+        let line: u64 = it.next().unwrap().parse().unwrap();
+        let off: usize = it.next().unwrap().parse().unwrap();
+        let want = 1 + newlines.partition_point(|&nl| nl < off) as u64;
+        assert_eq!(line, want, "{rec}: the line of its offset");
+    }
+    let (o, _, _) = bin(&["--mail", "-n", "-b", "-j8", p]);
+    assert!(o == j1, "-j8 differs from -j1");
+    let out = Command::new(env!("CARGO_BIN_EXE_urlsift"))
+        .args(["--mail", "-n", "-b", "-j2", "-"])
+        .stdin(std::fs::File::open(p).unwrap())
+        .output()
+        .unwrap();
+    assert!(out.stdout == j1.as_bytes(), "standard input differs");
+    let (m, _, _) = bin(&["--mail", "-n", "-b", "-m", "700", p]);
+    let first: Vec<&str> = recs.iter().take(700).copied().collect();
+    assert_eq!(m.lines().collect::<Vec<_>>(), first, "-m 700");
+}

@@ -190,6 +190,53 @@ pub fn scan_archive(
     ex: &Extractor,
     data: &[u8],
     mut on_match: impl FnMut(&MailWhere, u64, &Match<'_>),
+    on_problem: impl FnMut(&Problem),
+) -> MailStats {
+    scan_archive_map(
+        ex,
+        data,
+        |_| (),
+        |(), b| {
+            b.each(&mut on_match);
+            true
+        },
+        on_problem,
+    )
+}
+
+/// [`scan_archive`], with the work on each batch of messages done in
+/// parallel: `map` turns a [`MailBatch`] into a `T` on the rayon pool (it
+/// may call [`MailBatch::each`], which gives the batch's URLs as
+/// `scan_archive` would), and `sink` takes the results in file order (with
+/// their batch), on the calling thread. The scan stops early when `sink`
+/// returns false.
+///
+/// ```
+/// use urlsift_core::extract::Extractor;
+/// let mbox = b"From a@b Mon Jan  1 00:00:00 2024\nSubject: x\n\nsee http://a.example/\n\n\
+/// From c@d Mon Jan  1 00:00:00 2024\nSubject: y\n\nand http://b.example/\n";
+/// let mut lines = Vec::new();
+/// urlsift_mail::scan_archive_map(
+///     &Extractor::new(),
+///     mbox,
+///     |b| {
+///         let mut v = Vec::new();
+///         b.each(|w, line, m| v.push(format!("{line} {} {}", w.message, m.url_str())));
+///         v
+///     },
+///     |v, _| {
+///         lines.extend(v);
+///         true
+///     },
+///     |_| {},
+/// );
+/// assert_eq!(lines, ["4 1 http://a.example/", "9 2 http://b.example/"]);
+/// ```
+pub fn scan_archive_map<T: Send>(
+    ex: &Extractor,
+    data: &[u8],
+    map: impl Fn(&MailBatch<'_>) -> T + Sync,
+    mut sink: impl FnMut(T, &MailBatch<'_>) -> bool,
     mut on_problem: impl FnMut(&Problem),
 ) -> MailStats {
     let mut stats = MailStats::default();
@@ -212,7 +259,7 @@ pub fn scan_archive(
         data,
         &msgs,
         at,
-        &mut on_match,
+        (&map, &mut sink),
         &mut on_problem,
         &mut stats,
     );
@@ -228,9 +275,32 @@ pub const STREAM_BLOCK: usize = urlsift_core::parallel::DEFAULT_BLOCK_SIZE;
 /// [`scan_archive`] on the whole input.
 pub fn scan_reader<R: Read>(
     ex: &Extractor,
-    mut r: R,
+    r: R,
     block: usize,
     mut on_match: impl FnMut(&MailWhere, u64, &Match<'_>),
+    on_problem: impl FnMut(&Problem),
+) -> io::Result<MailStats> {
+    scan_reader_map(
+        ex,
+        r,
+        block,
+        |_| (),
+        |(), b| {
+            b.each(&mut on_match);
+            true
+        },
+        on_problem,
+    )
+}
+
+/// [`scan_reader`], with each batch of messages mapped in parallel and the
+/// results sunk in file order, as in [`scan_archive_map`].
+pub fn scan_reader_map<R: Read, T: Send>(
+    ex: &Extractor,
+    mut r: R,
+    block: usize,
+    map: impl Fn(&MailBatch<'_>) -> T + Sync,
+    mut sink: impl FnMut(T, &MailBatch<'_>) -> bool,
     mut on_problem: impl FnMut(&Problem),
 ) -> io::Result<MailStats> {
     let block = block.max(1);
@@ -261,7 +331,7 @@ pub fn scan_reader<R: Read>(
                     &buf,
                     &msgs,
                     at,
-                    &mut on_match,
+                    (&map, &mut sink),
                     &mut on_problem,
                     &mut stats,
                 );
@@ -278,15 +348,17 @@ pub fn scan_reader<R: Read>(
         }
         let keep = msgs.len() - 1;
         let cut = msgs[keep - 1].end;
-        scan_messages(
+        if !scan_messages(
             ex,
             &buf,
             &msgs[..keep],
             at,
-            &mut on_match,
+            (&map, &mut sink),
             &mut on_problem,
             &mut stats,
-        );
+        ) {
+            return Ok(stats);
+        }
         at.line += memchr::memchr_iter(b'\n', &buf[..cut]).count() as u64;
         buf.drain(..cut);
         at.offset += cut as u64;
@@ -340,21 +412,105 @@ impl FileLines {
     }
 }
 
-fn scan_messages(
+/// The URLs of a batch of messages, found in parallel and ready to be
+/// reported: [`MailBatch::each`] gives them with their file positions, on
+/// whatever thread holds the batch.
+pub struct MailBatch<'a> {
+    /// What the batch's messages gave (problems and counts taken out).
+    scanned: Scanned,
+    /// The batch's slice of the scanned buffer.
+    data: &'a [u8],
+    /// File offset of `data[0]`.
+    offset: u64,
+    /// Lines before `data[0]`.
+    line: u64,
+}
+
+impl MailBatch<'_> {
+    /// The number of URLs in the batch.
+    pub fn len(&self) -> usize {
+        self.scanned.found.len()
+    }
+
+    /// Whether the batch has no URL.
+    pub fn is_empty(&self) -> bool {
+        self.scanned.found.is_empty()
+    }
+
+    /// The bytes of the batch's URLs, for sizing an output buffer.
+    pub fn url_bytes(&self) -> usize {
+        self.scanned.found.iter().map(|f| f.m.url.len()).sum()
+    }
+
+    /// `on_match(where, line, match)` for each URL of the batch, in file
+    /// order: offsets and `line` are file positions, the part's own are in
+    /// `where`.
+    pub fn each(&self, mut on_match: impl FnMut(&MailWhere, u64, &Match<'_>)) {
+        let s = &self.scanned;
+        let mut lines = FileLines::new(self.line);
+        // The part's record, cloned once per part, not once per URL.
+        let mut part: Option<(usize, MailWhere)> = None;
+        for f in &s.found {
+            if part.as_ref().is_none_or(|(p, _)| *p != f.part) {
+                part = Some((f.part, s.wheres[f.part].clone()));
+            }
+            let Some((_, w)) = part.as_mut() else {
+                continue;
+            };
+            // The record is in file positions; the part's own are kept.
+            w.part_start = f.m.start as u64;
+            w.part_line = f.line;
+            let start = f.file_start.saturating_sub(self.offset) as usize;
+            let line = lines.line_at(self.data, start.min(self.data.len()));
+            let len = f.m.end - f.m.start;
+            let start = f.file_start as usize;
+            let m = Match {
+                start,
+                end: start + len,
+                url: std::borrow::Cow::Borrowed(&*f.m.url),
+                ..f.m
+            };
+            on_match(w, line, &m);
+        }
+    }
+}
+
+/// Scan `msgs` of `data` in batches, a window of batches at a time on the
+/// pool: the batches are scanned and their newlines counted in parallel,
+/// their first lines added up in order, `map` run on each in parallel, and
+/// `sink`, problems and counts taken in order. False when `sink` stopped
+/// the scan.
+fn scan_messages<T: Send>(
     ex: &Extractor,
     data: &[u8],
     msgs: &[Range<usize>],
     at: At,
-    on_match: &mut impl FnMut(&MailWhere, u64, &Match<'_>),
+    (map, sink): (
+        &(impl Fn(&MailBatch<'_>) -> T + Sync),
+        &mut impl FnMut(T, &MailBatch<'_>) -> bool,
+    ),
     on_problem: &mut impl FnMut(&Problem),
     stats: &mut MailStats,
-) {
+) -> bool {
     let batches = batches(msgs, BATCH_BYTES);
     let parser = message::parser();
-    let mut lines = FileLines::new(at.line);
-    let scan_batch = |r: &Range<usize>| {
+    // A batch's slice of `data`: from its first message (the start of
+    // `data` for the first batch) to the next batch's first message, so the
+    // slices cover `data` and every newline is counted once.
+    let slice = |b: usize| {
+        let from = if b == 0 {
+            0
+        } else {
+            msgs[batches[b].start].start
+        };
+        let to = batches
+            .get(b + 1)
+            .map_or(data.len(), |n| msgs[n.start].start);
+        from..to
+    };
+    let scan_batch = |b: usize| {
         let mut s = Scanned::default();
-        for i in r.clone() {
+        for i in batches[b].clone() {
             let m = &msgs[i];
             message::scan_message(
                 ex,
@@ -366,7 +522,20 @@ fn scan_messages(
                 &mut s,
             );
         }
-        s
+        let newlines = memchr::memchr_iter(b'\n', &data[slice(b)]).count() as u64;
+        (s, newlines)
+    };
+    let finish = |(b, mut s, line): (usize, Scanned, u64)| {
+        let problems = std::mem::take(&mut s.problems);
+        let st = std::mem::take(&mut s.stats);
+        let r = slice(b);
+        let batch = MailBatch {
+            scanned: s,
+            offset: at.offset + r.start as u64,
+            data: &data[r],
+            line,
+        };
+        (map(&batch), batch, problems, st)
     };
     // One batch (a small file) is scanned here, without starting the pool.
     let window = if batches.len() <= 1 {
@@ -374,43 +543,35 @@ fn scan_messages(
     } else {
         rayon::current_num_threads().max(1) * 4
     };
-    for group in batches.chunks(window) {
-        let results: Vec<Scanned> = if group.len() <= 1 {
-            group.iter().map(scan_batch).collect()
+    let mut line = at.line;
+    let all: Vec<usize> = (0..batches.len()).collect();
+    for group in all.chunks(window) {
+        let scanned: Vec<(Scanned, u64)> = if group.len() <= 1 {
+            group.iter().map(|&b| scan_batch(b)).collect()
         } else {
-            group.par_iter().map(scan_batch).collect()
+            group.par_iter().map(|&b| scan_batch(b)).collect()
         };
-        for s in results {
-            // The part's record, cloned once per part, not once per URL.
-            let mut part: Option<(usize, MailWhere)> = None;
-            for f in &s.found {
-                if part.as_ref().is_none_or(|(p, _)| *p != f.part) {
-                    part = Some((f.part, s.wheres[f.part].clone()));
-                }
-                let Some((_, w)) = part.as_mut() else {
-                    continue;
-                };
-                // The record is in file positions; the part's own are kept.
-                w.part_start = f.m.start as u64;
-                w.part_line = f.line;
-                let start = f.file_start.saturating_sub(at.offset) as usize;
-                let line = lines.line_at(data, start.min(data.len()));
-                let len = f.m.end - f.m.start;
-                let start = f.file_start as usize;
-                let m = Match {
-                    start,
-                    end: start + len,
-                    url: std::borrow::Cow::Borrowed(&*f.m.url),
-                    ..f.m
-                };
-                on_match(w, line, &m);
+        let mut ready = Vec::with_capacity(group.len());
+        for (&b, (s, newlines)) in group.iter().zip(scanned) {
+            ready.push((b, s, line));
+            line += newlines;
+        }
+        let done: Vec<_> = if group.len() <= 1 {
+            ready.into_iter().map(finish).collect()
+        } else {
+            ready.into_par_iter().map(finish).collect()
+        };
+        for (t, batch, problems, st) in done {
+            if !sink(t, &batch) {
+                return false;
             }
-            for p in &s.problems {
+            for p in &problems {
                 on_problem(p);
             }
-            *stats += &s.stats;
+            *stats += &st;
         }
     }
+    true
 }
 
 /// Problems printed per file; the rest are only counted (`--stats`).
@@ -441,7 +602,48 @@ impl MailRun {
         ex: &Extractor,
         name: &str,
         input: MailInput<'_>,
-        on_match: impl FnMut(&MailWhere, u64, &Match<'_>),
+        mut on_match: impl FnMut(&MailWhere, u64, &Match<'_>),
+    ) -> Option<String> {
+        self.scan_map(
+            ex,
+            name,
+            input,
+            |_| (),
+            |(), b| {
+                b.each(&mut on_match);
+                true
+            },
+        )
+    }
+
+    /// [`MailRun::scan`], with each batch of messages mapped on the rayon
+    /// pool and the results sunk in file order ([`scan_archive_map`]); the
+    /// scan stops early when `sink` returns false.
+    ///
+    /// ```
+    /// use urlsift_core::extract::Extractor;
+    /// use urlsift_mail::{MailInput, MailRun};
+    /// let msg = b"Subject: x\n\nsee http://a.example/\n";
+    /// let mut n = 0;
+    /// let err = MailRun::default().scan_map(
+    ///     &Extractor::new(),
+    ///     "a.eml",
+    ///     MailInput::Whole(msg),
+    ///     |b| b.len(),
+    ///     |k, _| {
+    ///         n += k;
+    ///         true
+    ///     },
+    /// );
+    /// assert_eq!((n, err), (1, None));
+    /// ```
+    pub fn scan_map<T: Send>(
+        &self,
+        ex: &Extractor,
+        name: &str,
+        input: MailInput<'_>,
+        map: impl Fn(&MailBatch<'_>) -> T + Sync,
+        sink: impl FnMut(T, &MailBatch<'_>) -> bool,
     ) -> Option<String> {
         let mut shown = 0u64;
         let on_problem = |p: &Problem| {
@@ -456,8 +658,9 @@ impl MailRun {
             }
         };
         let (stats, error) = match input {
-            MailInput::Whole(data) => (scan_archive(ex, data, on_match, on_problem), None),
-            MailInput::Stream(r) => match scan_reader(ex, r, STREAM_BLOCK, on_match, on_problem) {
+            MailInput::Whole(data) => (scan_archive_map(ex, data, map, sink, on_problem), None),
+            MailInput::Stream(r) => match scan_reader_map(ex, r, STREAM_BLOCK, map, sink, on_problem)
+            {
                 Ok(s) => (s, None),
                 Err(e) => (MailStats::default(), Some(format!("{name}: {e}"))),
             },

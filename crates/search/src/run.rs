@@ -543,6 +543,30 @@ fn format_chunk(mut f: Former<'_>, chunk: parallel::Chunk<'_, '_>, uses_line: bo
     out
 }
 
+/// The records of one batch of mail messages, formatted by their own
+/// [`Former`] (in parallel with the other batches).
+fn format_mail(mut f: Former<'_>, b: &urlsift_mail::MailBatch<'_>) -> Batch {
+    let per_record = match (f.plan.mode, f.cfg.opts.format) {
+        (Mode::CountOnly, _) => 0,
+        (_, Format::Text) => 24,
+        (_, Format::Json) => 560,
+        (_, Format::Csv | Format::Tsv) => 200,
+    };
+    let mut out = if per_record == 0 {
+        Batch::default()
+    } else {
+        Batch::with_capacity(b.url_bytes() + per_record * b.len())
+    };
+    b.each(|w, line, m| {
+        if f.accepts(m) {
+            f.add(m, line, Some(w), None, &mut out);
+        }
+    });
+    // The batch waits in a channel: hold no more than its bytes.
+    out.shrink_to_fit();
+    out
+}
+
 /// Where a worker's matches go: formatted into batches sent to the consumer.
 struct Emit<'a> {
     former: Former<'a>,
@@ -680,18 +704,25 @@ fn scan_source(
         }
         o if cfg.mail.is_some() => {
             let run = cfg.mail.unwrap_or_else(|| unreachable!());
-            error = match o {
-                Opened::Whole(data) => run.scan(
+            let input = match o {
+                Opened::Whole(ref data) => MailInput::Whole(data),
+                Opened::Stream(r) | Opened::Warc(r) => MailInput::Stream(r),
+            };
+            error = if emit.parallel() {
+                // Each batch of messages formatted on the pool, as a chunk
+                // of a plain file is.
+                let (file, plan) = (emit.former.file, emit.former.plan);
+                run.scan_map(
                     &cfg.extractor,
                     &name,
-                    MailInput::Whole(&data),
-                    |w, line, m| emit.record_in(m, line, Some(w)),
-                ),
-                Opened::Stream(r) | Opened::Warc(r) => {
-                    run.scan(&cfg.extractor, &name, MailInput::Stream(r), |w, line, m| {
-                        emit.record_in(m, line, Some(w))
-                    })
-                }
+                    input,
+                    |b| format_mail(Former::new(cfg, file, plan), b),
+                    |batch, _| emit.take(batch),
+                )
+            } else {
+                run.scan(&cfg.extractor, &name, input, |w, line, m| {
+                    emit.record_in(m, line, Some(w))
+                })
             };
         }
         Opened::Whole(data) => {
