@@ -835,15 +835,63 @@ const WARC_BATCH_BYTES: usize = 32 << 20;
 /// ... or this many records.
 const WARC_BATCH_RECORDS: usize = 1024;
 
+/// Records of a web archive read ahead: a batch, and how it ended.
+struct WarcBatch {
+    recs: Vec<urlsift_warc::Record>,
+    /// The archive ended after these records.
+    end: bool,
+    /// A problem met after these records.
+    issue: Option<urlsift_warc::Issue>,
+}
+
+/// Read the next batch of records: until [`WARC_BATCH_BYTES`] of blocks or
+/// [`WARC_BATCH_RECORDS`] records, a problem, or the end.
+fn read_warc_batch<R: Read>(reader: &mut urlsift_warc::Reader<R>) -> WarcBatch {
+    let mut recs = Vec::new();
+    let mut bytes = 0usize;
+    loop {
+        match reader.next() {
+            None => {
+                return WarcBatch {
+                    recs,
+                    end: true,
+                    issue: None,
+                };
+            }
+            Some(Ok(rec)) => {
+                bytes += rec.block.len();
+                recs.push(rec);
+                if bytes >= WARC_BATCH_BYTES || recs.len() >= WARC_BATCH_RECORDS {
+                    return WarcBatch {
+                        recs,
+                        end: false,
+                        issue: None,
+                    };
+                }
+            }
+            Some(Err(issue)) => {
+                return WarcBatch {
+                    recs,
+                    end: false,
+                    issue: Some(issue),
+                };
+            }
+        }
+    }
+}
+
 /// Scan a web archive: its records are read in order, their links found
 /// (in parallel, a batch of records at a time) and sent on in file order.
-/// Warnings (a malformed record) are printed; the first error (a corrupt
-/// gzip member, a truncated file) is the input's error, the others are
-/// printed. The reader resynchronises at the next record either way.
+/// When records may be formatted apart, the next batch is read and inflated
+/// on the pool while the links of this one are found, so reading is not a
+/// serial step between batches. Warnings (a malformed record) are printed;
+/// the first error (a corrupt gzip member, a truncated file) is the input's
+/// error, the others are printed. The reader resynchronises at the next
+/// record either way.
 fn scan_warc(
     cfg: &Config<'_>,
     name: &str,
-    r: impl Read,
+    r: impl Read + Send,
     emit: &mut Emit<'_>,
     stop: &AtomicBool,
 ) -> Option<String> {
@@ -851,33 +899,25 @@ fn scan_warc(
         base: cfg.base.clone(),
         ..LinkOptions::default()
     };
+    let ahead = emit.parallel();
     let mut error = None;
-    let mut recs = Vec::new();
-    let mut bytes = 0usize;
     let mut reader = urlsift_warc::Reader::new(r);
+    let mut cur = read_warc_batch(&mut reader);
     loop {
-        let (end, issue) = match reader.next() {
-            None => (true, None),
-            Some(Ok(rec)) => {
-                bytes += rec.block.len();
-                recs.push(rec);
-                if bytes < WARC_BATCH_BYTES && recs.len() < WARC_BATCH_RECORDS {
-                    continue;
-                }
-                (false, None)
-            }
-            Some(Err(issue)) => (false, Some(issue)),
-        };
         // Links of the records so far first, then the problem, in file order.
-        if !warc_batch(cfg, name, &recs, &opts, emit) {
-            return error;
-        }
-        recs.clear();
-        bytes = 0;
-        if end || stop.load(Ordering::Relaxed) || emit.full.load(Ordering::Relaxed) {
+        let (ok, next) = if ahead && !cur.end {
+            let (ok, next) = rayon::join(
+                || warc_batch(cfg, name, &cur.recs, &opts, emit),
+                || read_warc_batch(&mut reader),
+            );
+            (ok, Some(next))
+        } else {
+            (warc_batch(cfg, name, &cur.recs, &opts, emit), None)
+        };
+        if !ok || cur.end || stop.load(Ordering::Relaxed) || emit.full.load(Ordering::Relaxed) {
             break;
         }
-        if let Some(issue) = issue {
+        if let Some(issue) = cur.issue.take() {
             let msg = format!("{name}: byte {}: {}", issue.offset, issue.message);
             match issue.severity {
                 Severity::Warning => urlsift_core::report!("{msg}"),
@@ -885,6 +925,10 @@ fn scan_warc(
                 Severity::Error => urlsift_core::report!("{msg}"),
             }
         }
+        cur = match next {
+            Some(n) => n,
+            None => read_warc_batch(&mut reader),
+        };
     }
     error
 }
