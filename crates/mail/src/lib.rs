@@ -659,11 +659,12 @@ impl MailRun {
         };
         let (stats, error) = match input {
             MailInput::Whole(data) => (scan_archive_map(ex, data, map, sink, on_problem), None),
-            MailInput::Stream(r) => match scan_reader_map(ex, r, STREAM_BLOCK, map, sink, on_problem)
-            {
-                Ok(s) => (s, None),
-                Err(e) => (MailStats::default(), Some(format!("{name}: {e}"))),
-            },
+            MailInput::Stream(r) => {
+                match scan_reader_map(ex, r, STREAM_BLOCK, map, sink, on_problem) {
+                    Ok(s) => (s, None),
+                    Err(e) => (MailStats::default(), Some(format!("{name}: {e}"))),
+                }
+            }
         };
         if shown > MAX_PROBLEMS_SHOWN {
             urlsift_core::report!(
