@@ -403,22 +403,33 @@ impl<'o> Printer<'o> {
             }
             return Ok(());
         }
-        let mut start = 0;
-        for m in b.metas {
-            let rec = &b.bytes[start..m.end];
-            start = m.end;
+        let rec = |i: usize| {
+            let start = if i == 0 { 0 } else { b.metas[i - 1].end };
+            &b.bytes[start..b.metas[i].end]
+        };
+        if self.counter.is_some() || self.unique.is_some() {
+            // Counted or filtered a batch at once: by the parts of the
+            // table, in parallel.
+            let fps: Vec<u128> = b.metas.iter().map(|m| m.fp).collect();
             if let Some(c) = self.counter.as_mut() {
-                c.add(m.fp, rec).map_err(PrintError::Dedup)?;
-                continue;
+                return c.add_batch(&fps, rec).map_err(PrintError::Dedup);
             }
-            let new = match self.unique.as_mut() {
-                Some(u) => u.offer(m.fp, rec).map_err(PrintError::Dedup)? == Offer::New,
-                None => true,
-            };
-            if new {
-                let (shard, body) = split_shard(rec);
-                self.put(shard, body)?;
+            let mut offers = Vec::new();
+            if let Some(u) = self.unique.as_mut() {
+                u.offer_batch(&fps, rec, &mut offers)
+                    .map_err(PrintError::Dedup)?;
             }
+            for (i, o) in offers.into_iter().enumerate() {
+                if o == Offer::New {
+                    let (shard, body) = split_shard(rec(i));
+                    self.put(shard, body)?;
+                }
+            }
+            return Ok(());
+        }
+        for i in 0..b.metas.len() {
+            let (shard, body) = split_shard(rec(i));
+            self.put(shard, body)?;
         }
         Ok(())
     }

@@ -34,7 +34,10 @@
 //! through its `Unique` or counts them in its `Counter`, both bounded by
 //! `max_memory` (spilling sorted runs to disk past it), and writes each
 //! record to its shard's writer. Keys, normal forms and fingerprints are
-//! computed by the sinks, in parallel; the printer only looks them up.
+//! computed by the sinks, in parallel. The printer looks a batch up at
+//! once: while the table fits, it is in parts by fingerprint, one per
+//! thread, and each part decides its own records in parallel; the records
+//! are then written in order, so the output does not depend on the parts.
 
 use std::io::{self, Read, Write};
 use std::path::PathBuf;

@@ -54,6 +54,7 @@ use urlsift_uri::{self as uri, NormalizeOptions};
 pub mod extsort;
 
 use extsort::ExtSorter;
+use rayon::slice::ParallelSliceMut;
 
 /// The 128-bit XXH3 fingerprint of a key.
 ///
@@ -306,8 +307,36 @@ pub struct Unique {
     limit: usize,
     dir: Option<PathBuf>,
     seen: HashSet<u128, FpBuild>,
+    /// While every fingerprint fits with room to spare: the fingerprints in
+    /// parts by [`part_of`], one per rayon thread, each owned by one task
+    /// in [`Unique::offer_batch`]. `seen` is then empty.
+    parts: Option<Vec<HashSet<u128, FpBuild>>>,
     spill: Option<Spill>,
     stats: Stats,
+}
+
+/// The part of a fingerprint among `n`: the low 64 bits, reduced to `0..n`
+/// by a multiply-shift (shards use the high bits).
+fn part_of(fp: u128, n: usize) -> usize {
+    ((fp as u64 as u128 * n as u128) >> 64) as usize
+}
+
+/// The records of a batch, by part: their indices in the batch.
+fn buckets(fps: &[u128], n: usize) -> Vec<Vec<u32>> {
+    let mut b = vec![Vec::with_capacity(fps.len() / n + 16); n];
+    for (i, &fp) in fps.iter().enumerate() {
+        b[part_of(fp, n)].push(i as u32);
+    }
+    b
+}
+
+/// Batches smaller than this are offered on the calling thread.
+const PAR_MIN: usize = 2048;
+
+/// The number of parts for a filter or counter: the pool's threads (one
+/// part, the serial filter, for one thread).
+fn part_count() -> usize {
+    rayon::current_num_threads().clamp(1, 64)
 }
 
 struct Spill {
@@ -337,12 +366,97 @@ impl Unique {
     /// no limit, never spill), spilling into `dir` (the system's temporary
     /// directory when `None`).
     pub fn new(limit: usize, dir: Option<PathBuf>) -> Self {
+        Self::with_parts(limit, dir, part_count())
+    }
+
+    /// [`Unique::new`] with `n` parts.
+    fn with_parts(limit: usize, dir: Option<PathBuf>, n: usize) -> Self {
         Unique {
             limit: limit.max(1024),
             dir,
             seen: HashSet::default(),
+            parts: (n > 1).then(|| vec![HashSet::default(); n]),
             spill: None,
             stats: Stats::default(),
+        }
+    }
+
+    /// Offer a batch of records at once: `out[i]` becomes the offer of
+    /// record `i` (fingerprint `fps[i]`, bytes `payload(i)`), the same as
+    /// offering them one by one in order. While the fingerprints fit with
+    /// room to spare, each part of the filter (by fingerprint, one per
+    /// rayon thread) decides its own records, in parallel; near the memory
+    /// limit the parts become one filter again and records are offered one
+    /// by one, spilling as [`Unique::offer`] does.
+    ///
+    /// ```
+    /// use urlsift_printer::dedup::{Offer, Unique, fingerprint};
+    /// let keys = ["a", "b", "a", "c", "b"];
+    /// let fps: Vec<u128> = keys.iter().map(|k| fingerprint(k.as_bytes())).collect();
+    /// let mut u = Unique::new(usize::MAX, None);
+    /// let mut out = Vec::new();
+    /// u.offer_batch(&fps, |i| keys[i].as_bytes(), &mut out).unwrap();
+    /// assert_eq!(out, [Offer::New, Offer::New, Offer::Duplicate, Offer::New, Offer::Duplicate]);
+    /// ```
+    pub fn offer_batch<'p>(
+        &mut self,
+        fps: &[u128],
+        payload: impl Fn(usize) -> &'p [u8],
+        out: &mut Vec<Offer>,
+    ) -> io::Result<()> {
+        out.clear();
+        let Some(parts) = self.parts.as_mut() else {
+            for (i, &fp) in fps.iter().enumerate() {
+                out.push(self.offer(fp, payload(i))?);
+            }
+            return Ok(());
+        };
+        let n = parts.len();
+        let buckets = buckets(fps, n);
+        // Room for every record of the batch in its part, the table's
+        // growth (old and new table at once) included.
+        let budget = self.limit / 2 / n;
+        let fits = parts
+            .iter()
+            .zip(&buckets)
+            .all(|(set, b)| 2 * table_bytes(set.len() + b.len(), 16) <= budget);
+        if !fits {
+            self.unpartition();
+            return self.offer_batch(fps, payload, out);
+        }
+        let decide = |(set, b): (&mut HashSet<u128, FpBuild>, &Vec<u32>)| -> Vec<bool> {
+            b.iter().map(|&i| set.insert(fps[i as usize])).collect()
+        };
+        let decided: Vec<Vec<bool>> = if fps.len() < PAR_MIN {
+            parts.iter_mut().zip(&buckets).map(decide).collect()
+        } else {
+            use rayon::prelude::*;
+            parts.par_iter_mut().zip(&buckets).map(decide).collect()
+        };
+        out.resize(fps.len(), Offer::Duplicate);
+        let mut new = 0;
+        for (b, d) in buckets.iter().zip(decided) {
+            for (&i, is_new) in b.iter().zip(d) {
+                if is_new {
+                    out[i as usize] = Offer::New;
+                    new += 1;
+                }
+            }
+        }
+        self.stats.offered += fps.len() as u64;
+        self.stats.distinct += new;
+        let bytes: usize = parts.iter().map(|s| table_bytes(s.capacity(), 16)).sum();
+        self.stats.peak_bytes = self.stats.peak_bytes.max(bytes);
+        Ok(())
+    }
+
+    /// The parts become one filter (near the memory limit, and before
+    /// spilling).
+    fn unpartition(&mut self) {
+        if let Some(parts) = self.parts.take() {
+            for p in parts {
+                self.seen.extend(p);
+            }
         }
     }
 
@@ -353,6 +467,7 @@ impl Unique {
 
     /// Offer one record: its key's fingerprint and the bytes to print.
     pub fn offer(&mut self, fp: u128, payload: &[u8]) -> io::Result<Offer> {
+        self.unpartition();
         self.stats.offered += 1;
         if self.spill.is_none() {
             if self.seen.contains(&fp) {
@@ -509,8 +624,47 @@ pub struct Counter {
     dir: Option<PathBuf>,
     map: HashMap<u128, (u64, u32, u32), FpBuild>,
     arena: Vec<u8>,
+    /// While the table fits with room to spare: the table in parts by
+    /// [`part_of`], one per rayon thread, each owned by one task in
+    /// [`Counter::add_batch`]. `map` and `arena` are then empty.
+    parts: Option<Vec<CountPart>>,
     sorter: Option<ExtSorter>,
     stats: Stats,
+}
+
+/// One part of a [`Counter`]'s table.
+#[derive(Clone, Default)]
+struct CountPart {
+    map: HashMap<u128, (u64, u32, u32), FpBuild>,
+    arena: Vec<u8>,
+}
+
+impl CountPart {
+    /// Count the records `b` of a batch; the number of new keys.
+    fn add<'k>(&mut self, b: &[u32], fps: &[u128], key: &impl Fn(usize) -> &'k [u8]) {
+        for &i in b {
+            let i = i as usize;
+            if let Some(e) = self.map.get_mut(&fps[i]) {
+                e.0 += 1;
+                continue;
+            }
+            let k = key(i);
+            let off = self.arena.len() as u32;
+            self.arena.extend_from_slice(k);
+            self.map.insert(fps[i], (1, off, k.len() as u32));
+        }
+    }
+
+    /// The most bytes the part may take while adding `more` records of
+    /// `key_bytes` key bytes (old and new table and arena at once).
+    fn room_needed(&self, more: usize, key_bytes: usize) -> usize {
+        2 * table_bytes(self.map.len() + more, COUNT_ENTRY)
+            + grown_vec(self.arena.len() + key_bytes, self.arena.capacity())
+    }
+
+    fn bytes(&self) -> usize {
+        table_bytes(self.map.capacity(), COUNT_ENTRY) + self.arena.capacity()
+    }
 }
 
 /// Bytes per table entry: fingerprint, count, key offset and length.
@@ -535,21 +689,101 @@ impl Counter {
     /// A counter keeping about `limit` bytes in memory (`usize::MAX`: no
     /// limit), spilling into `dir` (the system's temporary directory when `None`).
     pub fn new(limit: usize, dir: Option<PathBuf>) -> Self {
+        Self::with_parts(limit, dir, part_count())
+    }
+
+    /// [`Counter::new`] with `n` parts.
+    fn with_parts(limit: usize, dir: Option<PathBuf>, n: usize) -> Self {
         Counter {
             limit: limit.max(1024),
             dir,
             map: HashMap::default(),
             arena: Vec::new(),
+            parts: (n > 1).then(|| vec![CountPart::default(); n]),
             sorter: None,
             stats: Stats::default(),
         }
     }
 
+    /// Count a batch of keys at once (fingerprint `fps[i]`, text `key(i)`),
+    /// the same as [`Counter::add`] on each in order. While the table fits
+    /// with room to spare, each part of it (by fingerprint, one per rayon
+    /// thread) counts its own keys, in parallel; near the memory limit the
+    /// parts become one table again and keys are added one by one,
+    /// spilling as `add` does.
+    ///
+    /// ```
+    /// use urlsift_printer::dedup::{Counter, fingerprint};
+    /// let keys = ["b", "a", "b"];
+    /// let fps: Vec<u128> = keys.iter().map(|k| fingerprint(k.as_bytes())).collect();
+    /// let mut c = Counter::new(usize::MAX, None);
+    /// c.add_batch(&fps, |i| keys[i].as_bytes()).unwrap();
+    /// let mut rows = Vec::new();
+    /// c.finish(|n, k| Ok(rows.push((n, k.to_vec())))).unwrap();
+    /// assert_eq!(rows, [(2, b"b".to_vec()), (1, b"a".to_vec())]);
+    /// ```
+    pub fn add_batch<'k>(
+        &mut self,
+        fps: &[u128],
+        key: impl Fn(usize) -> &'k [u8] + Sync,
+    ) -> io::Result<()> {
+        let Some(parts) = self.parts.as_mut() else {
+            for (i, &fp) in fps.iter().enumerate() {
+                self.add(fp, key(i))?;
+            }
+            return Ok(());
+        };
+        let n = parts.len();
+        let buckets = buckets(fps, n);
+        let budget = self.limit / 2 / n;
+        let fits = parts.iter().zip(&buckets).all(|(p, b)| {
+            let key_bytes: usize = b.iter().map(|&i| key(i as usize).len()).sum();
+            p.room_needed(b.len(), key_bytes) <= budget
+                && p.arena.len() + key_bytes <= u32::MAX as usize
+        });
+        if !fits {
+            self.unpartition()?;
+            return self.add_batch(fps, key);
+        }
+        let count = |(p, b): (&mut CountPart, &Vec<u32>)| p.add(b, fps, &key);
+        if fps.len() < PAR_MIN {
+            parts.iter_mut().zip(&buckets).for_each(count);
+        } else {
+            use rayon::prelude::*;
+            parts.par_iter_mut().zip(&buckets).for_each(count);
+        }
+        self.stats.offered += fps.len() as u64;
+        let bytes: usize = parts.iter().map(CountPart::bytes).sum();
+        self.stats.peak_bytes = self.stats.peak_bytes.max(bytes);
+        Ok(())
+    }
+
+    /// The parts become one table (near the memory limit, and at the end).
+    fn unpartition(&mut self) -> io::Result<()> {
+        let Some(parts) = self.parts.take() else {
+            return Ok(());
+        };
+        let offered = self.stats.offered;
+        for p in parts {
+            for (fp, (count, off, len)) in p.map {
+                self.add_n(fp, &p.arena[off as usize..(off + len) as usize], count)?;
+            }
+        }
+        self.stats.offered = offered;
+        Ok(())
+    }
+
     /// Count one occurrence of `key` (with its fingerprint `fp`).
     pub fn add(&mut self, fp: u128, key: &[u8]) -> io::Result<()> {
-        self.stats.offered += 1;
+        self.unpartition()?;
+        self.add_n(fp, key, 1)
+    }
+
+    /// Count `n` occurrences of `key`.
+    fn add_n(&mut self, fp: u128, key: &[u8], n: u64) -> io::Result<()> {
+        self.stats.offered += n;
         if let Some(e) = self.map.get_mut(&fp) {
-            e.0 += 1;
+            e.0 += n;
             return Ok(());
         }
         let table = grown_bytes(self.map.len(), self.map.capacity(), COUNT_ENTRY);
@@ -563,7 +797,7 @@ impl Counter {
         self.stats.peak_bytes = self.stats.peak_bytes.max(table + arena);
         let off = self.arena.len() as u32;
         self.arena.extend_from_slice(key);
-        self.map.insert(fp, (1, off, key.len() as u32));
+        self.map.insert(fp, (n, off, key.len() as u32));
         Ok(())
     }
 
@@ -593,18 +827,26 @@ impl Counter {
     ) -> io::Result<Stats> {
         let mut stats = self.stats;
         if self.sorter.is_none() {
-            let mut rows: Vec<(u64, &[u8])> = self
-                .map
-                .values()
-                .map(|&(c, off, len)| (c, &self.arena[off as usize..(off + len) as usize]))
+            // In memory: the rows of the table, or of each of its parts.
+            let parts = self.parts.take().unwrap_or_default();
+            let tables = std::iter::once((&self.map, &self.arena))
+                .chain(parts.iter().map(|p| (&p.map, &p.arena)));
+            let mut rows: Vec<(u64, &[u8])> = tables
+                .flat_map(|(map, arena)| {
+                    map.values()
+                        .map(|&(c, off, len)| (c, &arena[off as usize..(off + len) as usize]))
+                })
                 .collect();
-            rows.sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+            // Keys are distinct, so the order is total: the same for any
+            // number of threads.
+            rows.par_sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
             stats.distinct = rows.len() as u64;
             for (c, k) in rows {
                 out(c, k)?;
             }
             return Ok(stats);
         }
+        self.unpartition()?;
         self.spill()?;
         self.map = HashMap::default();
         self.arena = Vec::new();
@@ -683,6 +925,82 @@ mod tests {
             })
             .unwrap();
         (out, stats)
+    }
+
+    /// Offer `keys` in batches of `batch` to a filter of `parts` parts.
+    fn unique_batched(limit: usize, parts: usize, batch: usize, keys: &[Vec<u8>]) -> Vec<Vec<u8>> {
+        let mut u = Unique::with_parts(limit, None, parts);
+        let mut out = Vec::new();
+        let mut offers = Vec::new();
+        for b in keys.chunks(batch) {
+            let fps: Vec<u128> = b.iter().map(|k| fingerprint(k)).collect();
+            u.offer_batch(&fps, |i| &b[i], &mut offers).unwrap();
+            for (k, o) in b.iter().zip(&offers) {
+                if *o == Offer::New {
+                    out.push(k.clone());
+                }
+            }
+        }
+        u.finish(|p| {
+            out.push(p.to_vec());
+            Ok(())
+        })
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn unique_in_parts_equals_one_by_one() {
+        // Parts in parallel (batches past PAR_MIN) and on the caller, with
+        // limits that keep them, end them midway (then spilling), or never
+        // allow them.
+        let ks = keys(24_000, 8_000);
+        let (expect, _) = unique(usize::MAX, &ks);
+        for limit in [usize::MAX, 600 << 10, 200 << 10, 32 << 10] {
+            let (one, _) = unique(limit, &ks);
+            assert_eq!(one, expect, "limit {limit}: one by one");
+            for parts in [1, 3, 8] {
+                for batch in [1, 3000] {
+                    let got = unique_batched(limit, parts, batch, &ks);
+                    assert!(got == expect, "limit {limit} parts {parts} batch {batch}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn counts_in_parts_equal_one_by_one() {
+        let ks = keys(24_000, 8_000);
+        let rows = |c: Counter| {
+            let mut v = Vec::new();
+            c.finish(|n, k| {
+                v.push((n, k.to_vec()));
+                Ok(())
+            })
+            .map(|_| v)
+            .unwrap()
+        };
+        let mut one = Counter::with_parts(usize::MAX, None, 1);
+        for k in &ks {
+            one.add(fingerprint(k), k).unwrap();
+        }
+        let expect = rows(one);
+        assert_eq!(expect.iter().map(|r| r.0).sum::<u64>(), ks.len() as u64);
+        for limit in [usize::MAX, 600 << 10, 100 << 10] {
+            for parts in [3, 8] {
+                for batch in [1, 3000] {
+                    let mut c = Counter::with_parts(limit, None, parts);
+                    for b in ks.chunks(batch) {
+                        let fps: Vec<u128> = b.iter().map(|k| fingerprint(k)).collect();
+                        c.add_batch(&fps, |i| &b[i]).unwrap();
+                    }
+                    assert!(
+                        rows(c) == expect,
+                        "limit {limit} parts {parts} batch {batch}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
