@@ -431,6 +431,7 @@ fn scan(args: &ScanArgs) -> u8 {
     let cfg = run::Config {
         mail: args.mail.then_some(&mail),
         base: args.base.clone(),
+        html: run::HtmlMode::Auto,
         opts,
         quiet: args.quiet,
         strict: args.strict,

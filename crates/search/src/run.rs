@@ -43,14 +43,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 use crate::input::{Opened, Source};
-use urlsift_core::extract::{Extractor, Kind, Match, Style};
+use crate::web::record_links;
+use urlsift_core::extract::{Extractor, Match};
 use urlsift_core::parallel::{self, LineCounter};
 use urlsift_mail::MailInput;
 use urlsift_printer::WebWhere;
 use urlsift_printer::dedup;
 use urlsift_printer::pipeline::{Batch, Mode, Plan, PrintError, Printer, Sink};
 use urlsift_printer::{Format, Options, Parts, Record};
-use urlsift_warc::{Link, LinkOptions, Severity, Source as LinkSource};
+use urlsift_warc::{LinkOptions, Severity};
 
 /// Bytes per formatted batch sent from a worker to the consumer.
 pub const BATCH: usize = 64 << 10;
@@ -96,9 +97,51 @@ pub struct Config<'a> {
     pub schemes: Vec<String>,
     /// Print the names of inputs instead of URLs (`-l`, `--files-without-match`).
     pub list: Option<List>,
-    /// The base URI of web archive records that have no `WARC-Target-URI`
-    /// (`--base`).
+    /// The base URI of web archive records that have no `WARC-Target-URI`,
+    /// and of HTML inputs (`--base`).
     pub base: Option<String>,
+    /// Which inputs are read as HTML (`--html`, `--no-html`).
+    pub html: HtmlMode,
+}
+
+/// Which inputs are read as HTML: their URL attributes resolved, their text
+/// scanned after character references are decoded (see [`crate::web`]).
+/// Web archives are read record by record, and `--mail` input as mail,
+/// whatever the mode.
+///
+/// ```
+/// use urlsift_search::run::{Config, HtmlMode};
+/// let cfg = Config::new(Default::default(), Default::default());
+/// assert_eq!(cfg.html, HtmlMode::Auto);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HtmlMode {
+    /// Those whose first bytes (after gzip or zstd decoding) sniff as HTML
+    /// ([`crate::web::is_html`]).
+    #[default]
+    Auto,
+    /// Every input (`--html`).
+    Always,
+    /// None: the text rules only (`--no-html`).
+    Never,
+}
+
+impl HtmlMode {
+    /// Whether an input starting with `head` is read as HTML.
+    ///
+    /// ```
+    /// use urlsift_search::run::HtmlMode;
+    /// assert!(HtmlMode::Auto.is_html(b"<!doctype html>"));
+    /// assert!(!HtmlMode::Never.is_html(b"<!doctype html>"));
+    /// assert!(HtmlMode::Always.is_html(b"plain text"));
+    /// ```
+    pub fn is_html(self, head: &[u8]) -> bool {
+        match self {
+            HtmlMode::Auto => crate::web::is_html(head),
+            HtmlMode::Always => true,
+            HtmlMode::Never => false,
+        }
+    }
 }
 
 /// Which inputs `-l` / `--files-without-match` name.
@@ -143,6 +186,7 @@ impl Config<'_> {
             schemes: Vec::new(),
             list: None,
             base: None,
+            html: HtmlMode::Auto,
         }
     }
 }
@@ -900,46 +944,4 @@ fn warc_batch(
         }
     }
     true
-}
-
-/// The links of one record as matches with their [`WebWhere`]. A relative
-/// reference that found no base is left out: it is not a URL.
-fn record_links(
-    rec: &urlsift_warc::Record,
-    opts: &LinkOptions,
-    mut each: impl FnMut(&Match<'_>, &WebWhere),
-) {
-    let mut web = WebWhere {
-        warc_target_uri: rec.target_uri.clone(),
-        warc_record_id: rec.record_id.clone(),
-        warc_date: rec.date.clone(),
-        warc_type: rec.warc_type.clone(),
-        warc_offset: rec.offset,
-        ..WebWhere::default()
-    };
-    let _ = urlsift_warc::record_links(rec, opts, |link: Link| {
-        let text = matches!(link.source, LinkSource::Text);
-        if !link.resolved && !text {
-            return;
-        }
-        let www =
-            !link.resolved && link.url.len() >= 4 && link.url[..4].eq_ignore_ascii_case("www.");
-        let len = link.found.as_ref().map_or(link.url.len(), String::len);
-        let m = Match {
-            start: link.offset,
-            end: link.offset + len,
-            url: std::borrow::Cow::Borrowed(link.url.as_bytes()),
-            style: if text { Style::Bare } else { Style::Quoted },
-            kind: if www { Kind::Www } else { Kind::Uri },
-            ambiguous: false,
-        };
-        web.source = link.source.kind();
-        web.source_name = match &link.source {
-            LinkSource::Text => None,
-            LinkSource::Attribute { tag, attr } => Some(format!("{tag}@{attr}")),
-            LinkSource::Header { name } => Some((*name).to_string()),
-        };
-        web.found = link.found;
-        each(&m, &web);
-    });
 }
