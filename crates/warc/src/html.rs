@@ -540,12 +540,22 @@ pub(crate) fn srcset(v: &[u8]) -> Vec<(usize, usize)> {
     }
 }
 
+/// How many bytes of a resource MIME sniffing looks at (WHATWG's "resource
+/// header": at most 1445 bytes).
+pub const SNIFF_LEN: usize = 1445;
+
 /// Does `bytes` start like an HTML document? WHATWG MIME sniffing ("rules
-/// for identifying an unknown MIME type", the HTML patterns): after leading
-/// whitespace (and a UTF-8 byte order mark), one of `<!DOCTYPE HTML`,
-/// `<HTML`, `<HEAD`, `<SCRIPT`, `<IFRAME`, `<H1`, `<DIV`, `<FONT`, `<TABLE`,
-/// `<A`, `<STYLE`, `<TITLE`, `<B`, `<BODY`, `<BR`, `<P` or `<!--`, ASCII
-/// case-insensitive, followed by a space or `>`.
+/// for identifying an unknown MIME type", the HTML patterns): in the first
+/// [`SNIFF_LEN`] bytes, after leading whitespace (tab, LF, FF, CR, space),
+/// one of `<!DOCTYPE HTML`, `<HTML`, `<HEAD`, `<SCRIPT`, `<IFRAME`, `<H1`,
+/// `<DIV`, `<FONT`, `<TABLE`, `<A`, `<STYLE`, `<TITLE`, `<B`, `<BODY`,
+/// `<BR`, `<P` or `<!--`, ASCII case-insensitive, followed by a space or
+/// `>`.
+///
+/// One deliberate difference: a UTF-8 byte order mark before the
+/// whitespace is skipped (WHATWG's table ranks the BOM's own row below the
+/// HTML rows and calls such a resource `text/plain`; editors write one in
+/// front of many HTML files).
 ///
 /// ```
 /// use urlsift_warc::sniff_html;
@@ -574,7 +584,8 @@ pub fn sniff_html(bytes: &[u8]) -> bool {
         b"<P",
         b"<!--",
     ];
-    let b = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    let b = bytes.get(..SNIFF_LEN).unwrap_or(bytes);
+    let b = b.strip_prefix(b"\xef\xbb\xbf").unwrap_or(b);
     let start = b.iter().position(|&c| !is_space(c)).unwrap_or(b.len());
     let b = b.get(start..).unwrap_or_default();
     PATTERNS.iter().any(|p| {
@@ -585,7 +596,108 @@ pub fn sniff_html(bytes: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::sniff_html;
     use proptest::prelude::*;
+
+    /// WHATWG's HTML patterns, as its table writes them.
+    const TABLE: [&str; 17] = [
+        "<!DOCTYPE HTML",
+        "<HTML",
+        "<HEAD",
+        "<SCRIPT",
+        "<IFRAME",
+        "<H1",
+        "<DIV",
+        "<FONT",
+        "<TABLE",
+        "<A",
+        "<STYLE",
+        "<TITLE",
+        "<B",
+        "<BODY",
+        "<BR",
+        "<P",
+        "<!--",
+    ];
+
+    #[test]
+    fn sniff_matches_each_pattern_in_any_case_before_space_or_gt() {
+        for p in TABLE {
+            for case in [p.to_owned(), p.to_ascii_lowercase(), mixed(p)] {
+                for tt in [" ", ">"] {
+                    let doc = format!("{case}{tt}rest");
+                    assert!(sniff_html(doc.as_bytes()), "{doc:?}");
+                }
+                // Followed by anything else, or by nothing, it is no match.
+                for other in ["", "x", "1", "\t", "\n", "/", "-"] {
+                    let doc = format!("{case}{other}");
+                    assert!(!sniff_html(doc.as_bytes()), "{doc:?}");
+                }
+            }
+        }
+    }
+
+    fn mixed(p: &str) -> String {
+        p.chars()
+            .enumerate()
+            .map(|(i, c)| {
+                if i % 2 == 0 {
+                    c.to_ascii_lowercase()
+                } else {
+                    c
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn sniff_skips_whitespace_and_a_bom() {
+        for lead in ["", " ", "\t\n\x0c\r ", "\u{feff}", "\u{feff}\r\n  "] {
+            let doc = format!("{lead}<html><p>x");
+            assert!(sniff_html(doc.as_bytes()), "{doc:?}");
+        }
+        // A vertical tab is not whitespace here; a BOM after whitespace
+        // is not skipped; nor is a UTF-16 BOM.
+        for doc in [
+            &b"\x0b<html>"[..],
+            b" \xef\xbb\xbf<html>",
+            b"\xff\xfe<\0h\0t\0m\0l\0>\0",
+            b"\xfe\xff\0<\0h\0t\0m\0l\0>",
+        ] {
+            assert!(!sniff_html(doc), "{doc:?}");
+        }
+    }
+
+    #[test]
+    fn sniff_rejects_other_starts() {
+        for doc in [
+            &b"<htmlx>"[..],
+            b"<abbr>",
+            b"<br/>",
+            b"<h2>",
+            b"<!DOCTYPE html5>",
+            b"<!DOCTYPEHTML>",
+            b"<!- x>",
+            b"hello <html>",
+            b"<?xml version='1.0'?><html>",
+            b"",
+            b"<",
+            b"   ",
+        ] {
+            assert!(!sniff_html(doc), "{doc:?}");
+        }
+    }
+
+    #[test]
+    fn sniff_looks_at_the_resource_header_only() {
+        let mut doc = vec![b' '; super::SNIFF_LEN - 3];
+        doc.extend_from_slice(b"<p>");
+        assert!(sniff_html(&doc));
+        doc.extend_from_slice(b" x");
+        assert!(sniff_html(&doc));
+        doc.insert(0, b' ');
+        assert!(!sniff_html(&doc), "the `>` is past the 1445th byte");
+    }
 
     proptest! {
         #[test]
