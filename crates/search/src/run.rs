@@ -102,6 +102,9 @@ pub struct Config<'a> {
     pub base: Option<String>,
     /// Which inputs are read as HTML (`--html`, `--no-html`).
     pub html: HtmlMode,
+    /// The most bytes of one input read as HTML (default
+    /// [`crate::web::MAX_HTML`]); the text rules read the rest.
+    pub max_html: usize,
 }
 
 /// Which inputs are read as HTML: their URL attributes resolved, their text
@@ -187,6 +190,7 @@ impl Config<'_> {
             list: None,
             base: None,
             html: HtmlMode::Auto,
+            max_html: crate::web::MAX_HTML,
         }
     }
 }
@@ -641,6 +645,12 @@ impl Emit<'_> {
         }
     }
 
+    /// Whether this input's scan should end: the consumer is gone, the run
+    /// stops, or the input has all the URLs it may take.
+    fn stopped(&self) -> bool {
+        self.failed || self.stop.load(Ordering::Relaxed) || self.full.load(Ordering::Relaxed)
+    }
+
     /// Whether every record may be formatted apart from the others, in
     /// parallel: not when a count limits the input (`-m`, `-l`) or the
     /// first URL stops the run (`-q`).
@@ -731,12 +741,35 @@ fn scan_source(
                     MailInput::Whole(&data),
                     |w, line, m| emit.record_in(m, line, Some(w)),
                 ),
-                Opened::Stream(r) | Opened::Warc(r) => {
+                Opened::Stream(r) => run.scan(
+                    &cfg.extractor,
+                    &name,
+                    MailInput::Stream(Box::new(r)),
+                    |w, line, m| emit.record_in(m, line, Some(w)),
+                ),
+                Opened::Warc(r) => {
                     run.scan(&cfg.extractor, &name, MailInput::Stream(r), |w, line, m| {
                         emit.record_in(m, line, Some(w))
                     })
                 }
             };
+        }
+        Opened::Whole(data) if cfg.html.is_html(&data) => {
+            error = scan_html(cfg, &name, &data, None::<io::Empty>, &mut emit);
+            if let Some(p) = cfg.progress {
+                p(data.len() as u64);
+            }
+        }
+        Opened::Stream(r) if cfg.html.is_html(r.head()) => {
+            let r = StopReader {
+                inner: r,
+                stop,
+                full: &full,
+            };
+            error = read_html(cfg, &name, r, &mut emit);
+            if let (Some(p), Some(path)) = (cfg.progress, path) {
+                p(std::fs::metadata(path).map_or(0, |m| m.len()));
+            }
         }
         Opened::Whole(data) => {
             mail_like = urlsift_mail::looks_like_mail(&name, &data);
@@ -840,6 +873,131 @@ fn scan_whole(cfg: &Config<'_>, data: &[u8], emit: &mut Emit<'_>, stop: &AtomicB
             !(stop.load(Ordering::Relaxed) || failed.get() || emit_full.load(Ordering::Relaxed))
         },
     );
+}
+
+/// Read an HTML stream: at most [`Config::max_html`] bytes of it (and a
+/// byte more, to know there is more) are read and scanned as HTML, and the
+/// text rules read the rest, if any ([`scan_html`]).
+fn read_html(
+    cfg: &Config<'_>,
+    name: &str,
+    mut r: impl Read,
+    emit: &mut Emit<'_>,
+) -> Option<String> {
+    let cap = cfg.max_html;
+    let mut doc = Vec::new();
+    let mut error = None;
+    // Grown as the page comes, not allocated at the cap.
+    while doc.len() <= cap {
+        let want = doc
+            .len()
+            .saturating_mul(2)
+            .max(64 << 10)
+            .min(cap.saturating_add(1));
+        match parallel::fill(&mut r, &mut doc, want) {
+            Ok(false) => {}
+            Ok(true) => break,
+            Err(e) => {
+                error = Some(format!("{name}: at byte {}: {e}", doc.len()));
+                break;
+            }
+        }
+    }
+    let rest = (doc.len() > cap && error.is_none()).then_some(r);
+    let scanned = scan_html(cfg, name, &doc, rest, emit);
+    if emit.stopped() {
+        return None;
+    }
+    error.or(scanned)
+}
+
+/// Scan the HTML document `doc` ([`crate::web::html_document_links`],
+/// against [`Config::base`]) with line numbers counted from its offsets.
+/// Past [`Config::max_html`] bytes (`doc` longer, or `rest` to come), the
+/// document is HTML to its last newline before the cap, and the text rules
+/// read what follows, `doc`'s and then `rest`'s bytes, with offsets and
+/// lines in the whole input.
+fn scan_html(
+    cfg: &Config<'_>,
+    name: &str,
+    doc: &[u8],
+    rest: Option<impl Read>,
+    emit: &mut Emit<'_>,
+) -> Option<String> {
+    let cap = cfg.max_html;
+    let cut = if doc.len() <= cap && rest.is_none() {
+        doc.len()
+    } else {
+        let head = doc.get(..cap).unwrap_or(doc);
+        memchr::memrchr(b'\n', head).map_or(head.len(), |p| p + 1)
+    };
+    let (page, tail) = doc.split_at(cut);
+    let uses_line = emit.former.uses_line();
+    let mut lines = Lines { pos: 0, line: 1 };
+    crate::web::html_document_links(page, cfg.base.as_deref(), |m, web| {
+        let line = if uses_line {
+            lines.at(page, m.start)
+        } else {
+            0
+        };
+        emit.record_where(m, line, None, Some(web));
+    });
+    if tail.is_empty() && rest.is_none() {
+        return None;
+    }
+    urlsift_core::report!(
+        "{name}: byte {cut}: HTML longer than {cap} bytes: the rest is read as text"
+    );
+    let before = if uses_line {
+        memchr::memchr_iter(b'\n', page).count() as u64
+    } else {
+        0
+    };
+    let text: Box<dyn Read + '_> = match rest {
+        Some(r) => Box::new(tail.chain(r)),
+        None => Box::new(tail),
+    };
+    let res = parallel::scan_reader(
+        &cfg.extractor,
+        text,
+        parallel::DEFAULT_BLOCK_SIZE,
+        cfg.chunk_size,
+        |m, line| {
+            let abs = Match {
+                start: m.start + cut,
+                end: m.end + cut,
+                url: std::borrow::Cow::Borrowed(&m.url),
+                ..*m
+            };
+            emit.record(&abs, if uses_line { line + before } else { line });
+        },
+    );
+    match res {
+        Err(e) if !emit.stopped() => Some(format!("{name}: {e}")),
+        _ => None,
+    }
+}
+
+/// The 1-based lines of offsets into one text that go forward (an HTML
+/// page's links, in document order): one newline count from the last
+/// offset to the next; should an offset go back, counted again from the
+/// start.
+struct Lines {
+    pos: usize,
+    line: u64,
+}
+
+impl Lines {
+    fn at(&mut self, hay: &[u8], at: usize) -> u64 {
+        let at = at.min(hay.len());
+        if at < self.pos {
+            (self.pos, self.line) = (0, 1);
+        }
+        let newlines = memchr::memchr_iter(b'\n', hay.get(self.pos..at).unwrap_or_default());
+        self.line += newlines.count() as u64;
+        self.pos = at;
+        self.line
+    }
 }
 
 /// Records of a web archive gathered before their links are found in

@@ -46,12 +46,13 @@ pub fn is_html(head: &[u8]) -> bool {
     urlsift_warc::sniff_html(head)
 }
 
-/// The links of the HTML document `html`, in order: its URL attributes
-/// (`href`, `src`, `action`, `srcset`, ... see [`urlsift_warc::html_links`])
-/// resolved (RFC 3986 5.2) against the first `<base href>` (itself resolved
-/// against `base`), else against `base`; then the URLs of its text between
-/// tags, after character references are decoded (`script` and `style` are
-/// skipped). With no base at all, relative references are left out.
+/// The links of the HTML document `html`, in document order: its URL
+/// attributes (`href`, `src`, `action`, `srcset`, ... see
+/// [`urlsift_warc::html_links`]) resolved (RFC 3986 5.2) against the first
+/// `<base href>` (itself resolved against `base`), else against `base`, and
+/// the URLs of its text between tags, after character references are
+/// decoded (`script` and `style` are skipped). With no base at all,
+/// relative references are left out.
 ///
 /// `each` gets each link as a [`Match`] (offsets in `html`) and its
 /// [`WebWhere`] (`source`, `source_name`, `found`; no `warc_*` fields).
@@ -66,8 +67,8 @@ pub fn is_html(head: &[u8]) -> bool {
 ///     got.push((m.url_str().into_owned(), web.source, web.source_name.clone(), m.start));
 /// });
 /// assert_eq!(got[0], ("https://ex.org/docs/a&b.html".into(), "attribute", Some("a@href".into()), 29));
-/// assert_eq!(got[1].0, "https://d.example/i.png");
-/// assert_eq!((got[2].0.as_str(), got[2].1), ("http://c.example/", "text"));
+/// assert_eq!((got[1].0.as_str(), got[1].1), ("http://c.example/", "text"));
+/// assert_eq!(got[2].0, "https://d.example/i.png");
 ///
 /// // No base: the relative reference is left out, absolute ones are kept.
 /// let mut urls = Vec::new();
@@ -82,9 +83,26 @@ pub fn html_document_links(
     mut each: impl FnMut(&Match<'_>, &WebWhere),
 ) {
     let mut web = WebWhere::default();
+    // `html_links` gives every attribute link, then the text links: merge
+    // them by offset.
+    let mut attrs = std::collections::VecDeque::new();
     urlsift_warc::html_links(html, base, &LinkOptions::default(), |link| {
+        if !matches!(link.source, Source::Text) {
+            attrs.push_back(link);
+            return;
+        }
+        while let Some(a) = attrs.pop_front() {
+            if a.offset > link.offset {
+                attrs.push_front(a);
+                break;
+            }
+            emit(a, &mut web, &mut each);
+        }
         emit(link, &mut web, &mut each)
     });
+    for a in attrs {
+        emit(a, &mut web, &mut each);
+    }
 }
 
 /// The links of one web archive record ([`urlsift_warc::record_links`]:

@@ -24,9 +24,11 @@ pub(crate) struct AttrUrl<'a> {
     pub tag: String,
     /// The attribute name as reported.
     pub attr: &'static str,
-    /// Offset in the document of the value as written.
+    /// Offset in the document of the value as written (for a `srcset`
+    /// candidate or a refresh URL, of that part when the attribute holds no
+    /// character reference, else of the whole attribute value).
     pub raw_start: usize,
-    /// Offset one past the value as written.
+    /// Offset one past the value (or part) as written.
     pub raw_end: usize,
     /// The value with character references decoded.
     pub value: Cow<'a, [u8]>,
@@ -356,11 +358,13 @@ fn start_tag<'a>(
         {
             let content = decode(slice(c, d));
             if let Some((us, ue)) = refresh_url(&content) {
+                let (raw_start, raw_end) =
+                    part_span(matches!(content, Cow::Borrowed(_)), (c, d), (us, ue));
                 s.attrs.push(AttrUrl {
                     tag: "meta".to_owned(),
                     attr: "content",
-                    raw_start: c,
-                    raw_end: d,
+                    raw_start,
+                    raw_end,
                     value: sub(&content, us, ue),
                 });
             }
@@ -385,11 +389,13 @@ fn start_tag<'a>(
         let tag_name = crate::links::owned(tag);
         if attr == "srcset" {
             for (us, ue) in srcset(&value) {
+                let (raw_start, raw_end) =
+                    part_span(matches!(value, Cow::Borrowed(_)), (c, d), (us, ue));
                 s.attrs.push(AttrUrl {
                     tag: tag_name.clone(),
                     attr,
-                    raw_start: c,
-                    raw_end: d,
+                    raw_start,
+                    raw_end,
                     value: sub(&value, us, ue),
                 });
             }
@@ -403,6 +409,14 @@ fn start_tag<'a>(
             value,
         });
     }
+}
+
+/// Where the part `us..ue` of an attribute value (written at `c..d`) is
+/// written: exactly, when the value needed no decoding (it is `borrowed`
+/// from the document); else the whole value's span (decoding moved the
+/// part's bytes).
+fn part_span(borrowed: bool, (c, d): (usize, usize), (us, ue): (usize, usize)) -> (usize, usize) {
+    if borrowed { (c + us, c + ue) } else { (c, d) }
 }
 
 /// After a start tag that opens raw text, skip (or scan) to its end tag.
