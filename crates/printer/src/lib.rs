@@ -509,20 +509,34 @@ fn write_json(
             }
         }
         None => match rec.web {
-            Some(w) => {
-                // Flattened the same way.
-                let at = out.len();
-                serde_json::to_writer(&mut *out, w)?;
-                match out.get_mut(at) {
-                    Some(b) if *b == b'{' => *b = b',',
-                    _ => return Err(io::Error::other("web fields: not a JSON object")),
-                }
-            }
+            Some(w) => write_web_json(w, out),
             None => out.push(b'}'),
         },
     }
     out.push(b'\n');
     Ok(())
+}
+
+/// Append the fields of `w` and the object's closing `}`: by hand, as the
+/// record's own fields (the same text `serde_json` writes for
+/// [`WebWhere`], tested), one link at a time on the web archive path.
+fn write_web_json(w: &WebWhere, out: &mut Vec<u8>) {
+    json_opt(out, b",\"found\":", w.found.as_deref());
+    json_opt(out, b",\"source\":", Some(w.source));
+    json_opt(out, b",\"source_name\":", w.source_name.as_deref());
+    json_opt(out, b",\"warc_target_uri\":", w.warc_target_uri.as_deref());
+    json_opt(out, b",\"warc_record_id\":", w.warc_record_id.as_deref());
+    json_opt(out, b",\"warc_date\":", w.warc_date.as_deref());
+    json_opt(out, b",\"warc_type\":", w.warc_type.as_deref());
+    match w.warc_offset {
+        Some(o) => json_raw(
+            out,
+            b",\"warc_offset\":",
+            itoa::Buffer::new().format(o).as_bytes(),
+        ),
+        None => json_raw(out, b",\"warc_offset\":", b"null"),
+    }
+    out.push(b'}');
 }
 
 /// One CSV/TSV row being written into `out`, through csv-core's quoting

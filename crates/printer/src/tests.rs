@@ -355,3 +355,39 @@ fn csv_fields(rec: &Record<'_, '_>, normalize: Option<KeyLevel>, tsv: bool) -> V
     }
     f
 }
+
+/// Text with the bytes JSON escapes (quotes, backslashes, controls) and
+/// non-ASCII.
+fn awkward() -> impl Strategy<Value = Option<String>> {
+    proptest::option::of("(?s)[a-z\"\\\\\u{0}-\u{1f}\u{7f}é😀 ]{0,12}")
+}
+
+proptest! {
+    #[test]
+    fn web_fields_are_written_as_serde_writes_them(
+        found in awkward(),
+        name in awkward(),
+        target in awkward(),
+        id in awkward(),
+        date in awkward(),
+        ty in awkward(),
+        offset in proptest::option::of(any::<u64>()),
+        source in prop::sample::select(vec!["text", "attribute", "header", "a\"b"]),
+    ) {
+        let w = WebWhere {
+            found,
+            source,
+            source_name: name.map(Cow::Owned),
+            warc_target_uri: target,
+            warc_record_id: id,
+            warc_date: date,
+            warc_type: ty,
+            warc_offset: offset,
+        };
+        let mut out = Vec::new();
+        write_web_json(&w, &mut out);
+        let mut want = serde_json::to_vec(&w).unwrap();
+        want[0] = b',';
+        prop_assert_eq!(String::from_utf8(out).unwrap(), String::from_utf8(want).unwrap());
+    }
+}

@@ -20,8 +20,8 @@ use crate::entities::decode_char_refs;
 
 /// An attribute holding a URL (or, for `srcset` and meta refresh, URLs).
 pub(crate) struct AttrUrl<'a> {
-    /// The tag name, lowercased.
-    pub tag: String,
+    /// The tag name, lowercased ([`tag_name`]).
+    pub tag: Cow<'static, str>,
     /// The attribute name as reported.
     pub attr: &'static str,
     /// Offset in the document of the value as written (for a `srcset`
@@ -118,6 +118,51 @@ fn run_to(html: &[u8], mut i: usize, mask: u8) -> usize {
         i += 1;
     }
     i
+}
+
+/// `tag` (lowercase) as a name: borrowed for the elements that define URL
+/// attributes, so most links allocate nothing for it; made for others.
+pub(crate) fn tag_name(tag: &[u8]) -> Cow<'static, str> {
+    macro_rules! known {
+        ($($t:literal),* $(,)?) => {
+            match tag {
+                $(t if t == $t.as_bytes() => return Cow::Borrowed($t),)*
+                _ => {}
+            }
+        };
+    }
+    known!(
+        "a",
+        "img",
+        "link",
+        "script",
+        "source",
+        "area",
+        "iframe",
+        "form",
+        "input",
+        "button",
+        "video",
+        "audio",
+        "embed",
+        "track",
+        "frame",
+        "blockquote",
+        "q",
+        "del",
+        "ins",
+        "body",
+        "table",
+        "td",
+        "th",
+        "tr",
+        "object",
+        "html",
+        "meta",
+        "image",
+        "use",
+    );
+    Cow::Owned(crate::links::owned(tag))
 }
 
 /// Which URL attribute `name` is on `tag`, if any. Most attribute names
@@ -361,7 +406,7 @@ fn start_tag<'a>(
                 let (raw_start, raw_end) =
                     part_span(matches!(content, Cow::Borrowed(_)), (c, d), (us, ue));
                 s.attrs.push(AttrUrl {
-                    tag: "meta".to_owned(),
+                    tag: Cow::Borrowed("meta"),
                     attr: "content",
                     raw_start,
                     raw_end,
@@ -386,7 +431,7 @@ fn start_tag<'a>(
             }
             continue;
         }
-        let tag_name = crate::links::owned(tag);
+        let tag_name = tag_name(tag);
         if attr == "srcset" {
             for (us, ue) in srcset(&value) {
                 let (raw_start, raw_end) =
@@ -662,6 +707,16 @@ mod tests {
                 }
             })
             .collect()
+    }
+
+    #[test]
+    fn tag_names_are_borrowed_for_url_elements() {
+        use std::borrow::Cow;
+        for t in ["a", "img", "link", "meta", "use"] {
+            assert!(matches!(super::tag_name(t.as_bytes()), Cow::Borrowed(n) if n == t));
+        }
+        let n = super::tag_name(b"my-el");
+        assert!(matches!(&n, Cow::Owned(n) if n == "my-el"));
     }
 
     #[test]

@@ -16,8 +16,9 @@ pub enum Source {
     /// In an HTML attribute, e.g. `a`/`href`, `img`/`srcset`, `meta`/`content`
     /// (refresh).
     Attribute {
-        /// The tag name, lowercased.
-        tag: String,
+        /// The tag name, lowercased (borrowed for the elements that define
+        /// URL attributes).
+        tag: Cow<'static, str>,
         /// The attribute name, lowercase.
         attr: &'static str,
     },
