@@ -130,7 +130,7 @@ pub const JSON_FIELDS: [(&str, &str); 19] = [
     ),
     (
         "found, source, source_name, warc_target_uri, warc_record_id, warc_date, warc_type, warc_offset",
-        "in a web archive or an HTML input: the link as written, where it was (text, attribute, header; tag@attribute or header name), and its record (warc_offset: of the gzip member; the warc fields are null for an HTML input); in a web archive, start and end are in the decoded payload",
+        "in a web archive or an HTML input: the link as written, where it was (text, attribute, header; tag@attribute or header name), and its record (warc_offset: of the gzip member; the warc fields are null for an HTML input); in a web archive, start and end are in the decoded payload. CSV, TSV and Parquet always have these columns, after the others, empty or null for other URLs; CSV and TSV have no mail columns",
     ),
 ];
 

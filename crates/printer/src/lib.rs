@@ -60,9 +60,11 @@ pub enum Format {
     Text,
     /// JSON Lines: one object per URL (fields in the README's JSON table).
     Json,
-    /// CSV with a header row (RFC 4180 quoting).
+    /// CSV with a header row (RFC 4180 quoting): the JSON fields but the
+    /// mail ones; the web fields always (empty for a URL not from a web
+    /// page).
     Csv,
-    /// Tab-separated values with a header row.
+    /// Tab-separated values with a header row: the columns of CSV.
     Tsv,
 }
 
@@ -634,7 +636,9 @@ impl<'w> CsvRow<'w> {
 }
 
 /// Write the CSV/TSV row of `rec`: the JSON fields in the same order, the
-/// mail fields left out, `null` as an empty field.
+/// mail fields left out, the web fields always there (empty for a record
+/// that is not a web link: one fixed set of columns, whatever the input),
+/// `null` as an empty field.
 fn write_csv(
     mut row: CsvRow<'_>,
     rec: &Record<'_, '_>,
@@ -663,15 +667,37 @@ fn write_csv(
     row.field(&f.path);
     row.field(f.query.as_deref().unwrap_or(""));
     row.field(f.fragment.as_deref().unwrap_or(""));
+    match rec.web {
+        Some(w) => {
+            row.field(w.found.as_deref().unwrap_or(""));
+            row.field(w.source);
+            row.field(w.source_name.as_deref().unwrap_or(""));
+            row.field(w.warc_target_uri.as_deref().unwrap_or(""));
+            row.field(w.warc_record_id.as_deref().unwrap_or(""));
+            row.field(w.warc_date.as_deref().unwrap_or(""));
+            row.field(w.warc_type.as_deref().unwrap_or(""));
+            match w.warc_offset {
+                Some(off) => row.field(n.format(off)),
+                None => row.field(""),
+            }
+        }
+        None => {
+            for _ in fields::fields(&[fields::Group::Web]) {
+                row.field("");
+            }
+        }
+    }
     row.end();
 }
 
+/// The CSV/TSV columns: the record's fields (with `normalized` if
+/// `normalize`), then the web fields, always.
 fn header_fields(normalize: bool) -> Vec<&'static str> {
     use fields::Group;
     let groups: &[Group] = if normalize {
-        &[Group::Record, Group::Normalized]
+        &[Group::Record, Group::Normalized, Group::Web]
     } else {
-        &[Group::Record]
+        &[Group::Record, Group::Web]
     };
     fields::names(groups).collect()
 }
