@@ -1,6 +1,6 @@
 //! Every use of the `urlsift` library crate by the Python bindings.
 //!
-//! The rest of the extension (`lib.rs`, `arrow.rs`) sees only the plain Rust
+//! The rest of the extension (`lib.rs`, `arrow.rs`, `files.rs`) sees only the plain Rust
 //! types of this file, so moving from the root crate to the light crates
 //! (`urlsift-core` for classify/extract/parallel, `urlsift-uri`, the mail
 //! decoder) changes this file and `Cargo.toml`, nothing else.
@@ -14,19 +14,33 @@
 //! - `find` is what `--format json --normalize` prints, field by field.
 //! - Output never depends on the thread count ([`urlsift_core::parallel`]'s
 //!   invariant); one thread runs on the caller's thread for plain text.
+//! - `scan_files` ([`FileScan`]) is `--format parquet`: the CLI's own
+//!   pipeline ([`run::run_to_within`]) with the CLI's options, its JSON
+//!   Lines decoded by the printer's [`BatchDecoder`] into the Parquet
+//!   schema, each worker scanning in a rayon pool of its own.
 //! - No panic leaves this file: each entry point runs under
 //!   [`std::panic::catch_unwind`] and turns a panic into [`Error::Internal`].
 
+use std::cell::RefCell;
 use std::collections::HashMap;
+use std::io::{self, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::PathBuf;
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
 use rayon::prelude::*;
-use urlsift_printer::dedup::KeyLevel;
 use urlsift_core::extract::{Extractor, Match};
-use urlsift_mail::{self as mail, MailWhere};
-use urlsift_printer::Parts;
 use urlsift_core::parallel::{self, LineCounter};
+use urlsift_mail::{self as mail, MailWhere};
+use urlsift_printer::dedup::KeyLevel;
+use urlsift_printer::parquet::BatchDecoder;
+use urlsift_printer::{Format, Options, Parts};
+use urlsift_search::input::{self, Source};
+use urlsift_search::run;
 use urlsift_uri::{self as uri, NormalizeOptions, UriRef};
 
 /// Bytes per parallel chunk: the CLI's default (`--chunk-size`).
@@ -106,7 +120,8 @@ impl Threads {
         }
     }
 
-    fn count(self) -> usize {
+    /// The number of threads.
+    pub fn count(self) -> usize {
         match self {
             Threads::Caller => 1,
             Threads::Pool(n) => n,
@@ -163,7 +178,11 @@ fn scan_plain<'h>(
     let ex = Extractor::new();
     let mut counter = LineCounter::default();
     let mut each = move |m: Match<'h>| {
-        let line = if lines { counter.line_at(data, m.start) } else { 0 };
+        let line = if lines {
+            counter.line_at(data, m.start)
+        } else {
+            0
+        };
         sink(&m, line);
     };
     match threads {
@@ -230,7 +249,11 @@ impl UrlList {
     /// The bytes of URL `i`.
     pub fn get<'a>(&'a self, input: &'a [u8], i: usize) -> &'a [u8] {
         let (s, e, in_input) = self.spans[i];
-        if in_input { &input[s..e] } else { &self.owned[s..e] }
+        if in_input {
+            &input[s..e]
+        } else {
+            &self.owned[s..e]
+        }
     }
 
     fn push(&mut self, input: &[u8], url: &[u8]) {
@@ -375,9 +398,13 @@ pub fn find(
     guarded(|| {
         let mut out = Vec::new();
         let problems = if mail {
-            scan_mail(data, threads, |w, line, m| out.push(record(m, line, Some(w))))?
+            scan_mail(data, threads, |w, line, m| {
+                out.push(record(m, line, Some(w)))
+            })?
         } else {
-            scan_plain(data, threads, true, |m, line| out.push(record(m, line, None)))?;
+            scan_plain(data, threads, true, |m, line| {
+                out.push(record(m, line, None))
+            })?;
             Vec::new()
         };
         Ok((out, problems))
@@ -443,9 +470,7 @@ fn level(name: &str) -> Result<KeyLevel, Error> {
 /// `urlsift normalize [--syntax-only] [--drop-fragment] URL`.
 pub fn normalize(input: &[u8], level_name: &str, drop_fragment: bool) -> Result<String, Error> {
     guarded(|| {
-        let mut opts: NormalizeOptions = level(level_name)?
-            .normalize_options()
-            .unwrap_or_default();
+        let mut opts: NormalizeOptions = level(level_name)?.normalize_options().unwrap_or_default();
         opts.drop_fragment |= drop_fragment;
         Ok(uri::normalize(input, &opts)?)
     })
@@ -549,4 +574,316 @@ pub fn scan_rows(rows: &[Option<&[u8]>], mail: bool, threads: Threads) -> Result
         }
         Ok(all)
     })
+}
+
+/// What a [`FileScan`] hands over, in input order.
+#[derive(Debug)]
+pub enum FileItem {
+    /// Rows of the CLI's Parquet schema (at most
+    /// [`urlsift_printer::parquet::BATCH_ROWS`]).
+    Batch(RecordBatch),
+    /// An input failed (the batches before it hold every row of the inputs
+    /// before it); the run goes on with the next input.
+    Input(InputError),
+    /// A bug: the run ended early. The message.
+    Internal(String),
+}
+
+/// An input that failed, as the CLI reports it: `urlsift: PATH: byte N:
+/// reason` (missing, unreadable, a corrupt gzip stream, a broken web
+/// archive record).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputError {
+    /// The input, as its `file` column names it (`None` for a problem of a
+    /// directory walk, which names its path in `reason`).
+    pub path: Option<String>,
+    /// The byte offset the CLI names (in the decompressed stream of a
+    /// gzip or zstd file, in the file for a web archive), where it names one.
+    pub offset: Option<u64>,
+    /// What went wrong.
+    pub reason: String,
+    /// The CLI's whole message (without `urlsift: `).
+    pub message: String,
+}
+
+/// Batches of rows of the CLI's Parquet output handed over at once.
+const FILE_QUEUE: usize = 2;
+
+/// `scan_files`: the rows `urlsift --format parquet` writes for `paths`,
+/// as Arrow batches made by a background thread that runs the CLI's
+/// pipeline ([`run::run_to_within`]) into a [`BatchDecoder`]. Dropping it
+/// (or [`FileScan::close`]) stops the run and waits for its thread.
+pub struct FileScan {
+    rx: Option<Receiver<FileItem>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+/// The options of [`FileScan::start`].
+#[derive(Clone, Debug, Default)]
+pub struct FileOptions {
+    /// Read the inputs as mail (`--mail`).
+    pub mail: bool,
+    /// The base URI of web archive records without a target URI (`--base`).
+    pub base: Option<String>,
+}
+
+/// The Arrow schema of [`FileScan`]'s batches: the CLI's Parquet schema.
+pub fn file_schema(mail: bool) -> SchemaRef {
+    urlsift_printer::parquet::schema(mail)
+}
+
+/// The state shared by the run's output and error writers (both used on
+/// the run's consumer thread only).
+struct Feed {
+    decoder: BatchDecoder,
+    tx: SyncSender<FileItem>,
+    /// The inputs, to tell which one an error line names.
+    names: Vec<(String, Option<String>)>,
+    /// Errors name inputs in order: the first input an error may name.
+    next: usize,
+    /// An error line not yet ended by its newline.
+    line: Vec<u8>,
+}
+
+fn gone() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::BrokenPipe,
+        "the batches are no longer wanted",
+    )
+}
+
+impl Feed {
+    fn send(&self, item: FileItem) -> io::Result<()> {
+        self.tx.send(item).map_err(|_| gone())
+    }
+
+    /// Hand over the rows decoded so far.
+    fn flush(&mut self) -> io::Result<()> {
+        if let Some(b) = self.decoder.flush()? {
+            self.send(FileItem::Batch(b))?;
+        }
+        Ok(())
+    }
+
+    /// One line of the run's error output, `urlsift: MESSAGE`.
+    fn error_line(&mut self, line: &[u8]) -> io::Result<()> {
+        let line = String::from_utf8_lossy(line);
+        let message = line.strip_prefix("urlsift: ").unwrap_or(&line).to_string();
+        let mut path = None;
+        let mut rest = message.as_str();
+        for i in self.next..self.names.len() {
+            let (name, walk_error) = &self.names[i];
+            let named = if walk_error.as_deref() == Some(message.as_str()) {
+                Some(None)
+            } else if !name.is_empty() {
+                message
+                    .strip_prefix(name.as_str())
+                    .and_then(|r| r.strip_prefix(": "))
+                    .map(Some)
+            } else {
+                None
+            };
+            if let Some(r) = named {
+                self.next = i + 1;
+                if let Some(r) = r {
+                    path = Some(name.clone());
+                    rest = r;
+                }
+                break;
+            }
+        }
+        // The rows before the error first.
+        self.flush()?;
+        if rest.starts_with("internal error") {
+            return self.send(FileItem::Internal(message));
+        }
+        let mut offset = None;
+        if let Some(r) = rest
+            .strip_prefix("at byte ")
+            .or_else(|| rest.strip_prefix("byte "))
+            && let Some((n, why)) = r.split_once(": ")
+            && let Ok(n) = n.parse::<u64>()
+        {
+            offset = Some(n);
+            rest = why;
+        }
+        let reason = rest.to_string();
+        self.send(FileItem::Input(InputError {
+            path,
+            offset,
+            reason,
+            message,
+        }))
+    }
+}
+
+/// The run's output: JSON Lines, decoded into batches as they come.
+struct JsonOut<'a>(&'a RefCell<Feed>);
+
+impl Write for JsonOut<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut f = self.0.borrow_mut();
+        let tx = f.tx.clone();
+        f.decoder
+            .decode(buf, |b| tx.send(FileItem::Batch(b)).map_err(|_| gone()))?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The run's error output: one [`FileItem::Input`] per line.
+struct ErrorOut<'a>(&'a RefCell<Feed>);
+
+impl Write for ErrorOut<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut f = self.0.borrow_mut();
+        f.line.extend_from_slice(buf);
+        while let Some(nl) = f.line.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = f.line.drain(..=nl).collect();
+            f.error_line(&line[..nl])?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The inputs `paths` name, as the CLI expands them: directories walked
+/// (sorted, hidden files included, version control directories skipped),
+/// every other path an input. `-` is a file of that name here, never
+/// standard input.
+fn sources(paths: &[PathBuf]) -> Vec<Source> {
+    let mut v = Vec::new();
+    for p in paths {
+        if p.as_os_str() == "-" {
+            v.push(Source::Path(p.clone()));
+        } else {
+            v.extend(input::expand(std::slice::from_ref(p)));
+        }
+    }
+    v
+}
+
+/// The threads of worker `i` of `n` when `total` are shared out.
+fn share(total: usize, i: usize, n: usize) -> usize {
+    let n = n.max(1);
+    (total / n + usize::from(i < total % n)).max(1)
+}
+
+/// The run of [`FileScan::start`], on its own thread.
+fn file_run(paths: Vec<PathBuf>, opts: FileOptions, threads: Threads, tx: SyncSender<FileItem>) {
+    let done = tx.clone();
+    let ran = catch_unwind(AssertUnwindSafe(move || -> io::Result<Option<String>> {
+        let sources = sources(&paths);
+        let mail = urlsift_mail::MailRun::default();
+        // The options of `urlsift --format parquet`: JSON objects with
+        // the normal form, decoded into the Parquet schema.
+        let out_opts = Options {
+            format: Format::Json,
+            normalize: true,
+            dedup_key: KeyLevel::Scheme,
+            ..Options::default()
+        };
+        let cfg = run::Config {
+            threads: threads.count(),
+            mail: opts.mail.then_some(&mail),
+            base: opts.base.clone(),
+            ..run::Config::new(out_opts, Extractor::new())
+        };
+        let feed = RefCell::new(Feed {
+            decoder: BatchDecoder::new(opts.mail)?,
+            tx,
+            names: sources
+                .iter()
+                .map(|s| match s {
+                    Source::Error(e) => (String::new(), Some(e.clone())),
+                    s => (s.name(), None),
+                })
+                .collect(),
+            next: 0,
+            line: Vec::new(),
+        });
+        let total = threads.count();
+        // Each worker scans in a pool of its own (never the global one):
+        // the threads are shared out among the workers.
+        let enter = |i: usize, n: usize, scan: &mut (dyn FnMut() + Send)| {
+            match rayon::ThreadPoolBuilder::new()
+                .num_threads(share(total, i, n))
+                .thread_name(move |k| format!("urlsift-w{i}-{k}"))
+                .build()
+            {
+                Ok(p) => p.install(scan),
+                Err(_) => scan(),
+            }
+        };
+        let mut out = JsonOut(&feed);
+        let mut err = ErrorOut(&feed);
+        let sum = run::run_to_within(&cfg, &sources, vec![Box::new(&mut out)], &mut err, &enter);
+        if let Some(e) = sum.write_error {
+            if e.kind() == io::ErrorKind::BrokenPipe {
+                return Ok(None); // closed early: nobody is listening
+            }
+            return Ok(Some(format!("decoding the rows: {e}")));
+        }
+        if sum.died.is_some() {
+            return Ok(None); // its line went out as FileItem::Internal
+        }
+        feed.borrow_mut().flush()?;
+        Ok(None)
+    }));
+    let failed = match ran {
+        Ok(Ok(None)) => None,
+        Ok(Ok(Some(m))) => Some(m),
+        Ok(Err(e)) if e.kind() == io::ErrorKind::BrokenPipe => None,
+        Ok(Err(e)) => Some(e.to_string()),
+        Err(p) => Some(urlsift_core::diag::panic_message(p.as_ref())),
+    };
+    if let Some(m) = failed {
+        let _ = done.send(FileItem::Internal(m));
+    }
+}
+
+impl FileScan {
+    /// Start scanning `paths` (files and directories) on a background
+    /// thread, with at most `threads` threads scanning.
+    pub fn start(paths: Vec<PathBuf>, opts: FileOptions, threads: Threads) -> Result<Self, Error> {
+        let (tx, rx) = sync_channel(FILE_QUEUE);
+        let thread = std::thread::Builder::new()
+            .name("urlsift-files".into())
+            .spawn(move || file_run(paths, opts, threads, tx))
+            .map_err(|e| Error::Argument(format!("cannot start a thread: {e}")))?;
+        Ok(FileScan {
+            rx: Some(rx),
+            thread: Some(thread),
+        })
+    }
+
+    /// The next item; `None` once the run is over (or closed).
+    pub fn next(&mut self) -> Option<FileItem> {
+        let item = self.rx.as_ref()?.recv().ok();
+        if item.is_none() {
+            self.close();
+        }
+        item
+    }
+
+    /// Stop the run (if it is still going) and wait for its thread.
+    pub fn close(&mut self) {
+        // Dropping the receiver fails the run's next write: it stops.
+        drop(self.rx.take());
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for FileScan {
+    fn drop(&mut self) {
+        self.close();
+    }
 }

@@ -16,6 +16,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 mod arrow;
 mod engine;
+mod files;
 
 use engine::{Error, Threads};
 
@@ -30,6 +31,18 @@ create_exception!(
     InternalError,
     PyRuntimeError,
     "A bug in urlsift (the Rust engine panicked); the interpreter is unharmed."
+);
+create_exception!(
+    urlsift,
+    InputError,
+    pyo3::exceptions::PyOSError,
+    "An input of scan_files failed (missing, unreadable, a corrupt gzip stream, a broken web archive record): `path` names it, `offset` is the byte offset the CLI names (or None), `reason` what went wrong."
+);
+create_exception!(
+    urlsift,
+    InputWarning,
+    PyUserWarning,
+    "An input of scan_files(..., errors=\"warn\") failed; the scan went on with the next input."
 );
 create_exception!(
     urlsift,
@@ -109,7 +122,10 @@ fn warn_problems<'a>(
 ) -> PyResult<()> {
     let cat = py.get_type::<MailWarning>();
     for (prefix, p) in problems {
-        let msg = format!("{prefix}byte {}: message {}: {}", p.offset, p.message, p.what);
+        let msg = format!(
+            "{prefix}byte {}: message {}: {}",
+            p.offset, p.message, p.what
+        );
         let msg = CString::new(msg.replace('\0', "\\0")).unwrap_or_default();
         PyErr::warn(py, &cat, &msg, 2)?;
     }
@@ -120,8 +136,8 @@ fn warn_problems<'a>(
 /// surrogate (`surrogateescape`), so `s.encode("utf-8", "surrogateescape")`
 /// gives back exactly the bytes the CLI prints.
 fn url_str<'py>(py: Python<'py>, b: &[u8]) -> PyResult<Bound<'py, PyAny>> {
-    let len = ffi::Py_ssize_t::try_from(b.len())
-        .map_err(|_| PyValueError::new_err("URL too long"))?;
+    let len =
+        ffi::Py_ssize_t::try_from(b.len()).map_err(|_| PyValueError::new_err("URL too long"))?;
     // SAFETY: `b` is valid for `len` bytes and the error handler name is a
     // NUL-terminated C string; PyUnicode_DecodeUTF8 copies the bytes and
     // returns a new reference or NULL with an exception set, which
@@ -253,7 +269,11 @@ fn urls<'py>(
                 let mut out = Vec::new();
                 // (A Mutex only to make the receiver Sync for `detach`.)
                 let rx = std::sync::Mutex::new(rx);
-                let next = || rx.lock().map_err(|_| ()).and_then(|r| r.recv().map_err(|_| ()));
+                let next = || {
+                    rx.lock()
+                        .map_err(|_| ())
+                        .and_then(|r| r.recv().map_err(|_| ()))
+                };
                 Python::attach(|py| {
                     let mut cache = StrCache::new();
                     // Wait for each batch without the GIL.
@@ -276,9 +296,9 @@ fn urls<'py>(
                 // A failed send: the helper stopped on an error, reported below.
                 let _ = tx.send((b, hashes));
             });
-            let converted = conv
-                .join()
-                .unwrap_or_else(|_| Err(InternalError::new_err("internal error: converter panicked")));
+            let converted = conv.join().unwrap_or_else(|_| {
+                Err(InternalError::new_err("internal error: converter panicked"))
+            });
             (scanned, converted)
         })
     });
@@ -500,11 +520,14 @@ fn _urlsift(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(normalize, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::scan_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(files::scan_files, m)?)?;
     m.add_class::<Match>()?;
+    m.add_class::<files::FileScan>()?;
     m.add("URIError", m.py().get_type::<URIError>())?;
     m.add("InternalError", m.py().get_type::<InternalError>())?;
     m.add("MailWarning", m.py().get_type::<MailWarning>())?;
+    m.add("InputError", m.py().get_type::<InputError>())?;
+    m.add("InputWarning", m.py().get_type::<InputWarning>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
-
