@@ -151,12 +151,15 @@ fn url_str<'py>(py: Python<'py>, b: &[u8]) -> PyResult<Bound<'py, PyAny>> {
 /// Recently made `str` objects of URLs found in the input, by a hash of
 /// their bytes: a URL seen again shares the `str` made for it (URLs repeat
 /// a lot in real text: navigation links, signatures, licences). Direct
-/// mapped and bounded; a miss costs a hash and one probe of the table.
+/// mapped and bounded; a miss costs a hash and one probe of the table, so
+/// it is skipped while it finds too few repeats ([`StrCache::convert`]).
 ///
 /// The table holds borrowed pointers: every object in it is also in the
 /// output vector `urls` builds, which keeps it alive for as long as the
 /// table exists (the table is dropped first, and never outlives the call).
 struct StrCache {
+    /// Whether the next block is looked up.
+    mode: Mode,
     /// `(hash, start, len, object)`; a null object is an empty slot.
     /// 2^BITS slots of 32 bytes, in sets of two (4 MiB).
     slots: Vec<(u64, usize, usize, *mut ffi::PyObject)>,
@@ -167,6 +170,7 @@ impl StrCache {
 
     fn new() -> Self {
         StrCache {
+            mode: Mode::Refill,
             slots: vec![(0, 0, 0, std::ptr::null_mut()); 1 << Self::BITS],
         }
     }
@@ -206,7 +210,8 @@ impl StrCache {
         let _ = h;
     }
 
-    /// The `str` of URL `i` of `batch`, whose hash is `h`, pushed onto `out`.
+    /// The `str` of URL `i` of `batch`, whose hash is `h`, pushed onto
+    /// `out`; whether it was found in the table.
     fn push(
         &mut self,
         py: Python<'_>,
@@ -215,12 +220,12 @@ impl StrCache {
         i: usize,
         h: u64,
         out: &mut Vec<Py<PyAny>>,
-    ) -> PyResult<()> {
+    ) -> PyResult<bool> {
         let b = batch.get(input, i);
         let (start, end, in_input) = batch.spans[i];
         if !in_input {
             out.push(url_str(py, b)?.unbind());
-            return Ok(());
+            return Ok(false);
         }
         // Two ways per set, in one cache line: the newest first.
         let set = Self::slot_of(h) & !1;
@@ -230,15 +235,121 @@ impl StrCache {
                 // SAFETY: the object is alive (it is in `out`, see the
                 // type's docs), and we hold the GIL: take a new reference.
                 out.push(unsafe { Bound::from_borrowed_ptr(py, obj) }.unbind());
-                return Ok(());
+                return Ok(true);
             }
         }
         let obj = url_str(py, b)?.unbind();
         self.slots[set + 1] = self.slots[set];
         self.slots[set] = (h, start, end - start, obj.as_ptr());
         out.push(obj);
+        Ok(false)
+    }
+
+    /// URLs judged at a time: looked up in the table, or not.
+    const BLOCK: usize = 4096;
+    /// While look-ups do not pay, one block in this many is looked up
+    /// all the same, to notice when they would again ...
+    const PROBE_EVERY: u32 = 16;
+    /// ... and one URL in this many of the others.
+    const SAMPLE: usize = 8;
+
+    /// The `str` objects of URLs `range` of `batch` through the table,
+    /// pushed onto `out`; how many were found in it.
+    fn push_all(
+        &mut self,
+        py: Python<'_>,
+        input: &[u8],
+        batch: &engine::UrlList,
+        range: std::ops::Range<usize>,
+        out: &mut Vec<Py<PyAny>>,
+    ) -> PyResult<usize> {
+        // The hashes first, so that the slot of a URL a few ahead can be
+        // loaded while this one is looked up.
+        let hashes: Vec<u64> = range
+            .clone()
+            .map(|i| Self::hash(batch.get(input, i)))
+            .collect();
+        let mut hits = 0;
+        for (k, i) in range.enumerate() {
+            if let Some(&ahead) = hashes.get(k + 8) {
+                self.prefetch(ahead);
+            }
+            hits += usize::from(self.push(py, input, batch, i, hashes[k], out)?);
+        }
+        Ok(hits)
+    }
+
+    /// The `str` objects of the URLs of `batch`, pushed onto `out`: through
+    /// the table while it pays. URLs go a [`Self::BLOCK`] at a time; after
+    /// a block in which fewer than one in 32 were found, the next blocks
+    /// skip the table but for one URL in [`Self::SAMPLE`] (text of distinct
+    /// URLs then costs little hashing or probing). After
+    /// [`Self::PROBE_EVERY`] of those, one block refills the table with
+    /// recent URLs and the next is judged again.
+    fn convert(
+        &mut self,
+        py: Python<'_>,
+        input: &[u8],
+        batch: &engine::UrlList,
+        out: &mut Vec<Py<PyAny>>,
+    ) -> PyResult<()> {
+        let n = batch.spans.len();
+        out.reserve(n);
+        let mut start = 0;
+        while start < n {
+            let end = n.min(start + Self::BLOCK);
+            match self.mode {
+                Mode::Skip(k) => {
+                    // One URL in SAMPLE still goes through the table, so
+                    // that repeats of these can be found when they come
+                    // (a corpus may repeat far apart).
+                    let sampled: Vec<u64> = (start..end)
+                        .step_by(Self::SAMPLE)
+                        .map(|i| Self::hash(batch.get(input, i)))
+                        .collect();
+                    for (k, i) in (start..end).enumerate() {
+                        if k % Self::SAMPLE != 0 {
+                            out.push(url_str(py, batch.get(input, i))?.unbind());
+                            continue;
+                        }
+                        let j = k / Self::SAMPLE;
+                        if let Some(&ahead) = sampled.get(j + 2) {
+                            self.prefetch(ahead);
+                        }
+                        self.push(py, input, batch, i, sampled[j], out)?;
+                    }
+                    self.mode = if k + 1 >= Self::PROBE_EVERY {
+                        Mode::Refill
+                    } else {
+                        Mode::Skip(k + 1)
+                    };
+                }
+                Mode::Refill => {
+                    self.push_all(py, input, batch, start..end, out)?;
+                    self.mode = Mode::Lookup;
+                }
+                Mode::Lookup => {
+                    let hits = self.push_all(py, input, batch, start..end, out)?;
+                    if hits * 32 < end - start {
+                        self.mode = Mode::Skip(0);
+                    }
+                }
+            }
+            start = end;
+        }
         Ok(())
     }
+}
+
+/// Whether [`StrCache::convert`] looks URLs up.
+#[derive(Clone, Copy, Debug)]
+enum Mode {
+    /// Look the next block up, and judge it.
+    Lookup,
+    /// Make this many blocks so far without the table.
+    Skip(u32),
+    /// Look the next block up to fill the table, without judging it.
+    Refill,
 }
 
 /// urls(data, *, mail=False, threads=None) -> list[str]
@@ -260,9 +371,7 @@ fn urls<'py>(
     // helper thread takes the GIL for each batch it has and turns it into
     // `str` objects while the next batch is scanned, as the CLI's writer
     // thread writes while its worker scans.
-    // Each batch goes with the hashes of its URLs, computed by the scanning
-    // thread while their bytes are still in its cache.
-    let (tx, rx) = sync_channel::<(engine::UrlList, Vec<u64>)>(8);
+    let (tx, rx) = sync_channel::<engine::UrlList>(8);
     let (scanned, converted) = py.detach(|| {
         std::thread::scope(|s| {
             let conv = s.spawn(move || -> PyResult<Vec<Py<PyAny>>> {
@@ -277,24 +386,15 @@ fn urls<'py>(
                 Python::attach(|py| {
                     let mut cache = StrCache::new();
                     // Wait for each batch without the GIL.
-                    while let Ok((batch, hashes)) = py.detach(next) {
-                        out.reserve(batch.spans.len());
-                        for (i, &h) in hashes.iter().enumerate() {
-                            if let Some(&ahead) = hashes.get(i + 8) {
-                                cache.prefetch(ahead);
-                            }
-                            cache.push(py, bytes, &batch, i, h, &mut out)?;
-                        }
+                    while let Ok(batch) = py.detach(next) {
+                        cache.convert(py, bytes, &batch, &mut out)?;
                     }
                     Ok(out)
                 })
             });
             let scanned = engine::urls(bytes, mail, t, move |b| {
-                let hashes = (0..b.spans.len())
-                    .map(|i| StrCache::hash(b.get(bytes, i)))
-                    .collect();
                 // A failed send: the helper stopped on an error, reported below.
-                let _ = tx.send((b, hashes));
+                let _ = tx.send(b);
             });
             let converted = conv.join().unwrap_or_else(|_| {
                 Err(InternalError::new_err("internal error: converter panicked"))
