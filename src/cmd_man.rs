@@ -41,7 +41,7 @@ const COMMANDS: [(&str, &str); 7] = [
 ];
 
 /// Examples by task: (command, what it does).
-const EXAMPLES: [(&str, &str); 12] = [
+const EXAMPLES: [(&str, &str); 13] = [
     ("urlsift notes.txt", "every URL, one per line, as found"),
     (
         "urlsift -n ~/Mail/",
@@ -54,6 +54,10 @@ const EXAMPLES: [(&str, &str); 12] = [
     (
         "urlsift -l -g '*.eml' ~/Maildir",
         "the names of the messages that hold a URL",
+    ),
+    (
+        "urlsift --base https://example.org/ saved.html",
+        "an HTML page (sniffed, or --html): its links resolved against its <base href>, else --base",
     ),
     (
         "urlsift --scheme http,https -c logs/",
@@ -126,7 +130,7 @@ pub const JSON_FIELDS: [(&str, &str); 19] = [
     ),
     (
         "found, source, source_name, warc_target_uri, warc_record_id, warc_date, warc_type, warc_offset",
-        "in a web archive: the link as written, where it was (text, attribute, header; tag@attribute or header name), and its record (warc_offset: of the gzip member); start and end are in the decoded payload",
+        "in a web archive or an HTML input: the link as written, where it was (text, attribute, header; tag@attribute or header name), and its record (warc_offset: of the gzip member; the warc fields are null for an HTML input); in a web archive, start and end are in the decoded payload. CSV, TSV and Parquet always have these columns, after the others, empty or null for other URLs; CSV and TSV have no mail columns",
     ),
 ];
 

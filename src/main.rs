@@ -221,10 +221,17 @@ struct ScanArgs {
     /// Read mail: mbox, maildir, .eml, news; scan decoded headers and text parts.
     #[arg(long)]
     mail: bool,
-    /// Resolve the links of web archive records that have no WARC-Target-URI
-    /// against URI (web archives are recognised by content).
+    /// The base URI of HTML inputs, and of web archive records that have no
+    /// WARC-Target-URI (a <base href> in the page comes first).
     #[arg(long, value_name = "URI")]
     base: Option<String>,
+    /// Read every input as HTML: URL attributes resolved, text between tags
+    /// scanned after entities are decoded (default: inputs that sniff as HTML).
+    #[arg(long, overrides_with = "no_html")]
+    html: bool,
+    /// Read no input as HTML: the text rules only (web archives still are).
+    #[arg(long, overrides_with = "html")]
+    no_html: bool,
     /// Print a summary on stderr: de-duplication (URLs, distinct, memory, spills); with --mail, messages and parts.
     #[arg(long)]
     stats: bool,
@@ -431,6 +438,14 @@ fn scan(args: &ScanArgs) -> u8 {
     let cfg = run::Config {
         mail: args.mail.then_some(&mail),
         base: args.base.clone(),
+        html: if args.html {
+            run::HtmlMode::Always
+        } else if args.no_html {
+            run::HtmlMode::Never
+        } else {
+            run::HtmlMode::Auto
+        },
+        max_html: urlsift_search::web::MAX_HTML,
         opts,
         quiet: args.quiet,
         strict: args.strict,
@@ -608,6 +623,11 @@ fn check_output_args(args: &ScanArgs, parquet: bool) -> Result<(), String> {
         return Err(
             "--dedup-key sets what --unique, --count-by url and --shards compare; none is given"
                 .into(),
+        );
+    }
+    if args.html && args.mail {
+        return Err(
+            "--mail reads the HTML parts of mail as HTML; --html is for other inputs".into(),
         );
     }
     if args.stats && !(args.unique || args.count_by.is_some() || args.mail) {

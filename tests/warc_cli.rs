@@ -191,3 +191,109 @@ fn warc_cli_broken_archives_report_the_offset_and_keep_the_rest() {
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("byte ") && !out.is_empty(), "{err}");
 }
+
+/// The web columns of CSV, TSV and Parquet output, for a text URL from
+/// standard input then the links of a web archive: (source, target URI,
+/// offset), empty or null for the text URL.
+type WebCols = Vec<(Option<String>, Option<String>, Option<u64>)>;
+
+fn web_cols_of_json(out: &[u8]) -> WebCols {
+    json_rows(out)
+        .iter()
+        .map(|r| {
+            (
+                r["source"].as_str().map(String::from),
+                r["warc_target_uri"].as_str().map(String::from),
+                r["warc_offset"].as_u64(),
+            )
+        })
+        .collect()
+}
+
+fn web_cols_of_csv(out: &[u8], delimiter: u8) -> WebCols {
+    let mut r = csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .quoting(delimiter == b',')
+        .from_reader(out);
+    let header = r.headers().unwrap().clone();
+    let at = |n: &str| header.iter().position(|h| h == n).unwrap();
+    let (s, t, o) = (at("source"), at("warc_target_uri"), at("warc_offset"));
+    // The web columns come last, after the record's own.
+    assert_eq!(at("fragment") + 1, at("found"));
+    assert_eq!(o + 1, header.len());
+    let text = |v: &str| (!v.is_empty()).then(|| v.to_string());
+    r.records()
+        .map(|rec| {
+            let rec = rec.unwrap();
+            (
+                text(&rec[s]),
+                text(&rec[t]),
+                text(&rec[o]).map(|v| v.parse().unwrap()),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn warc_cli_csv_tsv_and_parquet_carry_the_web_columns() {
+    let stdin = &b"see http://text.example/ here\n"[..];
+    let args = |f: &'static str| vec!["--format", f, "-", "sample.warc.gz"];
+    let (json, err, code) = run(&args("json"), Some(stdin));
+    assert_eq!(code, 0, "{err}");
+    let want = web_cols_of_json(&json);
+    assert!(want.len() > 500);
+    assert_eq!(want[0], (None, None, None));
+    assert!(want[1..].iter().all(|w| w.0.is_some() && w.2.is_some()));
+    assert!(want.iter().any(|w| w.2 > Some(0) && w.1.is_some()));
+    for (format, delimiter) in [("csv", b','), ("tsv", b'\t')] {
+        let (out, err, code) = run(&args(format), Some(stdin));
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(web_cols_of_csv(&out, delimiter), want, "{format}");
+    }
+    if cfg!(feature = "parquet") {
+        let dir = tempfile::tempdir().unwrap();
+        let pq = dir.path().join("links.parquet");
+        let pq = pq.to_str().unwrap();
+        let (_, err, code) = run(
+            &["--format", "parquet", "-o", pq, "-", "sample.warc.gz"],
+            Some(stdin),
+        );
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(parquet_web_cols(pq), want);
+    }
+}
+
+#[cfg(feature = "parquet")]
+fn parquet_web_cols(path: &str) -> WebCols {
+    use arrow_array::{Array, StringArray, UInt64Array};
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    let file = std::fs::File::open(path).unwrap();
+    let mut got = Vec::new();
+    for batch in ParquetRecordBatchReaderBuilder::try_new(file)
+        .unwrap()
+        .build()
+        .unwrap()
+    {
+        let b = batch.unwrap();
+        let text = |n: &str| {
+            let c = b.column_by_name(n).unwrap();
+            let c = c.as_any().downcast_ref::<StringArray>().unwrap();
+            (0..c.len())
+                .map(|i| (!c.is_null(i)).then(|| c.value(i).to_string()))
+                .collect::<Vec<_>>()
+        };
+        let off = b.column_by_name("warc_offset").unwrap();
+        let off = off.as_any().downcast_ref::<UInt64Array>().unwrap();
+        let (s, t) = (text("source"), text("warc_target_uri"));
+        for i in 0..b.num_rows() {
+            let o = (!off.is_null(i)).then(|| off.value(i));
+            got.push((s[i].clone(), t[i].clone(), o));
+        }
+    }
+    got
+}
+
+#[cfg(not(feature = "parquet"))]
+fn parquet_web_cols(_: &str) -> WebCols {
+    unreachable!("parquet is a feature of this build")
+}

@@ -60,9 +60,11 @@ pub enum Format {
     Text,
     /// JSON Lines: one object per URL (fields in the README's JSON table).
     Json,
-    /// CSV with a header row (RFC 4180 quoting).
+    /// CSV with a header row (RFC 4180 quoting): the JSON fields but the
+    /// mail ones; the web fields always (empty for a URL not from a web
+    /// page).
     Csv,
-    /// Tab-separated values with a header row.
+    /// Tab-separated values with a header row: the columns of CSV.
     Tsv,
 }
 
@@ -126,8 +128,15 @@ pub struct Record<'a, 'h> {
     pub web: Option<&'a WebWhere>,
 }
 
-/// Where a link of a web archive (WARC/WET) came from. Its fields follow
-/// the record's own in JSON output.
+/// Where a link of a web page came from: a record of a web archive
+/// (WARC/WET), or an HTML file. Its fields follow the record's own in JSON
+/// output; the `warc_*` fields are `None` (null) for a plain HTML file.
+///
+/// ```
+/// use urlsift_printer::WebWhere;
+/// let w = WebWhere { source: "attribute", source_name: Some("a@href".into()), ..WebWhere::default() };
+/// assert!(w.warc_offset.is_none() && w.warc_type.is_none());
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct WebWhere {
     /// The link as written, when it differs from `url` (relative,
@@ -136,19 +145,20 @@ pub struct WebWhere {
     /// `text`, `attribute` or `header`.
     pub source: &'static str,
     /// For an attribute, `tag@attribute` (`a@href`, `img@srcset`); for a
-    /// header, its name (`Location`).
-    pub source_name: Option<String>,
+    /// header, its name (`Location`). Borrowed from a static table for the
+    /// usual names, so most links allocate nothing for it.
+    pub source_name: Option<Cow<'static, str>>,
     /// The record's `WARC-Target-URI`.
     pub warc_target_uri: Option<String>,
     /// The record's `WARC-Record-ID`.
     pub warc_record_id: Option<String>,
     /// The record's `WARC-Date`.
     pub warc_date: Option<String>,
-    /// The record's `WARC-Type`.
-    pub warc_type: String,
+    /// The record's `WARC-Type` (`None` outside a web archive).
+    pub warc_type: Option<String>,
     /// The record's byte offset in the file; in a `.warc.gz`, that of its
-    /// gzip member (as CDX indexes give it).
-    pub warc_offset: u64,
+    /// gzip member (as CDX indexes give it). `None` outside a web archive.
+    pub warc_offset: Option<u64>,
 }
 
 /// Formats one record at a time into a byte buffer, in any of the
@@ -501,20 +511,34 @@ fn write_json(
             }
         }
         None => match rec.web {
-            Some(w) => {
-                // Flattened the same way.
-                let at = out.len();
-                serde_json::to_writer(&mut *out, w)?;
-                match out.get_mut(at) {
-                    Some(b) if *b == b'{' => *b = b',',
-                    _ => return Err(io::Error::other("web fields: not a JSON object")),
-                }
-            }
+            Some(w) => write_web_json(w, out),
             None => out.push(b'}'),
         },
     }
     out.push(b'\n');
     Ok(())
+}
+
+/// Append the fields of `w` and the object's closing `}`: by hand, as the
+/// record's own fields (the same text `serde_json` writes for
+/// [`WebWhere`], tested), one link at a time on the web archive path.
+fn write_web_json(w: &WebWhere, out: &mut Vec<u8>) {
+    json_opt(out, b",\"found\":", w.found.as_deref());
+    json_opt(out, b",\"source\":", Some(w.source));
+    json_opt(out, b",\"source_name\":", w.source_name.as_deref());
+    json_opt(out, b",\"warc_target_uri\":", w.warc_target_uri.as_deref());
+    json_opt(out, b",\"warc_record_id\":", w.warc_record_id.as_deref());
+    json_opt(out, b",\"warc_date\":", w.warc_date.as_deref());
+    json_opt(out, b",\"warc_type\":", w.warc_type.as_deref());
+    match w.warc_offset {
+        Some(o) => json_raw(
+            out,
+            b",\"warc_offset\":",
+            itoa::Buffer::new().format(o).as_bytes(),
+        ),
+        None => json_raw(out, b",\"warc_offset\":", b"null"),
+    }
+    out.push(b'}');
 }
 
 /// One CSV/TSV row being written into `out`, through csv-core's quoting
@@ -612,7 +636,9 @@ impl<'w> CsvRow<'w> {
 }
 
 /// Write the CSV/TSV row of `rec`: the JSON fields in the same order, the
-/// mail fields left out, `null` as an empty field.
+/// mail fields left out, the web fields always there (empty for a record
+/// that is not a web link: one fixed set of columns, whatever the input),
+/// `null` as an empty field.
 fn write_csv(
     mut row: CsvRow<'_>,
     rec: &Record<'_, '_>,
@@ -641,15 +667,37 @@ fn write_csv(
     row.field(&f.path);
     row.field(f.query.as_deref().unwrap_or(""));
     row.field(f.fragment.as_deref().unwrap_or(""));
+    match rec.web {
+        Some(w) => {
+            row.field(w.found.as_deref().unwrap_or(""));
+            row.field(w.source);
+            row.field(w.source_name.as_deref().unwrap_or(""));
+            row.field(w.warc_target_uri.as_deref().unwrap_or(""));
+            row.field(w.warc_record_id.as_deref().unwrap_or(""));
+            row.field(w.warc_date.as_deref().unwrap_or(""));
+            row.field(w.warc_type.as_deref().unwrap_or(""));
+            match w.warc_offset {
+                Some(off) => row.field(n.format(off)),
+                None => row.field(""),
+            }
+        }
+        None => {
+            for _ in fields::fields(&[fields::Group::Web]) {
+                row.field("");
+            }
+        }
+    }
     row.end();
 }
 
+/// The CSV/TSV columns: the record's fields (with `normalized` if
+/// `normalize`), then the web fields, always.
 fn header_fields(normalize: bool) -> Vec<&'static str> {
     use fields::Group;
     let groups: &[Group] = if normalize {
-        &[Group::Record, Group::Normalized]
+        &[Group::Record, Group::Normalized, Group::Web]
     } else {
-        &[Group::Record]
+        &[Group::Record, Group::Web]
     };
     fields::names(groups).collect()
 }

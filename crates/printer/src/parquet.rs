@@ -16,9 +16,12 @@
 //! `normalized` (null when the URL is not valid enough to normalize),
 //! `style`, `kind`, `valid`, `ambiguous`, then the components `scheme`,
 //! `userinfo`, `host`, `host_kind`, `port`, `path`, `query`, `fragment`
-//! (null when absent), and with `--mail` `message`, `message_id`,
+//! (null when absent), with `--mail` `message`, `message_id`,
 //! `message_offset`, `part`, `content_type`, `part_offset`, `part_start`,
-//! `part_line`.
+//! `part_line`, and always the web fields `found`, `source`,
+//! `source_name`, `warc_target_uri`, `warc_record_id`, `warc_date`,
+//! `warc_type`, `warc_offset` (null for a URL that is not a web link: one
+//! schema, so files made from text and from web archives can be merged).
 //!
 //! ```
 //! use std::io::Write;
@@ -56,13 +59,23 @@ pub const BATCH_ROWS: usize = 8192;
 /// Rows per Parquet row group.
 pub const ROW_GROUP_ROWS: usize = 128 * 1024;
 
-/// The Arrow schema of the rows (`mail`: with the `--mail` columns).
+/// The Arrow schema of the rows: the record's fields, `normalized`, the
+/// web fields (always: null for a record that is not a web link), and with
+/// `mail` the `--mail` columns, in [`FIELDS`](crate::fields::FIELDS) order.
+///
+/// ```
+/// let s = urlsift_printer::parquet::schema(false);
+/// assert_eq!(s.field(5).name(), "normalized");
+/// assert_eq!(s.fields().last().unwrap().name(), "warc_offset");
+/// assert!(s.field_with_name("message_id").is_err());
+/// assert!(urlsift_printer::parquet::schema(true).field_with_name("message_id").is_ok());
+/// ```
 pub fn schema(mail: bool) -> SchemaRef {
     use crate::fields::{Group, Type};
     let groups: &[Group] = if mail {
-        &[Group::Record, Group::Normalized, Group::Mail]
+        &[Group::Record, Group::Normalized, Group::Web, Group::Mail]
     } else {
-        &[Group::Record, Group::Normalized]
+        &[Group::Record, Group::Normalized, Group::Web]
     };
     let fields: Vec<Field> = crate::fields::fields(groups)
         .map(|f| {

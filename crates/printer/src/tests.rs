@@ -139,6 +139,8 @@ fn writers_write_the_fields_in_their_defined_order() {
         Formatter::new(&opts).format(&rec, &mut out).unwrap();
         assert_eq!(json_keys(&out), names(&groups).collect::<Vec<_>>());
         if mail_.is_none() && web_.is_none() {
+            // CSV/TSV: the web columns, whatever the record.
+            groups.push(Group::Web);
             let opts = Options {
                 format: Format::Csv,
                 normalize,
@@ -289,6 +291,8 @@ struct Row<'a> {
     fragment: Option<String>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     mail: Option<&'a urlsift_mail::MailWhere>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    web: Option<&'a WebWhere>,
 }
 
 fn row<'a>(rec: &Record<'a, '_>, normalize: Option<KeyLevel>) -> Row<'a> {
@@ -314,6 +318,7 @@ fn row<'a>(rec: &Record<'a, '_>, normalize: Option<KeyLevel>) -> Row<'a> {
         query: lossy(u.query()),
         fragment: lossy(u.fragment()),
         mail: rec.mail,
+        web: rec.web,
     }
 }
 
@@ -346,6 +351,18 @@ fn csv_fields(rec: &Record<'_, '_>, normalize: Option<KeyLevel>, tsv: bool) -> V
         o(&r.query),
         o(&r.fragment),
     ]);
+    // The web columns, always; empty for a record that is not a web link.
+    let w = r.web.cloned().unwrap_or_default();
+    f.extend([
+        o(&w.found),
+        w.source.to_string(),
+        w.source_name.as_deref().unwrap_or("").to_string(),
+        o(&w.warc_target_uri),
+        o(&w.warc_record_id),
+        o(&w.warc_date),
+        o(&w.warc_type),
+        w.warc_offset.map(|n| n.to_string()).unwrap_or_default(),
+    ]);
     if tsv {
         for s in &mut f {
             if s.contains(['\t', '\n', '\r']) {
@@ -354,4 +371,64 @@ fn csv_fields(rec: &Record<'_, '_>, normalize: Option<KeyLevel>, tsv: bool) -> V
         }
     }
     f
+}
+
+/// Text with the bytes JSON escapes (quotes, backslashes, controls) and
+/// non-ASCII.
+fn awkward() -> impl Strategy<Value = Option<String>> {
+    proptest::option::of("(?s)[a-z\"\\\\\u{0}-\u{1f}\u{7f}é😀 ]{0,12}")
+}
+
+proptest! {
+    #[test]
+    fn web_fields_are_written_as_serde_writes_them(
+        found in awkward(),
+        name in awkward(),
+        target in awkward(),
+        id in awkward(),
+        date in awkward(),
+        ty in awkward(),
+        offset in proptest::option::of(any::<u64>()),
+        source in prop::sample::select(vec!["text", "attribute", "header", "a\"b"]),
+    ) {
+        let w = WebWhere {
+            found,
+            source,
+            source_name: name.map(Cow::Owned),
+            warc_target_uri: target,
+            warc_record_id: id,
+            warc_date: date,
+            warc_type: ty,
+            warc_offset: offset,
+        };
+        let mut out = Vec::new();
+        write_web_json(&w, &mut out);
+        let mut want = serde_json::to_vec(&w).unwrap();
+        want[0] = b',';
+        prop_assert_eq!(String::from_utf8(out).unwrap(), String::from_utf8(want).unwrap());
+    }
+}
+
+proptest! {
+    #[test]
+    fn writers_match_the_serde_rows_with_web_fields(
+        found in awkward(),
+        name in awkward(),
+        target in awkward(),
+        offset in proptest::option::of(any::<u64>()),
+        file in "(?s)[a-z,\"\t\n ]{0,6}",
+    ) {
+        let m = &urlsift_core::extract::extract(b"see http://a.example/x?y")[0];
+        let w = WebWhere {
+            found,
+            source: "attribute",
+            source_name: name.map(Cow::Owned),
+            warc_target_uri: target,
+            warc_record_id: Some("<urn:uuid:1>".into()),
+            warc_date: None,
+            warc_type: offset.map(|_| "response".into()),
+            warc_offset: offset,
+        };
+        check(&Record { file: &file, line: 3, m, mail: None, web: Some(&w) });
+    }
 }

@@ -106,8 +106,9 @@ fn decoder(enc: Encoding, r: Box<dyn Read + Send>) -> io::Result<Box<dyn Read + 
 pub enum Opened {
     /// The whole input is in memory (or mapped).
     Whole(Data),
-    /// The input is a stream, to be read block by block.
-    Stream(Box<dyn Read + Send>),
+    /// The input is a stream (decoded, for gzip and zstd), to be read block
+    /// by block; its first bytes are read ahead ([`Stream::head`]).
+    Stream(Stream),
     /// A web archive (WARC, plain or a gzip member per record), as it is
     /// stored: its reader needs the gzip members to give record offsets.
     Warc(Box<dyn Read + Send>),
@@ -209,7 +210,7 @@ fn opened(file: File, mmap: bool) -> io::Result<Opened> {
         Encoding::Plain => Ok(Opened::Whole(data)),
         enc => {
             let owned: Box<dyn Read + Send> = Box::new(io::Cursor::new(DataReader(data)));
-            Ok(Opened::Stream(decoder(enc, owned)?))
+            Ok(Opened::Stream(Stream::read_ahead(decoder(enc, owned)?)))
         }
     }
 }
@@ -222,12 +223,8 @@ impl AsRef<[u8]> for DataReader {
     }
 }
 
-/// A stream whose first bytes were read to sniff its encoding.
-struct Sniffed {
-    inner: Box<dyn Read + Send>,
-}
-
-/// How many bytes of a stream are read first, to tell a web archive.
+/// How many bytes of a stream are read first, to tell a web archive (of the
+/// stream as stored) and HTML (of the decoded stream).
 const HEAD: usize = 4096;
 
 /// Open a stream: a web archive as it is, anything else decoded by its
@@ -235,17 +232,77 @@ const HEAD: usize = 4096;
 fn sniffed(mut r: Box<dyn Read + Send>) -> io::Result<Opened> {
     let mut head = Vec::with_capacity(HEAD);
     urlsift_core::parallel::fill(&mut r, &mut head, HEAD)?;
+    let enc = sniff(&head);
+    if enc == Encoding::Plain && !is_warc(&head) {
+        // The head read is the decoded head.
+        return Ok(Opened::Stream(Stream::new(head, r, None)));
+    }
     let chained: Box<dyn Read + Send> = Box::new(io::Cursor::new(head.clone()).chain(r));
     if is_warc(&head) {
         return Ok(Opened::Warc(chained));
     }
-    let inner = decoder(sniff(&head), chained)?;
-    Ok(Opened::Stream(Box::new(Sniffed { inner })))
+    Ok(Opened::Stream(Stream::read_ahead(decoder(enc, chained)?)))
 }
 
-impl Read for Sniffed {
+/// A stream whose first bytes (after decoding) were read ahead, so what it
+/// holds can be sniffed ([`Stream::head`]); reading it gives those bytes,
+/// then the rest.
+///
+/// ```
+/// use std::io::Read;
+/// use urlsift_search::input::Stream;
+/// let mut s = Stream::read_ahead(Box::new(&b"<p>hello"[..]));
+/// assert_eq!(s.head(), b"<p>hello");
+/// let mut all = String::new();
+/// s.read_to_string(&mut all).unwrap();
+/// assert_eq!(all, "<p>hello");
+/// ```
+pub struct Stream {
+    head: Vec<u8>,
+    /// How much of `head` was read.
+    at: usize,
+    rest: Box<dyn Read + Send>,
+    /// An error met while reading the head: returned after its bytes, where
+    /// a reader of the stream meets it.
+    error: Option<io::Error>,
+}
+
+impl Stream {
+    fn new(head: Vec<u8>, rest: Box<dyn Read + Send>, error: Option<io::Error>) -> Stream {
+        Stream {
+            head,
+            at: 0,
+            rest,
+            error,
+        }
+    }
+
+    /// `r`, with its first 4 KiB (or all of it, if shorter) read ahead.
+    pub fn read_ahead(mut r: Box<dyn Read + Send>) -> Stream {
+        let mut head = Vec::with_capacity(HEAD);
+        let error = urlsift_core::parallel::fill(&mut r, &mut head, HEAD).err();
+        Stream::new(head, r, error)
+    }
+
+    /// The stream's first bytes (4 KiB, fewer when it is shorter), as read
+    /// ahead.
+    pub fn head(&self) -> &[u8] {
+        &self.head
+    }
+}
+
+impl Read for Stream {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.inner.read(buf)
+        if let Some(left) = self.head.get(self.at..).filter(|l| !l.is_empty()) {
+            let n = left.len().min(buf.len());
+            buf[..n].copy_from_slice(&left[..n]);
+            self.at += n;
+            return Ok(n);
+        }
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.rest.read(buf)
     }
 }
 
@@ -449,7 +506,7 @@ mod tests {
     use super::*;
     use std::io::Write;
 
-    fn stream(r: Box<dyn Read + Send>) -> Box<dyn Read + Send> {
+    fn stream(r: Box<dyn Read + Send>) -> Stream {
         match sniffed(r).unwrap() {
             Opened::Stream(s) => s,
             _ => panic!("not a plain stream"),
@@ -488,6 +545,42 @@ mod tests {
         let mut out = String::new();
         p.read_to_string(&mut out).unwrap();
         assert_eq!(out, "ab");
+    }
+
+    #[test]
+    fn a_compressed_streams_head_is_decoded() {
+        let page = b"<!DOCTYPE html><title>t</title>".repeat(300);
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(&page).unwrap();
+        let gz = e.finish().unwrap();
+        for data in [gz, zstd::encode_all(&page[..], 1).unwrap(), page.clone()] {
+            let mut s = stream(Box::new(io::Cursor::new(data)));
+            assert_eq!(s.head(), &page[..HEAD]);
+            let mut back = Vec::new();
+            s.read_to_end(&mut back).unwrap();
+            assert_eq!(back, page);
+        }
+    }
+
+    #[test]
+    fn an_error_reading_ahead_comes_after_the_bytes_before_it() {
+        struct Breaks(usize);
+        impl Read for Breaks {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                if self.0 == 0 {
+                    return Err(io::Error::other("broken"));
+                }
+                let n = self.0.min(buf.len()).min(3);
+                buf[..n].fill(b'x');
+                self.0 -= n;
+                Ok(n)
+            }
+        }
+        let mut s = Stream::read_ahead(Box::new(Breaks(10)));
+        assert_eq!(s.head(), b"xxxxxxxxxx");
+        let mut back = Vec::new();
+        let e = s.read_to_end(&mut back).unwrap_err();
+        assert_eq!((back.len(), e.to_string().as_str()), (10, "broken"));
     }
 
     #[test]

@@ -9,8 +9,11 @@
 //!   parallel chunks, see [`urlsift_core::parallel`]), format their records
 //!   through [`urlsift_printer`], and the calling thread writes them in input
 //!   order.
+//! - [`web`] turns the links of web pages (HTML documents, web archive
+//!   records) into records with their origin.
 #![deny(missing_docs)]
 #![warn(clippy::print_stderr, clippy::print_stdout)]
 
 pub mod input;
 pub mod run;
+pub mod web;

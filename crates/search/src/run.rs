@@ -43,14 +43,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 use crate::input::{Opened, Source};
-use urlsift_core::extract::{Extractor, Kind, Match, Style};
+use crate::web::record_links;
+use urlsift_core::extract::{Extractor, Match};
 use urlsift_core::parallel::{self, LineCounter};
 use urlsift_mail::MailInput;
 use urlsift_printer::WebWhere;
 use urlsift_printer::dedup;
 use urlsift_printer::pipeline::{Batch, Mode, Plan, PrintError, Printer, Sink};
 use urlsift_printer::{Format, Options, Parts, Record};
-use urlsift_warc::{Link, LinkOptions, Severity, Source as LinkSource};
+use urlsift_warc::{LinkOptions, Severity};
 
 /// Bytes per formatted batch sent from a worker to the consumer.
 pub const BATCH: usize = 64 << 10;
@@ -96,9 +97,54 @@ pub struct Config<'a> {
     pub schemes: Vec<String>,
     /// Print the names of inputs instead of URLs (`-l`, `--files-without-match`).
     pub list: Option<List>,
-    /// The base URI of web archive records that have no `WARC-Target-URI`
-    /// (`--base`).
+    /// The base URI of web archive records that have no `WARC-Target-URI`,
+    /// and of HTML inputs (`--base`).
     pub base: Option<String>,
+    /// Which inputs are read as HTML (`--html`, `--no-html`).
+    pub html: HtmlMode,
+    /// The most bytes of one input read as HTML (default
+    /// [`crate::web::MAX_HTML`]); the text rules read the rest.
+    pub max_html: usize,
+}
+
+/// Which inputs are read as HTML: their URL attributes resolved, their text
+/// scanned after character references are decoded (see [`crate::web`]).
+/// Web archives are read record by record, and `--mail` input as mail,
+/// whatever the mode.
+///
+/// ```
+/// use urlsift_search::run::{Config, HtmlMode};
+/// let cfg = Config::new(Default::default(), Default::default());
+/// assert_eq!(cfg.html, HtmlMode::Auto);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HtmlMode {
+    /// Those whose first bytes (after gzip or zstd decoding) sniff as HTML
+    /// ([`crate::web::is_html`]).
+    #[default]
+    Auto,
+    /// Every input (`--html`).
+    Always,
+    /// None: the text rules only (`--no-html`).
+    Never,
+}
+
+impl HtmlMode {
+    /// Whether an input starting with `head` is read as HTML.
+    ///
+    /// ```
+    /// use urlsift_search::run::HtmlMode;
+    /// assert!(HtmlMode::Auto.is_html(b"<!doctype html>"));
+    /// assert!(!HtmlMode::Never.is_html(b"<!doctype html>"));
+    /// assert!(HtmlMode::Always.is_html(b"plain text"));
+    /// ```
+    pub fn is_html(self, head: &[u8]) -> bool {
+        match self {
+            HtmlMode::Auto => crate::web::is_html(head),
+            HtmlMode::Always => true,
+            HtmlMode::Never => false,
+        }
+    }
 }
 
 /// Which inputs `-l` / `--files-without-match` name.
@@ -143,6 +189,8 @@ impl Config<'_> {
             schemes: Vec::new(),
             list: None,
             base: None,
+            html: HtmlMode::Auto,
+            max_html: crate::web::MAX_HTML,
         }
     }
 }
@@ -655,6 +703,12 @@ impl Emit<'_> {
         }
     }
 
+    /// Whether this input's scan should end: the consumer is gone, the run
+    /// stops, or the input has all the URLs it may take.
+    fn stopped(&self) -> bool {
+        self.failed || self.stop.load(Ordering::Relaxed) || self.full.load(Ordering::Relaxed)
+    }
+
     /// Whether every record may be formatted apart from the others, in
     /// parallel: not when a count limits the input (`-m`, `-l`) or the
     /// first URL stops the run (`-q`).
@@ -745,12 +799,35 @@ fn scan_source(
                     MailInput::Whole(&data),
                     |w, line, m| emit.record_in(m, line, Some(w)),
                 ),
-                Opened::Stream(r) | Opened::Warc(r) => {
+                Opened::Stream(r) => run.scan(
+                    &cfg.extractor,
+                    &name,
+                    MailInput::Stream(Box::new(r)),
+                    |w, line, m| emit.record_in(m, line, Some(w)),
+                ),
+                Opened::Warc(r) => {
                     run.scan(&cfg.extractor, &name, MailInput::Stream(r), |w, line, m| {
                         emit.record_in(m, line, Some(w))
                     })
                 }
             };
+        }
+        Opened::Whole(data) if cfg.html.is_html(&data) => {
+            error = scan_html(cfg, &name, &data, None::<io::Empty>, &mut emit);
+            if let Some(p) = cfg.progress {
+                p(data.len() as u64);
+            }
+        }
+        Opened::Stream(r) if cfg.html.is_html(r.head()) => {
+            let r = StopReader {
+                inner: r,
+                stop,
+                full: &full,
+            };
+            error = read_html(cfg, &name, r, &mut emit);
+            if let (Some(p), Some(path)) = (cfg.progress, path) {
+                p(std::fs::metadata(path).map_or(0, |m| m.len()));
+            }
         }
         Opened::Whole(data) => {
             mail_like = urlsift_mail::looks_like_mail(&name, &data);
@@ -856,6 +933,131 @@ fn scan_whole(cfg: &Config<'_>, data: &[u8], emit: &mut Emit<'_>, stop: &AtomicB
     );
 }
 
+/// Read an HTML stream: at most [`Config::max_html`] bytes of it (and a
+/// byte more, to know there is more) are read and scanned as HTML, and the
+/// text rules read the rest, if any ([`scan_html`]).
+fn read_html(
+    cfg: &Config<'_>,
+    name: &str,
+    mut r: impl Read,
+    emit: &mut Emit<'_>,
+) -> Option<String> {
+    let cap = cfg.max_html;
+    let mut doc = Vec::new();
+    let mut error = None;
+    // Grown as the page comes, not allocated at the cap.
+    while doc.len() <= cap {
+        let want = doc
+            .len()
+            .saturating_mul(2)
+            .max(64 << 10)
+            .min(cap.saturating_add(1));
+        match parallel::fill(&mut r, &mut doc, want) {
+            Ok(false) => {}
+            Ok(true) => break,
+            Err(e) => {
+                error = Some(format!("{name}: at byte {}: {e}", doc.len()));
+                break;
+            }
+        }
+    }
+    let rest = (doc.len() > cap && error.is_none()).then_some(r);
+    let scanned = scan_html(cfg, name, &doc, rest, emit);
+    if emit.stopped() {
+        return None;
+    }
+    error.or(scanned)
+}
+
+/// Scan the HTML document `doc` ([`crate::web::html_document_links`],
+/// against [`Config::base`]) with line numbers counted from its offsets.
+/// Past [`Config::max_html`] bytes (`doc` longer, or `rest` to come), the
+/// document is HTML to its last newline before the cap, and the text rules
+/// read what follows, `doc`'s and then `rest`'s bytes, with offsets and
+/// lines in the whole input.
+fn scan_html(
+    cfg: &Config<'_>,
+    name: &str,
+    doc: &[u8],
+    rest: Option<impl Read>,
+    emit: &mut Emit<'_>,
+) -> Option<String> {
+    let cap = cfg.max_html;
+    let cut = if doc.len() <= cap && rest.is_none() {
+        doc.len()
+    } else {
+        let head = doc.get(..cap).unwrap_or(doc);
+        memchr::memrchr(b'\n', head).map_or(head.len(), |p| p + 1)
+    };
+    let (page, tail) = doc.split_at(cut);
+    let uses_line = emit.former.uses_line();
+    let mut lines = Lines { pos: 0, line: 1 };
+    crate::web::html_document_links(page, cfg.base.as_deref(), |m, web| {
+        let line = if uses_line {
+            lines.at(page, m.start)
+        } else {
+            0
+        };
+        emit.record_where(m, line, None, Some(web));
+    });
+    if tail.is_empty() && rest.is_none() {
+        return None;
+    }
+    urlsift_core::report!(
+        "{name}: byte {cut}: HTML longer than {cap} bytes: the rest is read as text"
+    );
+    let before = if uses_line {
+        memchr::memchr_iter(b'\n', page).count() as u64
+    } else {
+        0
+    };
+    let text: Box<dyn Read + '_> = match rest {
+        Some(r) => Box::new(tail.chain(r)),
+        None => Box::new(tail),
+    };
+    let res = parallel::scan_reader(
+        &cfg.extractor,
+        text,
+        parallel::DEFAULT_BLOCK_SIZE,
+        cfg.chunk_size,
+        |m, line| {
+            let abs = Match {
+                start: m.start + cut,
+                end: m.end + cut,
+                url: std::borrow::Cow::Borrowed(&m.url),
+                ..*m
+            };
+            emit.record(&abs, if uses_line { line + before } else { line });
+        },
+    );
+    match res {
+        Err(e) if !emit.stopped() => Some(format!("{name}: {e}")),
+        _ => None,
+    }
+}
+
+/// The 1-based lines of offsets into one text that go forward (an HTML
+/// page's links, in document order): one newline count from the last
+/// offset to the next; should an offset go back, counted again from the
+/// start.
+struct Lines {
+    pos: usize,
+    line: u64,
+}
+
+impl Lines {
+    fn at(&mut self, hay: &[u8], at: usize) -> u64 {
+        let at = at.min(hay.len());
+        if at < self.pos {
+            (self.pos, self.line) = (0, 1);
+        }
+        let newlines = memchr::memchr_iter(b'\n', hay.get(self.pos..at).unwrap_or_default());
+        self.line += newlines.count() as u64;
+        self.pos = at;
+        self.line
+    }
+}
+
 /// Records of a web archive gathered before their links are found in
 /// parallel: at most this many block bytes ...
 const WARC_BATCH_BYTES: usize = 32 << 20;
@@ -958,48 +1160,6 @@ fn warc_batch(
         }
     }
     true
-}
-
-/// The links of one record as matches with their [`WebWhere`]. A relative
-/// reference that found no base is left out: it is not a URL.
-fn record_links(
-    rec: &urlsift_warc::Record,
-    opts: &LinkOptions,
-    mut each: impl FnMut(&Match<'_>, &WebWhere),
-) {
-    let mut web = WebWhere {
-        warc_target_uri: rec.target_uri.clone(),
-        warc_record_id: rec.record_id.clone(),
-        warc_date: rec.date.clone(),
-        warc_type: rec.warc_type.clone(),
-        warc_offset: rec.offset,
-        ..WebWhere::default()
-    };
-    let _ = urlsift_warc::record_links(rec, opts, |link: Link| {
-        let text = matches!(link.source, LinkSource::Text);
-        if !link.resolved && !text {
-            return;
-        }
-        let www =
-            !link.resolved && link.url.len() >= 4 && link.url[..4].eq_ignore_ascii_case("www.");
-        let len = link.found.as_ref().map_or(link.url.len(), String::len);
-        let m = Match {
-            start: link.offset,
-            end: link.offset + len,
-            url: std::borrow::Cow::Borrowed(link.url.as_bytes()),
-            style: if text { Style::Bare } else { Style::Quoted },
-            kind: if www { Kind::Www } else { Kind::Uri },
-            ambiguous: false,
-        };
-        web.source = link.source.kind();
-        web.source_name = match &link.source {
-            LinkSource::Text => None,
-            LinkSource::Attribute { tag, attr } => Some(format!("{tag}@{attr}")),
-            LinkSource::Header { name } => Some((*name).to_string()),
-        };
-        web.found = link.found;
-        each(&m, &web);
-    });
 }
 
 #[cfg(test)]

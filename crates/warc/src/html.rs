@@ -20,13 +20,15 @@ use crate::entities::decode_char_refs;
 
 /// An attribute holding a URL (or, for `srcset` and meta refresh, URLs).
 pub(crate) struct AttrUrl<'a> {
-    /// The tag name, lowercased.
-    pub tag: String,
+    /// The tag name, lowercased ([`tag_name`]).
+    pub tag: Cow<'static, str>,
     /// The attribute name as reported.
     pub attr: &'static str,
-    /// Offset in the document of the value as written.
+    /// Offset in the document of the value as written (for a `srcset`
+    /// candidate or a refresh URL, of that part when the attribute holds no
+    /// character reference, else of the whole attribute value).
     pub raw_start: usize,
-    /// Offset one past the value as written.
+    /// Offset one past the value (or part) as written.
     pub raw_end: usize,
     /// The value with character references decoded.
     pub value: Cow<'a, [u8]>,
@@ -116,6 +118,51 @@ fn run_to(html: &[u8], mut i: usize, mask: u8) -> usize {
         i += 1;
     }
     i
+}
+
+/// `tag` (lowercase) as a name: borrowed for the elements that define URL
+/// attributes, so most links allocate nothing for it; made for others.
+pub(crate) fn tag_name(tag: &[u8]) -> Cow<'static, str> {
+    macro_rules! known {
+        ($($t:literal),* $(,)?) => {
+            match tag {
+                $(t if t == $t.as_bytes() => return Cow::Borrowed($t),)*
+                _ => {}
+            }
+        };
+    }
+    known!(
+        "a",
+        "img",
+        "link",
+        "script",
+        "source",
+        "area",
+        "iframe",
+        "form",
+        "input",
+        "button",
+        "video",
+        "audio",
+        "embed",
+        "track",
+        "frame",
+        "blockquote",
+        "q",
+        "del",
+        "ins",
+        "body",
+        "table",
+        "td",
+        "th",
+        "tr",
+        "object",
+        "html",
+        "meta",
+        "image",
+        "use",
+    );
+    Cow::Owned(crate::links::owned(tag))
 }
 
 /// Which URL attribute `name` is on `tag`, if any. Most attribute names
@@ -356,11 +403,13 @@ fn start_tag<'a>(
         {
             let content = decode(slice(c, d));
             if let Some((us, ue)) = refresh_url(&content) {
+                let (raw_start, raw_end) =
+                    part_span(matches!(content, Cow::Borrowed(_)), (c, d), (us, ue));
                 s.attrs.push(AttrUrl {
-                    tag: "meta".to_owned(),
+                    tag: Cow::Borrowed("meta"),
                     attr: "content",
-                    raw_start: c,
-                    raw_end: d,
+                    raw_start,
+                    raw_end,
                     value: sub(&content, us, ue),
                 });
             }
@@ -382,14 +431,16 @@ fn start_tag<'a>(
             }
             continue;
         }
-        let tag_name = crate::links::owned(tag);
+        let tag_name = tag_name(tag);
         if attr == "srcset" {
             for (us, ue) in srcset(&value) {
+                let (raw_start, raw_end) =
+                    part_span(matches!(value, Cow::Borrowed(_)), (c, d), (us, ue));
                 s.attrs.push(AttrUrl {
                     tag: tag_name.clone(),
                     attr,
-                    raw_start: c,
-                    raw_end: d,
+                    raw_start,
+                    raw_end,
                     value: sub(&value, us, ue),
                 });
             }
@@ -403,6 +454,14 @@ fn start_tag<'a>(
             value,
         });
     }
+}
+
+/// Where the part `us..ue` of an attribute value (written at `c..d`) is
+/// written: exactly, when the value needed no decoding (it is `borrowed`
+/// from the document); else the whole value's span (decoding moved the
+/// part's bytes).
+fn part_span(borrowed: bool, (c, d): (usize, usize), (us, ue): (usize, usize)) -> (usize, usize) {
+    if borrowed { (c + us, c + ue) } else { (c, d) }
 }
 
 /// After a start tag that opens raw text, skip (or scan) to its end tag.
@@ -540,12 +599,22 @@ pub(crate) fn srcset(v: &[u8]) -> Vec<(usize, usize)> {
     }
 }
 
+/// How many bytes of a resource MIME sniffing looks at (WHATWG's "resource
+/// header": at most 1445 bytes).
+pub const SNIFF_LEN: usize = 1445;
+
 /// Does `bytes` start like an HTML document? WHATWG MIME sniffing ("rules
-/// for identifying an unknown MIME type", the HTML patterns): after leading
-/// whitespace (and a UTF-8 byte order mark), one of `<!DOCTYPE HTML`,
-/// `<HTML`, `<HEAD`, `<SCRIPT`, `<IFRAME`, `<H1`, `<DIV`, `<FONT`, `<TABLE`,
-/// `<A`, `<STYLE`, `<TITLE`, `<B`, `<BODY`, `<BR`, `<P` or `<!--`, ASCII
-/// case-insensitive, followed by a space or `>`.
+/// for identifying an unknown MIME type", the HTML patterns): in the first
+/// [`SNIFF_LEN`] bytes, after leading whitespace (tab, LF, FF, CR, space),
+/// one of `<!DOCTYPE HTML`, `<HTML`, `<HEAD`, `<SCRIPT`, `<IFRAME`, `<H1`,
+/// `<DIV`, `<FONT`, `<TABLE`, `<A`, `<STYLE`, `<TITLE`, `<B`, `<BODY`,
+/// `<BR`, `<P` or `<!--`, ASCII case-insensitive, followed by a space or
+/// `>`.
+///
+/// One deliberate difference: a UTF-8 byte order mark before the
+/// whitespace is skipped (WHATWG's table ranks the BOM's own row below the
+/// HTML rows and calls such a resource `text/plain`; editors write one in
+/// front of many HTML files).
 ///
 /// ```
 /// use urlsift_warc::sniff_html;
@@ -574,7 +643,8 @@ pub fn sniff_html(bytes: &[u8]) -> bool {
         b"<P",
         b"<!--",
     ];
-    let b = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    let b = bytes.get(..SNIFF_LEN).unwrap_or(bytes);
+    let b = b.strip_prefix(b"\xef\xbb\xbf").unwrap_or(b);
     let start = b.iter().position(|&c| !is_space(c)).unwrap_or(b.len());
     let b = b.get(start..).unwrap_or_default();
     PATTERNS.iter().any(|p| {
@@ -585,7 +655,118 @@ pub fn sniff_html(bytes: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::sniff_html;
     use proptest::prelude::*;
+
+    /// WHATWG's HTML patterns, as its table writes them.
+    const TABLE: [&str; 17] = [
+        "<!DOCTYPE HTML",
+        "<HTML",
+        "<HEAD",
+        "<SCRIPT",
+        "<IFRAME",
+        "<H1",
+        "<DIV",
+        "<FONT",
+        "<TABLE",
+        "<A",
+        "<STYLE",
+        "<TITLE",
+        "<B",
+        "<BODY",
+        "<BR",
+        "<P",
+        "<!--",
+    ];
+
+    #[test]
+    fn sniff_matches_each_pattern_in_any_case_before_space_or_gt() {
+        for p in TABLE {
+            for case in [p.to_owned(), p.to_ascii_lowercase(), mixed(p)] {
+                for tt in [" ", ">"] {
+                    let doc = format!("{case}{tt}rest");
+                    assert!(sniff_html(doc.as_bytes()), "{doc:?}");
+                }
+                // Followed by anything else, or by nothing, it is no match.
+                for other in ["", "x", "1", "\t", "\n", "/", "-"] {
+                    let doc = format!("{case}{other}");
+                    assert!(!sniff_html(doc.as_bytes()), "{doc:?}");
+                }
+            }
+        }
+    }
+
+    fn mixed(p: &str) -> String {
+        p.chars()
+            .enumerate()
+            .map(|(i, c)| {
+                if i % 2 == 0 {
+                    c.to_ascii_lowercase()
+                } else {
+                    c
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn tag_names_are_borrowed_for_url_elements() {
+        use std::borrow::Cow;
+        for t in ["a", "img", "link", "meta", "use"] {
+            assert!(matches!(super::tag_name(t.as_bytes()), Cow::Borrowed(n) if n == t));
+        }
+        let n = super::tag_name(b"my-el");
+        assert!(matches!(&n, Cow::Owned(n) if n == "my-el"));
+    }
+
+    #[test]
+    fn sniff_skips_whitespace_and_a_bom() {
+        for lead in ["", " ", "\t\n\x0c\r ", "\u{feff}", "\u{feff}\r\n  "] {
+            let doc = format!("{lead}<html><p>x");
+            assert!(sniff_html(doc.as_bytes()), "{doc:?}");
+        }
+        // A vertical tab is not whitespace here; a BOM after whitespace
+        // is not skipped; nor is a UTF-16 BOM.
+        for doc in [
+            &b"\x0b<html>"[..],
+            b" \xef\xbb\xbf<html>",
+            b"\xff\xfe<\0h\0t\0m\0l\0>\0",
+            b"\xfe\xff\0<\0h\0t\0m\0l\0>",
+        ] {
+            assert!(!sniff_html(doc), "{doc:?}");
+        }
+    }
+
+    #[test]
+    fn sniff_rejects_other_starts() {
+        for doc in [
+            &b"<htmlx>"[..],
+            b"<abbr>",
+            b"<br/>",
+            b"<h2>",
+            b"<!DOCTYPE html5>",
+            b"<!DOCTYPEHTML>",
+            b"<!- x>",
+            b"hello <html>",
+            b"<?xml version='1.0'?><html>",
+            b"",
+            b"<",
+            b"   ",
+        ] {
+            assert!(!sniff_html(doc), "{doc:?}");
+        }
+    }
+
+    #[test]
+    fn sniff_looks_at_the_resource_header_only() {
+        let mut doc = vec![b' '; super::SNIFF_LEN - 3];
+        doc.extend_from_slice(b"<p>");
+        assert!(sniff_html(&doc));
+        doc.extend_from_slice(b" x");
+        assert!(sniff_html(&doc));
+        doc.insert(0, b' ');
+        assert!(!sniff_html(&doc), "the `>` is past the 1445th byte");
+    }
 
     proptest! {
         #[test]

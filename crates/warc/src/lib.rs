@@ -41,7 +41,7 @@ mod reader;
 mod source;
 
 pub use entities::decode_char_refs;
-pub use html::sniff_html;
+pub use html::{SNIFF_LEN, sniff_html};
 pub use http::{HttpResponse, dechunk};
 pub use links::{
     BodyKind, Link, LinkOptions, Payload, Source, body_kind, header_links, html_links, payload,

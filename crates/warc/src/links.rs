@@ -16,8 +16,9 @@ pub enum Source {
     /// In an HTML attribute, e.g. `a`/`href`, `img`/`srcset`, `meta`/`content`
     /// (refresh).
     Attribute {
-        /// The tag name, lowercased.
-        tag: String,
+        /// The tag name, lowercased (borrowed for the elements that define
+        /// URL attributes).
+        tag: Cow<'static, str>,
         /// The attribute name, lowercase.
         attr: &'static str,
     },
@@ -58,7 +59,9 @@ pub struct Link {
     pub resolved: bool,
     /// Byte offset of the link: for text and attribute links, in the page's
     /// decoded body (after transfer and content codings; the attribute
-    /// value's start); for header links, in the record block.
+    /// value's start, or a `srcset` candidate's or refresh URL's own when
+    /// the attribute holds no character reference); for header links, in
+    /// the record block.
     pub offset: usize,
 }
 
@@ -359,8 +362,10 @@ pub fn html_links(html: &[u8], doc: Option<&str>, opts: &LinkOptions, mut sink: 
         .and_then(|b| Base::new(b.as_bytes()))
         .or(doc_base);
     for a in std::mem::take(&mut s.attrs) {
-        let written = match a.attr {
-            "srcset" | "content" => &a.value[..],
+        // A srcset candidate or refresh URL taken out of a decoded value
+        // was not written as it is: it reads as decoded.
+        let written = match (a.attr, &a.value) {
+            ("srcset" | "content", Cow::Owned(v)) => &v[..],
             _ => html.get(a.raw_start..a.raw_end).unwrap_or_default(),
         };
         let source = Source::Attribute {

@@ -118,7 +118,7 @@ fn attr_links(r: &Record, opts: &LinkOptions) -> Vec<(String, String, String)> {
     let mut out = Vec::new();
     record_links(r, opts, |l| {
         if let Source::Attribute { tag, attr } = l.source {
-            out.push((tag, attr.to_owned(), l.url));
+            out.push((tag.into_owned(), attr.to_owned(), l.url));
         }
     });
     out

@@ -1,0 +1,254 @@
+//! Web pages as records: the links of an HTML document or of a web archive
+//! record ([`urlsift_warc`]) turned into [`Match`]es with their
+//! [`WebWhere`], ready for the printer.
+//!
+//! The WARC path of a run ([`record_links`]), the HTML-file path, and
+//! callers with a page in memory ([`html_document_links`]) share this one
+//! conversion, so a link reads the same wherever it was found:
+//!
+//! - `url` is what [`urlsift_warc`] reports: absolute for an attribute or a
+//!   header link, as the text rules delimit it for a text link. A relative
+//!   reference that found no base is not a URL and is left out.
+//! - `start`/`end` span the link as written in the page (for an attribute,
+//!   its value), `style` is `quoted` for attributes and headers and `bare`
+//!   for text; a text URL without a scheme is a `www` one.
+//! - [`WebWhere`] says where: `source`, `source_name`, `found`, and for a
+//!   web archive record, its `warc_*` headers and offset.
+
+use std::borrow::Cow;
+
+use urlsift_core::extract::{Kind, Match, Style};
+use urlsift_printer::WebWhere;
+use urlsift_warc::{Link, LinkOptions, Source};
+
+/// The most bytes of one HTML input (a file or a stream) read as HTML: 64
+/// MiB, the body cap of web archive records. A page is tokenized whole, so
+/// this bounds the memory one input takes (the page, and its text and
+/// attributes gathered by the tokenizer). A longer input is HTML up to its
+/// last newline before the cap, and the text rules read the rest.
+pub const MAX_HTML: usize = 64 << 20;
+
+/// Whether an input whose first bytes are `head` is HTML: WHATWG MIME
+/// sniffing's HTML patterns (`<!DOCTYPE HTML`, `<HTML`, `<HEAD`, `<SCRIPT`,
+/// `<IFRAME`, `<H1`, `<DIV`, `<FONT`, `<TABLE`, `<A`, `<STYLE`, `<TITLE`,
+/// `<B`, `<BODY`, `<BR`, `<P`, `<!--`, each followed by a space or `>`,
+/// case-insensitively) after whitespace and an optional UTF-8 byte order
+/// mark; see [`urlsift_warc::sniff_html`]. Only the first 1445 bytes count.
+///
+/// ```
+/// use urlsift_search::web::is_html;
+/// assert!(is_html(b"\xef\xbb\xbf <!DOCTYPE html><title>t</title>"));
+/// assert!(is_html(b"<P>see http://a.example/"));
+/// assert!(!is_html(b"<htmlx>"));
+/// assert!(!is_html(b"see <a href=x>"));
+/// ```
+pub fn is_html(head: &[u8]) -> bool {
+    urlsift_warc::sniff_html(head)
+}
+
+/// The links of the HTML document `html`, in document order: its URL
+/// attributes (`href`, `src`, `action`, `srcset`, ... see
+/// [`urlsift_warc::html_links`]) resolved (RFC 3986 5.2) against the first
+/// `<base href>` (itself resolved against `base`), else against `base`, and
+/// the URLs of its text between tags, after character references are
+/// decoded (`script` and `style` are skipped). With no base at all,
+/// relative references are left out.
+///
+/// `each` gets each link as a [`Match`] (offsets in `html`) and its
+/// [`WebWhere`] (`source`, `source_name`, `found`; no `warc_*` fields).
+/// The whole document is read: a caller bounds its size (the command line
+/// reads at most [`MAX_HTML`] bytes as HTML).
+///
+/// ```
+/// use urlsift_search::web::html_document_links;
+/// let page = br#"<base href="/docs/"><a href="a&amp;b.html">see http://c.example/</a> <img src=//d.example/i.png>"#;
+/// let mut got = Vec::new();
+/// html_document_links(page, Some("https://ex.org/x/"), |m, web| {
+///     got.push((m.url_str().into_owned(), web.source, web.source_name.clone(), m.start));
+/// });
+/// assert_eq!(got[0], ("https://ex.org/docs/a&b.html".into(), "attribute", Some("a@href".into()), 29));
+/// assert_eq!((got[1].0.as_str(), got[1].1), ("http://c.example/", "text"));
+/// assert_eq!(got[2].0, "https://d.example/i.png");
+///
+/// // No base: the relative reference is left out, absolute ones are kept.
+/// let mut urls = Vec::new();
+/// html_document_links(b"<a href=rel.html>x</a><a href=http://e.example/>", None, |m, _| {
+///     urls.push(m.url_str().into_owned())
+/// });
+/// assert_eq!(urls, ["http://e.example/"]);
+/// ```
+pub fn html_document_links(
+    html: &[u8],
+    base: Option<&str>,
+    mut each: impl FnMut(&Match<'_>, &WebWhere),
+) {
+    let mut web = WebWhere::default();
+    // `html_links` gives every attribute link, then the text links: merge
+    // them by offset.
+    let mut attrs = std::collections::VecDeque::new();
+    urlsift_warc::html_links(html, base, &LinkOptions::default(), |link| {
+        if !matches!(link.source, Source::Text) {
+            attrs.push_back(link);
+            return;
+        }
+        while let Some(a) = attrs.pop_front() {
+            if a.offset > link.offset {
+                attrs.push_front(a);
+                break;
+            }
+            emit(a, &mut web, &mut each);
+        }
+        emit(link, &mut web, &mut each)
+    });
+    for a in attrs {
+        emit(a, &mut web, &mut each);
+    }
+}
+
+/// The links of one web archive record ([`urlsift_warc::record_links`]:
+/// its HTTP header links, then its page's), each as a [`Match`] (offsets in
+/// the record's decoded payload; a header link's, in the record block) and
+/// a [`WebWhere`] carrying the record's `warc_*` headers and offset.
+///
+/// ```
+/// let block = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href='b'>x</a>";
+/// let rec = urlsift_warc::Record {
+///     warc_type: "response".into(),
+///     target_uri: Some("http://a.example/d/".into()),
+///     offset: 7,
+///     block: block.to_vec(),
+///     ..Default::default()
+/// };
+/// let mut got = Vec::new();
+/// urlsift_search::web::record_links(&rec, &Default::default(), |m, web| {
+///     got.push((m.url_str().into_owned(), web.warc_offset, web.warc_type.clone()))
+/// });
+/// assert_eq!(got, [("http://a.example/d/b".into(), Some(7), Some("response".into()))]);
+/// ```
+pub fn record_links(
+    rec: &urlsift_warc::Record,
+    opts: &LinkOptions,
+    mut each: impl FnMut(&Match<'_>, &WebWhere),
+) {
+    let mut web = WebWhere {
+        warc_target_uri: rec.target_uri.clone(),
+        warc_record_id: rec.record_id.clone(),
+        warc_date: rec.date.clone(),
+        warc_type: Some(rec.warc_type.clone()),
+        warc_offset: Some(rec.offset),
+        ..WebWhere::default()
+    };
+    let _ = urlsift_warc::record_links(rec, opts, |link| emit(link, &mut web, &mut each));
+}
+
+/// One link as a match, with `web` updated to its place; a relative
+/// reference that found no base is left out.
+fn emit(link: Link, web: &mut WebWhere, each: &mut impl FnMut(&Match<'_>, &WebWhere)) {
+    let text = matches!(link.source, Source::Text);
+    if !link.resolved && !text {
+        return;
+    }
+    let www = !link.resolved && link.url.len() >= 4 && link.url[..4].eq_ignore_ascii_case("www.");
+    let len = link.found.as_ref().map_or(link.url.len(), String::len);
+    let m = Match {
+        start: link.offset,
+        end: link.offset + len,
+        url: Cow::Borrowed(link.url.as_bytes()),
+        style: if text { Style::Bare } else { Style::Quoted },
+        kind: if www { Kind::Www } else { Kind::Uri },
+        ambiguous: false,
+    };
+    web.source = link.source.kind();
+    web.source_name = source_name(&link.source);
+    web.found = link.found;
+    each(&m, web);
+}
+
+/// The `source_name` of a link: `tag@attribute`, or the header's name.
+fn source_name(source: &Source) -> Option<Cow<'static, str>> {
+    match source {
+        Source::Text => None,
+        Source::Header { name } => Some(Cow::Borrowed(name)),
+        Source::Attribute { tag, attr } => Some(attribute_name(tag, attr)),
+    }
+}
+
+/// `tag@attr`, borrowed from a table for the pairs pages use (HTML's URL
+/// attributes on the elements that define them), made only for others.
+fn attribute_name(tag: &str, attr: &str) -> Cow<'static, str> {
+    macro_rules! table {
+        ($($tag:literal @ $attr:literal),* $(,)?) => {
+            match (attr, tag) {
+                $(($attr, $tag) => return Cow::Borrowed(concat!($tag, "@", $attr)),)*
+                _ => {}
+            }
+        };
+    }
+    table!(
+        "a" @ "href", "link" @ "href", "area" @ "href", "image" @ "href", "use" @ "href",
+        "img" @ "src", "script" @ "src", "iframe" @ "src", "frame" @ "src",
+        "source" @ "src", "video" @ "src", "audio" @ "src", "embed" @ "src",
+        "track" @ "src", "input" @ "src",
+        "img" @ "srcset", "source" @ "srcset",
+        "form" @ "action", "button" @ "formaction", "input" @ "formaction",
+        "blockquote" @ "cite", "q" @ "cite", "del" @ "cite", "ins" @ "cite",
+        "video" @ "poster",
+        "body" @ "background", "table" @ "background", "td" @ "background",
+        "th" @ "background", "tr" @ "background",
+        "img" @ "longdesc", "frame" @ "longdesc", "iframe" @ "longdesc",
+        "object" @ "data", "html" @ "manifest", "meta" @ "content",
+    );
+    Cow::Owned(format!("{tag}@{attr}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attribute_names_come_from_the_table_or_are_made() {
+        for (tag, attr) in [("a", "href"), ("img", "srcset"), ("meta", "content")] {
+            let n = attribute_name(tag, attr);
+            assert!(matches!(n, Cow::Borrowed(_)), "{tag}@{attr}");
+            assert_eq!(n, format!("{tag}@{attr}"));
+        }
+        let n = attribute_name("my-widget", "href");
+        assert!(matches!(n, Cow::Owned(_)));
+        assert_eq!(n, "my-widget@href");
+    }
+
+    #[test]
+    fn a_table_name_is_the_pair_it_is_found_for() {
+        // Every borrowed name splits back into the pair that found it.
+        for tag in ["a", "img", "q", "td", "object", "html", "meta", "x"] {
+            for attr in ["href", "src", "srcset", "cite", "data", "content"] {
+                let n = attribute_name(tag, attr);
+                assert_eq!(n, format!("{tag}@{attr}"));
+            }
+        }
+    }
+
+    #[test]
+    fn html_links_carry_no_record_fields() {
+        let mut rows = Vec::new();
+        html_document_links(
+            b"<a href='http://a.example/?x=1&amp;y'>t</a> www.b.example",
+            None,
+            |m, w| rows.push((m.url_str().into_owned(), m.kind, w.clone())),
+        );
+        assert_eq!(rows.len(), 2);
+        let (url, kind, w) = &rows[0];
+        assert_eq!(
+            (url.as_str(), *kind),
+            ("http://a.example/?x=1&y", Kind::Uri)
+        );
+        assert_eq!(w.found.as_deref(), Some("http://a.example/?x=1&amp;y"));
+        assert_eq!((w.warc_type.as_ref(), w.warc_offset), (None, None));
+        let (url, kind, w) = &rows[1];
+        assert_eq!((url.as_str(), *kind), ("www.b.example", Kind::Www));
+        assert_eq!(
+            (w.source, w.source_name.as_ref(), w.found.as_ref()),
+            ("text", None, None)
+        );
+    }
+}
