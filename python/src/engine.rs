@@ -12,6 +12,9 @@
 //!   same segment size as the CLI's whole-file scan (`2 * threads *
 //!   chunk`), and the URL bytes as the text output writes them.
 //! - `find` is what `--format json --normalize` prints, field by field.
+//! - An HTML page (`html=`, sniffed with the CLI's [`HtmlMode`]) is read as
+//!   the CLI reads an HTML file: [`web::html_document_links`] against
+//!   `base`, lines counted the same way, text rules past [`web::MAX_HTML`].
 //! - Output never depends on the thread count ([`urlsift_core::parallel`]'s
 //!   invariant); one thread runs on the caller's thread for plain text.
 //! - `scan_files` ([`FileScan`]) is `--format parquet`: the CLI's own
@@ -36,11 +39,15 @@ use rayon::prelude::*;
 use urlsift_core::extract::{Extractor, Match};
 use urlsift_core::parallel::{self, LineCounter};
 use urlsift_mail::{self as mail, MailWhere};
+use urlsift_printer::WebWhere;
 use urlsift_printer::dedup::KeyLevel;
 use urlsift_printer::parquet::BatchDecoder;
 use urlsift_printer::{Format, Options, Parts};
 use urlsift_search::input::{self, Source};
 use urlsift_search::run;
+pub use urlsift_search::run::HtmlMode;
+use urlsift_search::web;
+pub use urlsift_search::web::MAX_HTML;
 use urlsift_uri::{self as uri, NormalizeOptions, UriRef};
 
 /// Bytes per parallel chunk: the CLI's default (`--chunk-size`).
@@ -272,34 +279,141 @@ impl UrlList {
 /// URLs per batch handed to the caller of [`urls`].
 pub const BATCH_URLS: usize = 1 << 16;
 
-/// What `urlsift FILE` (or `urlsift --mail FILE`) prints for `data`: the
-/// URLs, in order, handed to `on_batch` a batch at a time (so the caller
-/// can turn one batch into Python objects while the next is scanned).
-/// Returns the mail problems (none for plain text).
+/// How `urls` and `find` read their input: the CLI's `--mail`, `--html`
+/// / `--no-html` (sniffing by default) and `--base`.
+#[derive(Clone, Debug)]
+pub struct ReadOptions {
+    /// Read the input as mail (`--mail`); HTML is then not looked for.
+    pub mail: bool,
+    /// Which input is read as HTML.
+    pub html: HtmlMode,
+    /// The base URI of an HTML document's relative links.
+    pub base: Option<String>,
+}
+
+/// What a scan reports besides its URLs.
+#[derive(Debug, Default)]
+pub struct Notes {
+    /// The problems of a mail archive's messages.
+    pub problems: Vec<Problem>,
+    /// An HTML document longer than [`web::MAX_HTML`]: the byte where
+    /// reading it as HTML stopped (the text rules read the rest), as the
+    /// CLI reports `FILE: byte N: HTML longer than ...`.
+    pub html_cut: Option<usize>,
+}
+
+/// The 1-based lines of offsets into one text that mostly go forward (an
+/// HTML page's links, in document order): counted from the last offset,
+/// or again from the start should one go back (as the CLI counts them).
+#[derive(Default)]
+struct Lines {
+    pos: usize,
+    line: u64,
+}
+
+impl Lines {
+    fn at(&mut self, hay: &[u8], at: usize) -> u64 {
+        let at = at.min(hay.len());
+        if at < self.pos || self.line == 0 {
+            (self.pos, self.line) = (0, 1);
+        }
+        self.line += memchr::memchr_iter(b'\n', &hay[self.pos..at]).count() as u64;
+        self.pos = at;
+        self.line
+    }
+}
+
+/// Scan an HTML document as the CLI scans an HTML file: its links
+/// ([`web::html_document_links`], against `base`), with their lines when
+/// `lines`, to `sink` in document order. Past [`web::MAX_HTML`] bytes it
+/// is HTML up to its last newline before that, and the text rules read
+/// the rest (offsets and lines in the whole input); returns where that
+/// cut is.
+fn scan_html(
+    data: &[u8],
+    base: Option<&str>,
+    threads: Threads,
+    lines: bool,
+    mut sink: impl FnMut(&Match<'_>, u64, Option<&WebWhere>) + Send,
+) -> Result<Option<usize>, Error> {
+    let cap = web::MAX_HTML;
+    let cut = if data.len() <= cap {
+        data.len()
+    } else {
+        memchr::memrchr(b'\n', &data[..cap]).map_or(cap, |p| p + 1)
+    };
+    let (page, tail) = data.split_at(cut);
+    let mut counter = Lines::default();
+    web::html_document_links(page, base, |m, w| {
+        let line = if lines { counter.at(page, m.start) } else { 0 };
+        sink(m, line, Some(w));
+    });
+    if tail.is_empty() {
+        return Ok(None);
+    }
+    let before = if lines {
+        memchr::memchr_iter(b'\n', page).count() as u64
+    } else {
+        0
+    };
+    scan_plain(tail, threads, lines, |m, line| {
+        let abs = Match {
+            start: m.start + cut,
+            end: m.end + cut,
+            url: std::borrow::Cow::Borrowed(&m.url),
+            ..*m
+        };
+        sink(&abs, line + before, None);
+    })?;
+    Ok(Some(cut))
+}
+
+/// Scan `data` as the CLI scans a file of these bytes: as mail with
+/// `opts.mail`, else as HTML if `opts.html` says so, else as plain text;
+/// every match to `sink` in order, with its line when `lines`, and where
+/// it came from.
+fn scan_any(
+    data: &[u8],
+    opts: &ReadOptions,
+    threads: Threads,
+    lines: bool,
+    mut sink: impl FnMut(&Match<'_>, u64, Option<&MailWhere>, Option<&WebWhere>) + Send,
+) -> Result<Notes, Error> {
+    let mut notes = Notes::default();
+    if opts.mail {
+        notes.problems = scan_mail(data, threads, |w, line, m| sink(m, line, Some(w), None))?;
+    } else if opts.html.is_html(data) {
+        notes.html_cut = scan_html(data, opts.base.as_deref(), threads, lines, |m, line, w| {
+            sink(m, line, None, w)
+        })?;
+    } else {
+        scan_plain(data, threads, lines, |m, line| sink(m, line, None, None))?;
+    }
+    Ok(notes)
+}
+
+/// What `urlsift FILE` (with `--mail`, `--html`, `--base`: see
+/// [`ReadOptions`]) prints for `data`: the URLs, in order, handed to
+/// `on_batch` a batch at a time (so the caller can turn one batch into
+/// Python objects while the next is scanned).
 pub fn urls(
     data: &[u8],
-    mail: bool,
+    opts: &ReadOptions,
     threads: Threads,
     mut on_batch: impl FnMut(UrlList) + Send,
-) -> Result<Vec<Problem>, Error> {
+) -> Result<Notes, Error> {
     guarded(|| {
         let mut cur = UrlList::default();
-        let mut add = |url: &[u8]| {
-            cur.push(data, url);
+        let notes = scan_any(data, opts, threads, false, |m, _, _, _| {
+            cur.push(data, &m.url);
             if cur.spans.len() >= BATCH_URLS {
                 on_batch(std::mem::take(&mut cur));
             }
-        };
-        let problems = if mail {
-            scan_mail(data, threads, |_, _, m| add(&m.url))?
-        } else {
-            scan_plain(data, threads, false, |m, _| add(&m.url))?;
-            Vec::new()
-        };
+        })?;
         if !cur.spans.is_empty() {
             on_batch(cur);
         }
-        Ok(problems)
+        Ok(notes)
     })
 }
 
@@ -347,13 +461,36 @@ pub struct Record {
     pub query: Option<String>,
     pub fragment: Option<String>,
     pub mail: Option<MailInfo>,
+    pub web: Option<WebInfo>,
+}
+
+/// Where a link of a web page came from: the CLI's web fields
+/// (`found`, `source`, `source_name`, `warc_*`).
+#[derive(Clone, Debug)]
+pub struct WebInfo {
+    /// The link as written, when it differs from `url`.
+    pub found: Option<String>,
+    /// `text`, `attribute` or `header`.
+    pub source: &'static str,
+    /// `tag@attribute` for an attribute, the name of a header.
+    pub source_name: Option<String>,
+    /// The web archive record's `WARC-Target-URI`.
+    pub warc_target_uri: Option<String>,
+    /// Its `WARC-Record-ID`.
+    pub warc_record_id: Option<String>,
+    /// Its `WARC-Date`.
+    pub warc_date: Option<String>,
+    /// Its `WARC-Type`.
+    pub warc_type: Option<String>,
+    /// Its byte offset in the file.
+    pub warc_offset: Option<u64>,
 }
 
 fn lossy(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-fn record(m: &Match<'_>, line: u64, w: Option<&MailWhere>) -> Record {
+fn record(m: &Match<'_>, line: u64, w: Option<&MailWhere>, web: Option<&WebWhere>) -> Record {
     // An abbreviated `www.` URI is split as the network-path reference
     // `//www...`, as the CLI's JSON output does ([`Parts`]).
     let parts = Parts::new(m);
@@ -386,28 +523,33 @@ fn record(m: &Match<'_>, line: u64, w: Option<&MailWhere>) -> Record {
             part_start: w.part_start,
             part_line: w.part_line,
         }),
+        web: web.map(|w| WebInfo {
+            found: w.found.clone(),
+            source: w.source,
+            source_name: w.source_name.as_deref().map(str::to_string),
+            warc_target_uri: w.warc_target_uri.clone(),
+            warc_record_id: w.warc_record_id.clone(),
+            warc_date: w.warc_date.clone(),
+            warc_type: w.warc_type.clone(),
+            warc_offset: w.warc_offset,
+        }),
     }
 }
 
-/// Every URL of `data` with its span, line, style and components.
+/// Every URL of `data` with its span, line, style and components, as
+/// `urlsift --format json --normalize` gives them for a file of these bytes
+/// (with the options of [`ReadOptions`]).
 pub fn find(
     data: &[u8],
-    mail: bool,
+    opts: &ReadOptions,
     threads: Threads,
-) -> Result<(Vec<Record>, Vec<Problem>), Error> {
+) -> Result<(Vec<Record>, Notes), Error> {
     guarded(|| {
         let mut out = Vec::new();
-        let problems = if mail {
-            scan_mail(data, threads, |w, line, m| {
-                out.push(record(m, line, Some(w)))
-            })?
-        } else {
-            scan_plain(data, threads, true, |m, line| {
-                out.push(record(m, line, None))
-            })?;
-            Vec::new()
-        };
-        Ok((out, problems))
+        let notes = scan_any(data, opts, threads, true, |m, line, mail, web| {
+            out.push(record(m, line, mail, web))
+        })?;
+        Ok((out, notes))
     })
 }
 
@@ -619,11 +761,14 @@ pub struct FileScan {
 }
 
 /// The options of [`FileScan::start`].
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct FileOptions {
     /// Read the inputs as mail (`--mail`).
     pub mail: bool,
-    /// The base URI of web archive records without a target URI (`--base`).
+    /// Which inputs are read as HTML (`--html`, `--no-html`).
+    pub html: HtmlMode,
+    /// The base URI of HTML inputs and of web archive records without a
+    /// target URI (`--base`).
     pub base: Option<String>,
 }
 
@@ -793,6 +938,7 @@ fn file_run(paths: Vec<PathBuf>, opts: FileOptions, threads: Threads, tx: SyncSe
             threads: threads.count(),
             mail: opts.mail.then_some(&mail),
             base: opts.base.clone(),
+            html: opts.html,
             ..run::Config::new(out_opts, Extractor::new())
         };
         let feed = RefCell::new(Feed {

@@ -177,13 +177,14 @@ impl Drop for FileScan {
     }
 }
 
-/// scan_files(paths, *, mail=False, base=None, threads=None, errors="raise") -> FileScan
+/// scan_files(paths, *, mail=False, html=None, base=None, threads=None, errors="raise") -> FileScan
 #[pyfunction]
-#[pyo3(signature = (paths, *, mail = false, base = None, threads = None, errors = "raise"))]
+#[pyo3(signature = (paths, *, mail = false, html = None, base = None, threads = None, errors = "raise"))]
 pub fn scan_files(
     py: Python<'_>,
     paths: &Bound<'_, PyAny>,
     mail: bool,
+    html: Option<bool>,
     base: Option<String>,
     threads: Option<usize>,
     errors: &str,
@@ -198,8 +199,9 @@ pub fn scan_files(
         }
     };
     let t = crate::threads(threads)?;
+    let html = crate::html_mode(html, mail)?;
     let paths = self::paths(paths)?;
-    let scan = engine::FileScan::start(paths, FileOptions { mail, base }, t)
+    let scan = engine::FileScan::start(paths, FileOptions { mail, html, base }, t)
         .map_err(|e| crate::py_err(py, e))?;
     Ok(FileScan {
         scan: Mutex::new(Some(scan)),

@@ -106,6 +106,47 @@ fn input<'py>(data: &Bound<'py, PyAny>) -> PyResult<Input<'py>> {
     )))
 }
 
+/// `html=`: `None` sniffs the document start (as the CLI does), `True`
+/// reads every input as HTML (`--html`), `False` none (`--no-html`).
+fn html_mode(html: Option<bool>, mail: bool) -> PyResult<engine::HtmlMode> {
+    match html {
+        // The CLI's refusal of `--html --mail`.
+        Some(true) if mail => Err(PyValueError::new_err(
+            "mail=True reads the HTML parts of mail as HTML; html=True is for other inputs",
+        )),
+        Some(true) => Ok(engine::HtmlMode::Always),
+        Some(false) => Ok(engine::HtmlMode::Never),
+        None => Ok(engine::HtmlMode::Auto),
+    }
+}
+
+fn read_options(
+    mail: bool,
+    html: Option<bool>,
+    base: Option<String>,
+) -> PyResult<engine::ReadOptions> {
+    Ok(engine::ReadOptions {
+        mail,
+        html: html_mode(html, mail)?,
+        base,
+    })
+}
+
+/// Issue the mail problems of a scan as MailWarnings, and a cut HTML
+/// document as a UserWarning (the CLI's message, without the file name).
+fn warn_notes(py: Python<'_>, notes: &engine::Notes) -> PyResult<()> {
+    warn_problems(py, notes.problems.iter().map(|p| (String::new(), p)))?;
+    if let Some(cut) = notes.html_cut {
+        let msg = format!(
+            "byte {cut}: HTML longer than {} bytes: the rest is read as text",
+            engine::MAX_HTML
+        );
+        let msg = CString::new(msg).unwrap_or_default();
+        PyErr::warn(py, &py.get_type::<PyUserWarning>(), &msg, 2)?;
+    }
+    Ok(())
+}
+
 fn threads(n: Option<usize>) -> PyResult<Threads> {
     if n == Some(0) {
         return Err(PyValueError::new_err("threads must be at least 1"));
@@ -352,20 +393,24 @@ enum Mode {
     Refill,
 }
 
-/// urls(data, *, mail=False, threads=None) -> list[str]
+/// urls(data, *, mail=False, html=None, base=None, threads=None) -> list[str]
 ///
 /// The URLs in `data`, in order: exactly the lines `urlsift FILE` prints
-/// (with `mail=True`, `urlsift --mail FILE`) for the same bytes.
+/// (with `mail=True`, `urlsift --mail FILE`; `html`, `base`: `--html`,
+/// `--no-html`, `--base`) for the same bytes.
 #[pyfunction]
-#[pyo3(signature = (data, *, mail = false, threads = None))]
+#[pyo3(signature = (data, *, mail = false, html = None, base = None, threads = None))]
 fn urls<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
     mail: bool,
+    html: Option<bool>,
+    base: Option<String>,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyList>> {
     let inp = input(data)?;
     let t = self::threads(threads)?;
+    let opts = read_options(mail, html, base)?;
     let bytes = inp.bytes();
     // The scan runs without the GIL (on this thread, or in the pool); a
     // helper thread takes the GIL for each batch it has and turns it into
@@ -392,7 +437,7 @@ fn urls<'py>(
                     Ok(out)
                 })
             });
-            let scanned = engine::urls(bytes, mail, t, move |b| {
+            let scanned = engine::urls(bytes, &opts, t, move |b| {
                 // A failed send: the helper stopped on an error, reported below.
                 let _ = tx.send(b);
             });
@@ -402,9 +447,9 @@ fn urls<'py>(
             (scanned, converted)
         })
     });
-    let problems = scanned.map_err(|e| py_err(py, e))?;
+    let notes = scanned.map_err(|e| py_err(py, e))?;
     let strs = converted?;
-    warn_problems(py, problems.iter().map(|p| (String::new(), p)))?;
+    warn_notes(py, &notes)?;
     PyList::new(py, strs)
 }
 
@@ -437,6 +482,14 @@ struct Match {
     part_offset: Option<u64>,
     part_start: Option<u64>,
     part_line: Option<u64>,
+    found: Option<String>,
+    source: Option<&'static str>,
+    source_name: Option<String>,
+    warc_target_uri: Option<String>,
+    warc_record_id: Option<String>,
+    warc_date: Option<String>,
+    warc_type: Option<String>,
+    warc_offset: Option<u64>,
 }
 
 /// The JSON fields, in the CLI's order.
@@ -460,6 +513,18 @@ const FIELDS: [&str; 17] = [
     "fragment",
 ];
 
+/// The web fields (of a link found in an HTML page or a web archive).
+const WEB_FIELDS: [&str; 8] = [
+    "found",
+    "source",
+    "source_name",
+    "warc_target_uri",
+    "warc_record_id",
+    "warc_date",
+    "warc_type",
+    "warc_offset",
+];
+
 /// The mail fields (`--mail --format json`).
 const MAIL_FIELDS: [&str; 8] = [
     "message",
@@ -475,6 +540,7 @@ const MAIL_FIELDS: [&str; 8] = [
 impl From<engine::Record> for Match {
     fn from(r: engine::Record) -> Self {
         let m = r.mail;
+        let w = r.web;
         Match {
             start: r.start,
             end: r.end,
@@ -501,6 +567,14 @@ impl From<engine::Record> for Match {
             part_offset: m.as_ref().map(|m| m.part_offset),
             part_start: m.as_ref().map(|m| m.part_start),
             part_line: m.as_ref().map(|m| m.part_line),
+            found: w.as_ref().and_then(|w| w.found.clone()),
+            source: w.as_ref().map(|w| w.source),
+            source_name: w.as_ref().and_then(|w| w.source_name.clone()),
+            warc_target_uri: w.as_ref().and_then(|w| w.warc_target_uri.clone()),
+            warc_record_id: w.as_ref().and_then(|w| w.warc_record_id.clone()),
+            warc_date: w.as_ref().and_then(|w| w.warc_date.clone()),
+            warc_type: w.as_ref().and_then(|w| w.warc_type.clone()),
+            warc_offset: w.as_ref().and_then(|w| w.warc_offset),
         }
     }
 }
@@ -508,7 +582,8 @@ impl From<engine::Record> for Match {
 #[pymethods]
 impl Match {
     /// The fields as a dict, keyed and ordered as the CLI's JSON object
-    /// (without `file`; the mail fields only for mail input).
+    /// (without `file`; the mail fields only for mail input, the web fields
+    /// only for a link of an HTML page).
     fn to_dict<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(slf.py());
         for f in FIELDS {
@@ -516,6 +591,10 @@ impl Match {
         }
         if slf.get().message.is_some() {
             for f in MAIL_FIELDS {
+                d.set_item(f, slf.getattr(f)?)?;
+            }
+        } else if slf.get().source.is_some() {
+            for f in WEB_FIELDS {
                 d.set_item(f, slf.getattr(f)?)?;
             }
         }
@@ -535,22 +614,25 @@ impl Match {
     }
 }
 
-/// find(data, *, mail=False, threads=None) -> list[Match]
+/// find(data, *, mail=False, html=None, base=None, threads=None) -> list[Match]
 #[pyfunction]
-#[pyo3(signature = (data, *, mail = false, threads = None))]
+#[pyo3(signature = (data, *, mail = false, html = None, base = None, threads = None))]
 fn find<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
     mail: bool,
+    html: Option<bool>,
+    base: Option<String>,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyList>> {
     let inp = input(data)?;
     let t = self::threads(threads)?;
+    let opts = read_options(mail, html, base)?;
     let bytes = inp.bytes();
-    let (records, problems) = py
-        .detach(|| engine::find(bytes, mail, t))
+    let (records, notes) = py
+        .detach(|| engine::find(bytes, &opts, t))
         .map_err(|e| py_err(py, e))?;
-    warn_problems(py, problems.iter().map(|p| (String::new(), p)))?;
+    warn_notes(py, &notes)?;
     PyList::new(py, records.into_iter().map(Match::from))
 }
 

@@ -5,7 +5,8 @@ The scanning functions take ``bytes`` (scanned in place, never copied) or
 ``str`` (encoded as UTF-8 first), release the GIL while they work, and give
 the same result for every ``threads=`` value:
 
-- :func:`urls` -- the URLs, exactly as ``urlsift FILE`` prints them;
+- :func:`urls` -- the URLs, exactly as ``urlsift FILE`` prints them
+  (HTML pages read as pages: their links resolved, ``html=``, ``base=``);
 - :func:`find` -- each URL with its span, line and components, as
   ``urlsift --format json --normalize`` gives them;
 - :func:`scan_arrow` -- the URLs of every row of a pyarrow array, as a

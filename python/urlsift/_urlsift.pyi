@@ -78,16 +78,42 @@ class Match:
     part_offset: Optional[int]
     part_start: Optional[int]
     part_line: Optional[int]
+    # For a link of an HTML page (``html=``); None otherwise.
+    found: Optional[str]
+    """The link as written in the page, where it differs from ``url``
+    (relative, with character references, with spaces)."""
+    source: Optional[Literal["text", "attribute", "header"]]
+    source_name: Optional[str]
+    """``tag@attribute`` (``a@href``, ``img@srcset``) for an attribute."""
+    warc_target_uri: Optional[str]
+    """Web archive fields: always None for ``urls``/``find`` input."""
+    warc_record_id: Optional[str]
+    warc_date: Optional[str]
+    warc_type: Optional[str]
+    warc_offset: Optional[int]
     def to_dict(self) -> dict[str, Any]:
         """The fields as the CLI's JSON object (less ``file``; mail fields
-        only for mail input), in its order."""
+        only for mail input, web fields only for a link of an HTML page), in
+        its order."""
 
 def urls(
-    data: Union[bytes, str], *, mail: bool = False, threads: Optional[int] = None
+    data: Union[bytes, str],
+    *,
+    mail: bool = False,
+    html: Optional[bool] = None,
+    base: Optional[str] = None,
+    threads: Optional[int] = None,
 ) -> list[str]:
     """The URLs in ``data``, in order: the lines ``urlsift FILE`` prints for
     the same bytes (``mail=True``: ``urlsift --mail FILE``). Invalid UTF-8 in
     a URL is kept as lone surrogates (``surrogateescape``).
+
+    ``html``: ``None`` reads ``data`` as an HTML page if its start sniffs as
+    one (as the CLI does), ``True`` always (``--html``), ``False`` never
+    (``--no-html``). A page gives its URL attributes, resolved against its
+    ``<base href>`` or ``base`` (``--base``; with neither, relative links
+    are left out), and the URLs of its text. ``html=True`` with
+    ``mail=True`` raises ``ValueError`` (mail decodes its HTML parts itself).
 
     ``threads``: at most this many threads (default: one per core, or
     ``RAYON_NUM_THREADS``); 1 scans on the calling thread (a helper thread
@@ -96,9 +122,16 @@ def urls(
     """
 
 def find(
-    data: Union[bytes, str], *, mail: bool = False, threads: Optional[int] = None
+    data: Union[bytes, str],
+    *,
+    mail: bool = False,
+    html: Optional[bool] = None,
+    base: Optional[str] = None,
+    threads: Optional[int] = None,
 ) -> list[Match]:
-    """Every URL in ``data`` with its span, line, style and components."""
+    """Every URL in ``data`` with its span, line, style and components (and
+    for a link of an HTML page, where it was found); ``mail``, ``html``,
+    ``base`` as for :func:`urls`."""
 
 def parse(url: Union[str, bytes]) -> dict[str, Any]:
     """The fields of ``urlsift parse URL``: url, valid, scheme, userinfo, host,
@@ -151,6 +184,7 @@ def scan_files(
     paths: Union[_Path, Iterable[_Path]],
     *,
     mail: bool = False,
+    html: Optional[bool] = None,
     base: Optional[str] = None,
     threads: Optional[int] = None,
     errors: Literal["raise", "warn"] = "raise",
@@ -161,8 +195,10 @@ def scan_files(
     ``paths``: one path or an iterable of them; directories are walked as
     the CLI walks them. gzip and zstd files are decompressed, web archives
     (WARC, WET) recognised by content; ``mail=True`` reads mail archives
-    (``--mail``). ``base``: the base URI of web archive records without a
-    target URI (``--base``). ``threads``: at most this many threads scan
+    (``--mail``). ``html``: which inputs are HTML pages, as for
+    :func:`urls`. ``base``: the base URI of HTML pages and of web archive
+    records without a target URI (``--base``). ``threads``: at most this
+    many threads scan
     (default: one per core, or ``RAYON_NUM_THREADS``). ``errors``: at a
     failed input, ``"raise"`` :class:`InputError` (after the rows of the
     inputs before it) or ``"warn"`` (:class:`InputWarning`) and go on.
