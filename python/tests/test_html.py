@@ -5,12 +5,11 @@ bytes: sniffed or forced (html=), relative links resolved against
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 
 import pytest
 
 import urlsift
-from conftest import cli_json, cli_lines, run_cli
+from conftest import cli_json, cli_lines, held_out_pages, run_cli
 
 PAGE = b"""<!DOCTYPE html>
 <html><head><title>t</title><base href="/docs/"></head>
@@ -123,25 +122,10 @@ def test_html_and_mail_refused_together():
         assert urlsift.urls(PAGE, mail=True, html=False) == urlsift.urls(PAGE, mail=True)
 
 
-def real_pages(limit: int = 40) -> list[Path]:
-    """HTML pages of the machine's documentation (held out: never in the
-    repository), in a fixed order."""
-    doc = Path("/usr/share/doc")
-    pages = []
-    if doc.is_dir():
-        for p in sorted(doc.rglob("*.htm*")):
-            ok = p.suffix in (".html", ".htm") and p.is_file() and not p.is_symlink()
-            if ok and p.stat().st_size > 2000:
-                pages.append(p)
-            if len(pages) >= limit:
-                break
-    return pages
+REAL = held_out_pages()
 
 
-REAL = real_pages()
-
-
-@pytest.mark.skipif(len(REAL) < 5, reason="fewer than 5 HTML pages in /usr/share/doc here")
+@pytest.mark.skipif(len(REAL) < 5, reason="fewer than 5 HTML pages in the machine's documentation")
 def test_real_pages_as_cli(cli):
     links = 0
     for p in REAL:
