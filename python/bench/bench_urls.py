@@ -2,10 +2,17 @@
 """Throughput of urlsift's Python API against the CLI and Python's `re`.
 
     python bench/bench_urls.py [FILE] [--repeat N] [--spark-dir DIR]
+    python bench/bench_urls.py --make-distinct OUT.txt [--size MIB]
 
 FILE defaults to datasets/generated/mixed-256M.txt at the repository root.
-Prints, best of N runs each (wall clock, and CPU time: the CLI's own, the
-API's of this process):
+--make-distinct writes (then times) text in which every URL is distinct:
+short lines of words around one https URL each, about 110 bytes a line,
+the same bytes on every run (the case where making the `str` objects
+costs most).
+Runs N rounds, each timing every variant once, in turn (paired: a load
+that comes and goes on a shared machine hits all of them alike), and
+prints the best round of each (wall clock, and CPU time: the CLI's own,
+the API's of this process):
 
     cli -j1        urlsift -j1 FILE > /dev/null  (URLSIFT_BIN or target/release)
     urls threads=1 urlsift.urls(data, threads=1)
@@ -23,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import re
 import resource
 import subprocess
@@ -37,17 +45,28 @@ ROOT = Path(__file__).resolve().parents[2]
 URL_RE = re.compile(rb'https?://[^\s<>"]+')
 
 
-def best(fn, repeat: int) -> tuple[float, float, object]:
-    """(best wall seconds, CPU seconds of that run, result)."""
-    out = None
-    runs = []
-    for _ in range(repeat):
-        out = None
-        w0, c0 = time.perf_counter(), time.process_time()
-        out = fn()
-        runs.append((time.perf_counter() - w0, time.process_time() - c0))
-    w, c = min(runs)
-    return w, c, out
+def timed(fn) -> tuple[float, float, object]:
+    """(wall seconds, CPU seconds, result) of one call."""
+    w0, c0 = time.perf_counter(), time.process_time()
+    out = fn()
+    return time.perf_counter() - w0, time.process_time() - c0, out
+
+
+def make_distinct(out: Path, mib: int) -> None:
+    """Write about MIB MiB of lines with one URL each, all distinct."""
+    rng = random.Random(7)
+    words = "the of and to in is that for it as with was on be by this are from at or an have not".split()
+    size, i = 0, 0
+    with open(out, "wb") as f:
+        while size < mib << 20:
+            lines = []
+            for _ in range(10000):
+                w = " ".join(rng.choice(words) for _ in range(6))
+                lines.append(f"{w} https://host{i % 99991}.example.com/articles/{i}/view?id={i * 7919} {w}\n")
+                i += 1
+            chunk = "".join(lines).encode()
+            f.write(chunk)
+            size += len(chunk)
 
 
 def cli_bin() -> str:
@@ -62,7 +81,12 @@ def main() -> int:
     ap.add_argument("file", nargs="?", default=str(ROOT / "datasets/generated/mixed-256M.txt"))
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--spark-dir", default=None)
+    ap.add_argument("--make-distinct", metavar="OUT", default=None)
+    ap.add_argument("--size", type=int, default=256, help="MiB for --make-distinct")
     args = ap.parse_args()
+    if args.make_distinct:
+        make_distinct(Path(args.make_distinct), args.size)
+        args.file = args.make_distinct
 
     path = Path(args.file)
     data = path.read_bytes()
@@ -78,20 +102,28 @@ def main() -> int:
         r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         cli_cpu.append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
 
-    rows = []
-    w, _, _ = best(run_cli, args.repeat)
-    # The child's CPU time, best run (the subprocess's, not this process's).
-    rows.append(("cli -j1", w, min(cli_cpu), count))
-    for name, fn in [
+    variants = [
+        ("cli -j1", run_cli),
         ("urls threads=1", lambda: urlsift.urls(data, threads=1)),
         ("urls default", lambda: urlsift.urls(data)),
         ("re.findall", lambda: URL_RE.findall(data)),
-    ]:
-        w, c, out = best(fn, args.repeat)
-        rows.append((name, w, c, len(out)))
-        del out
+    ]
+    runs: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in variants}
+    counts: dict[str, int] = {}
+    for _ in range(args.repeat):
+        for name, fn in variants:
+            w, c, out = timed(fn)
+            if name == "cli -j1":
+                # The child's CPU time (the subprocess's, not this process's).
+                c = cli_cpu[-1]
+            else:
+                counts[name] = len(out)
+            del out
+            runs[name].append((w, c))
+    counts["cli -j1"] = count
+    rows = [(name, *min(runs[name]), counts[name]) for name, _ in variants]
 
-    print(f"{path.name}: {mib:.0f} MiB, {count} URLs (CLI), best of {args.repeat}, {os.cpu_count()} cores")
+    print(f"{path.name}: {mib:.0f} MiB, {count} URLs (CLI), best of {args.repeat} alternating rounds, {os.cpu_count()} cores")
     for name, w, c, n in rows:
         cpu = f"  cpu {c:.3f} s" if c is not None else ""
         print(f"  {name:<15} {w:7.3f} s  {mib / w:7.0f} MiB/s  {n:>9} URLs{cpu}")

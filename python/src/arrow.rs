@@ -32,11 +32,17 @@ fn rows(arr: &dyn Array) -> PyResult<(Vec<Option<&[u8]>>, bool)> {
         }
         DataType::Utf8 => {
             let a = arr.as_string::<i32>();
-            (collect(n, |i| (!nulls(i)).then(|| a.value(i).as_bytes())), false)
+            (
+                collect(n, |i| (!nulls(i)).then(|| a.value(i).as_bytes())),
+                false,
+            )
         }
         DataType::LargeUtf8 => {
             let a = arr.as_string::<i64>();
-            (collect(n, |i| (!nulls(i)).then(|| a.value(i).as_bytes())), true)
+            (
+                collect(n, |i| (!nulls(i)).then(|| a.value(i).as_bytes())),
+                true,
+            )
         }
         DataType::BinaryView => {
             let a = arr.as_binary_view();
@@ -44,7 +50,10 @@ fn rows(arr: &dyn Array) -> PyResult<(Vec<Option<&[u8]>>, bool)> {
         }
         DataType::Utf8View => {
             let a = arr.as_string_view();
-            (collect(n, |i| (!nulls(i)).then(|| a.value(i).as_bytes())), false)
+            (
+                collect(n, |i| (!nulls(i)).then(|| a.value(i).as_bytes())),
+                false,
+            )
         }
         other => {
             return Err(PyTypeError::new_err(format!(
@@ -115,6 +124,9 @@ pub fn scan_arrow<'py>(
         .detach(|| engine::scan_rows(&rows, mail, t))
         .map_err(|e| crate::py_err(py, e))?;
     let problems = std::mem::take(&mut cols.problems);
-    crate::warn_problems(py, problems.iter().map(|(row, p)| (format!("row {row}: "), p)))?;
+    crate::warn_problems(
+        py,
+        problems.iter().map(|(row, p)| (format!("row {row}: "), p)),
+    )?;
     batch(cols, large)?.to_pyarrow(py)
 }

@@ -1,6 +1,6 @@
 //! Every use of the `urlsift` library crate by the Python bindings.
 //!
-//! The rest of the extension (`lib.rs`, `arrow.rs`) sees only the plain Rust
+//! The rest of the extension (`lib.rs`, `arrow.rs`, `files.rs`) sees only the plain Rust
 //! types of this file, so moving from the root crate to the light crates
 //! (`urlsift-core` for classify/extract/parallel, `urlsift-uri`, the mail
 //! decoder) changes this file and `Cargo.toml`, nothing else.
@@ -12,21 +12,42 @@
 //!   same segment size as the CLI's whole-file scan (`2 * threads *
 //!   chunk`), and the URL bytes as the text output writes them.
 //! - `find` is what `--format json --normalize` prints, field by field.
+//! - An HTML page (`html=`, sniffed with the CLI's [`HtmlMode`]) is read as
+//!   the CLI reads an HTML file: [`web::html_document_links`] against
+//!   `base`, lines counted the same way, text rules past [`web::MAX_HTML`].
 //! - Output never depends on the thread count ([`urlsift_core::parallel`]'s
 //!   invariant); one thread runs on the caller's thread for plain text.
+//! - `scan_files` ([`FileScan`]) is `--format parquet`: the CLI's own
+//!   pipeline ([`run::run_to_within`]) with the CLI's options, its JSON
+//!   Lines decoded by the printer's [`BatchDecoder`] into the Parquet
+//!   schema, each worker scanning in a rayon pool of its own.
 //! - No panic leaves this file: each entry point runs under
 //!   [`std::panic::catch_unwind`] and turns a panic into [`Error::Internal`].
 
+use std::cell::RefCell;
 use std::collections::HashMap;
+use std::io::{self, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::PathBuf;
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
 use rayon::prelude::*;
-use urlsift_printer::dedup::KeyLevel;
 use urlsift_core::extract::{Extractor, Match};
-use urlsift_mail::{self as mail, MailWhere};
-use urlsift_printer::Parts;
 use urlsift_core::parallel::{self, LineCounter};
+use urlsift_mail::{self as mail, MailWhere};
+use urlsift_printer::WebWhere;
+use urlsift_printer::dedup::KeyLevel;
+use urlsift_printer::parquet::BatchDecoder;
+use urlsift_printer::{Format, Options, Parts};
+use urlsift_search::input::{self, Source};
+use urlsift_search::run;
+pub use urlsift_search::run::HtmlMode;
+use urlsift_search::web;
+pub use urlsift_search::web::MAX_HTML;
 use urlsift_uri::{self as uri, NormalizeOptions, UriRef};
 
 /// Bytes per parallel chunk: the CLI's default (`--chunk-size`).
@@ -106,7 +127,8 @@ impl Threads {
         }
     }
 
-    fn count(self) -> usize {
+    /// The number of threads.
+    pub fn count(self) -> usize {
         match self {
             Threads::Caller => 1,
             Threads::Pool(n) => n,
@@ -163,7 +185,11 @@ fn scan_plain<'h>(
     let ex = Extractor::new();
     let mut counter = LineCounter::default();
     let mut each = move |m: Match<'h>| {
-        let line = if lines { counter.line_at(data, m.start) } else { 0 };
+        let line = if lines {
+            counter.line_at(data, m.start)
+        } else {
+            0
+        };
         sink(&m, line);
     };
     match threads {
@@ -230,7 +256,11 @@ impl UrlList {
     /// The bytes of URL `i`.
     pub fn get<'a>(&'a self, input: &'a [u8], i: usize) -> &'a [u8] {
         let (s, e, in_input) = self.spans[i];
-        if in_input { &input[s..e] } else { &self.owned[s..e] }
+        if in_input {
+            &input[s..e]
+        } else {
+            &self.owned[s..e]
+        }
     }
 
     fn push(&mut self, input: &[u8], url: &[u8]) {
@@ -249,34 +279,141 @@ impl UrlList {
 /// URLs per batch handed to the caller of [`urls`].
 pub const BATCH_URLS: usize = 1 << 16;
 
-/// What `urlsift FILE` (or `urlsift --mail FILE`) prints for `data`: the
-/// URLs, in order, handed to `on_batch` a batch at a time (so the caller
-/// can turn one batch into Python objects while the next is scanned).
-/// Returns the mail problems (none for plain text).
+/// How `urls` and `find` read their input: the CLI's `--mail`, `--html`
+/// / `--no-html` (sniffing by default) and `--base`.
+#[derive(Clone, Debug)]
+pub struct ReadOptions {
+    /// Read the input as mail (`--mail`); HTML is then not looked for.
+    pub mail: bool,
+    /// Which input is read as HTML.
+    pub html: HtmlMode,
+    /// The base URI of an HTML document's relative links.
+    pub base: Option<String>,
+}
+
+/// What a scan reports besides its URLs.
+#[derive(Debug, Default)]
+pub struct Notes {
+    /// The problems of a mail archive's messages.
+    pub problems: Vec<Problem>,
+    /// An HTML document longer than [`web::MAX_HTML`]: the byte where
+    /// reading it as HTML stopped (the text rules read the rest), as the
+    /// CLI reports `FILE: byte N: HTML longer than ...`.
+    pub html_cut: Option<usize>,
+}
+
+/// The 1-based lines of offsets into one text that mostly go forward (an
+/// HTML page's links, in document order): counted from the last offset,
+/// or again from the start should one go back (as the CLI counts them).
+#[derive(Default)]
+struct Lines {
+    pos: usize,
+    line: u64,
+}
+
+impl Lines {
+    fn at(&mut self, hay: &[u8], at: usize) -> u64 {
+        let at = at.min(hay.len());
+        if at < self.pos || self.line == 0 {
+            (self.pos, self.line) = (0, 1);
+        }
+        self.line += memchr::memchr_iter(b'\n', &hay[self.pos..at]).count() as u64;
+        self.pos = at;
+        self.line
+    }
+}
+
+/// Scan an HTML document as the CLI scans an HTML file: its links
+/// ([`web::html_document_links`], against `base`), with their lines when
+/// `lines`, to `sink` in document order. Past [`web::MAX_HTML`] bytes it
+/// is HTML up to its last newline before that, and the text rules read
+/// the rest (offsets and lines in the whole input); returns where that
+/// cut is.
+fn scan_html(
+    data: &[u8],
+    base: Option<&str>,
+    threads: Threads,
+    lines: bool,
+    mut sink: impl FnMut(&Match<'_>, u64, Option<&WebWhere>) + Send,
+) -> Result<Option<usize>, Error> {
+    let cap = web::MAX_HTML;
+    let cut = if data.len() <= cap {
+        data.len()
+    } else {
+        memchr::memrchr(b'\n', &data[..cap]).map_or(cap, |p| p + 1)
+    };
+    let (page, tail) = data.split_at(cut);
+    let mut counter = Lines::default();
+    web::html_document_links(page, base, |m, w| {
+        let line = if lines { counter.at(page, m.start) } else { 0 };
+        sink(m, line, Some(w));
+    });
+    if tail.is_empty() {
+        return Ok(None);
+    }
+    let before = if lines {
+        memchr::memchr_iter(b'\n', page).count() as u64
+    } else {
+        0
+    };
+    scan_plain(tail, threads, lines, |m, line| {
+        let abs = Match {
+            start: m.start + cut,
+            end: m.end + cut,
+            url: std::borrow::Cow::Borrowed(&m.url),
+            ..*m
+        };
+        sink(&abs, line + before, None);
+    })?;
+    Ok(Some(cut))
+}
+
+/// Scan `data` as the CLI scans a file of these bytes: as mail with
+/// `opts.mail`, else as HTML if `opts.html` says so, else as plain text;
+/// every match to `sink` in order, with its line when `lines`, and where
+/// it came from.
+fn scan_any(
+    data: &[u8],
+    opts: &ReadOptions,
+    threads: Threads,
+    lines: bool,
+    mut sink: impl FnMut(&Match<'_>, u64, Option<&MailWhere>, Option<&WebWhere>) + Send,
+) -> Result<Notes, Error> {
+    let mut notes = Notes::default();
+    if opts.mail {
+        notes.problems = scan_mail(data, threads, |w, line, m| sink(m, line, Some(w), None))?;
+    } else if opts.html.is_html(data) {
+        notes.html_cut = scan_html(data, opts.base.as_deref(), threads, lines, |m, line, w| {
+            sink(m, line, None, w)
+        })?;
+    } else {
+        scan_plain(data, threads, lines, |m, line| sink(m, line, None, None))?;
+    }
+    Ok(notes)
+}
+
+/// What `urlsift FILE` (with `--mail`, `--html`, `--base`: see
+/// [`ReadOptions`]) prints for `data`: the URLs, in order, handed to
+/// `on_batch` a batch at a time (so the caller can turn one batch into
+/// Python objects while the next is scanned).
 pub fn urls(
     data: &[u8],
-    mail: bool,
+    opts: &ReadOptions,
     threads: Threads,
     mut on_batch: impl FnMut(UrlList) + Send,
-) -> Result<Vec<Problem>, Error> {
+) -> Result<Notes, Error> {
     guarded(|| {
         let mut cur = UrlList::default();
-        let mut add = |url: &[u8]| {
-            cur.push(data, url);
+        let notes = scan_any(data, opts, threads, false, |m, _, _, _| {
+            cur.push(data, &m.url);
             if cur.spans.len() >= BATCH_URLS {
                 on_batch(std::mem::take(&mut cur));
             }
-        };
-        let problems = if mail {
-            scan_mail(data, threads, |_, _, m| add(&m.url))?
-        } else {
-            scan_plain(data, threads, false, |m, _| add(&m.url))?;
-            Vec::new()
-        };
+        })?;
         if !cur.spans.is_empty() {
             on_batch(cur);
         }
-        Ok(problems)
+        Ok(notes)
     })
 }
 
@@ -324,13 +461,36 @@ pub struct Record {
     pub query: Option<String>,
     pub fragment: Option<String>,
     pub mail: Option<MailInfo>,
+    pub web: Option<WebInfo>,
+}
+
+/// Where a link of a web page came from: the CLI's web fields
+/// (`found`, `source`, `source_name`, `warc_*`).
+#[derive(Clone, Debug)]
+pub struct WebInfo {
+    /// The link as written, when it differs from `url`.
+    pub found: Option<String>,
+    /// `text`, `attribute` or `header`.
+    pub source: &'static str,
+    /// `tag@attribute` for an attribute, the name of a header.
+    pub source_name: Option<String>,
+    /// The web archive record's `WARC-Target-URI`.
+    pub warc_target_uri: Option<String>,
+    /// Its `WARC-Record-ID`.
+    pub warc_record_id: Option<String>,
+    /// Its `WARC-Date`.
+    pub warc_date: Option<String>,
+    /// Its `WARC-Type`.
+    pub warc_type: Option<String>,
+    /// Its byte offset in the file.
+    pub warc_offset: Option<u64>,
 }
 
 fn lossy(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-fn record(m: &Match<'_>, line: u64, w: Option<&MailWhere>) -> Record {
+fn record(m: &Match<'_>, line: u64, w: Option<&MailWhere>, web: Option<&WebWhere>) -> Record {
     // An abbreviated `www.` URI is split as the network-path reference
     // `//www...`, as the CLI's JSON output does ([`Parts`]).
     let parts = Parts::new(m);
@@ -363,24 +523,33 @@ fn record(m: &Match<'_>, line: u64, w: Option<&MailWhere>) -> Record {
             part_start: w.part_start,
             part_line: w.part_line,
         }),
+        web: web.map(|w| WebInfo {
+            found: w.found.clone(),
+            source: w.source,
+            source_name: w.source_name.as_deref().map(str::to_string),
+            warc_target_uri: w.warc_target_uri.clone(),
+            warc_record_id: w.warc_record_id.clone(),
+            warc_date: w.warc_date.clone(),
+            warc_type: w.warc_type.clone(),
+            warc_offset: w.warc_offset,
+        }),
     }
 }
 
-/// Every URL of `data` with its span, line, style and components.
+/// Every URL of `data` with its span, line, style and components, as
+/// `urlsift --format json --normalize` gives them for a file of these bytes
+/// (with the options of [`ReadOptions`]).
 pub fn find(
     data: &[u8],
-    mail: bool,
+    opts: &ReadOptions,
     threads: Threads,
-) -> Result<(Vec<Record>, Vec<Problem>), Error> {
+) -> Result<(Vec<Record>, Notes), Error> {
     guarded(|| {
         let mut out = Vec::new();
-        let problems = if mail {
-            scan_mail(data, threads, |w, line, m| out.push(record(m, line, Some(w))))?
-        } else {
-            scan_plain(data, threads, true, |m, line| out.push(record(m, line, None)))?;
-            Vec::new()
-        };
-        Ok((out, problems))
+        let notes = scan_any(data, opts, threads, true, |m, line, mail, web| {
+            out.push(record(m, line, mail, web))
+        })?;
+        Ok((out, notes))
     })
 }
 
@@ -443,9 +612,7 @@ fn level(name: &str) -> Result<KeyLevel, Error> {
 /// `urlsift normalize [--syntax-only] [--drop-fragment] URL`.
 pub fn normalize(input: &[u8], level_name: &str, drop_fragment: bool) -> Result<String, Error> {
     guarded(|| {
-        let mut opts: NormalizeOptions = level(level_name)?
-            .normalize_options()
-            .unwrap_or_default();
+        let mut opts: NormalizeOptions = level(level_name)?.normalize_options().unwrap_or_default();
         opts.drop_fragment |= drop_fragment;
         Ok(uri::normalize(input, &opts)?)
     })
@@ -549,4 +716,320 @@ pub fn scan_rows(rows: &[Option<&[u8]>], mail: bool, threads: Threads) -> Result
         }
         Ok(all)
     })
+}
+
+/// What a [`FileScan`] hands over, in input order.
+#[derive(Debug)]
+pub enum FileItem {
+    /// Rows of the CLI's Parquet schema (at most
+    /// [`urlsift_printer::parquet::BATCH_ROWS`]).
+    Batch(RecordBatch),
+    /// An input failed (the batches before it hold every row of the inputs
+    /// before it); the run goes on with the next input.
+    Input(InputError),
+    /// A bug: the run ended early. The message.
+    Internal(String),
+}
+
+/// An input that failed, as the CLI reports it: `urlsift: PATH: byte N:
+/// reason` (missing, unreadable, a corrupt gzip stream, a broken web
+/// archive record).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputError {
+    /// The input, as its `file` column names it (`None` for a problem of a
+    /// directory walk, which names its path in `reason`).
+    pub path: Option<String>,
+    /// The byte offset the CLI names (in the decompressed stream of a
+    /// gzip or zstd file, in the file for a web archive), where it names one.
+    pub offset: Option<u64>,
+    /// What went wrong.
+    pub reason: String,
+    /// The CLI's whole message (without `urlsift: `).
+    pub message: String,
+}
+
+/// Batches of rows of the CLI's Parquet output handed over at once.
+const FILE_QUEUE: usize = 2;
+
+/// `scan_files`: the rows `urlsift --format parquet` writes for `paths`,
+/// as Arrow batches made by a background thread that runs the CLI's
+/// pipeline ([`run::run_to_within`]) into a [`BatchDecoder`]. Dropping it
+/// (or [`FileScan::close`]) stops the run and waits for its thread.
+pub struct FileScan {
+    rx: Option<Receiver<FileItem>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+/// The options of [`FileScan::start`].
+#[derive(Clone, Debug)]
+pub struct FileOptions {
+    /// Read the inputs as mail (`--mail`).
+    pub mail: bool,
+    /// Which inputs are read as HTML (`--html`, `--no-html`).
+    pub html: HtmlMode,
+    /// The base URI of HTML inputs and of web archive records without a
+    /// target URI (`--base`).
+    pub base: Option<String>,
+}
+
+/// The Arrow schema of [`FileScan`]'s batches: the CLI's Parquet schema.
+pub fn file_schema(mail: bool) -> SchemaRef {
+    urlsift_printer::parquet::schema(mail)
+}
+
+/// The state shared by the run's output and error writers (both used on
+/// the run's consumer thread only).
+struct Feed {
+    decoder: BatchDecoder,
+    tx: SyncSender<FileItem>,
+    /// The inputs, to tell which one an error line names.
+    names: Vec<(String, Option<String>)>,
+    /// Errors name inputs in order: the first input an error may name.
+    next: usize,
+    /// An error line not yet ended by its newline.
+    line: Vec<u8>,
+}
+
+fn gone() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::BrokenPipe,
+        "the batches are no longer wanted",
+    )
+}
+
+impl Feed {
+    fn send(&self, item: FileItem) -> io::Result<()> {
+        self.tx.send(item).map_err(|_| gone())
+    }
+
+    /// Hand over the rows decoded so far.
+    fn flush(&mut self) -> io::Result<()> {
+        if let Some(b) = self.decoder.flush()? {
+            self.send(FileItem::Batch(b))?;
+        }
+        Ok(())
+    }
+
+    /// One line of the run's error output, `urlsift: MESSAGE`.
+    fn error_line(&mut self, line: &[u8]) -> io::Result<()> {
+        let line = String::from_utf8_lossy(line);
+        let message = line.strip_prefix("urlsift: ").unwrap_or(&line).to_string();
+        let mut path = None;
+        let mut rest = message.as_str();
+        for i in self.next..self.names.len() {
+            let (name, walk_error) = &self.names[i];
+            let named = if walk_error.as_deref() == Some(message.as_str()) {
+                Some(None)
+            } else if !name.is_empty() {
+                message
+                    .strip_prefix(name.as_str())
+                    .and_then(|r| r.strip_prefix(": "))
+                    .map(Some)
+            } else {
+                None
+            };
+            if let Some(r) = named {
+                self.next = i + 1;
+                if let Some(r) = r {
+                    path = Some(name.clone());
+                    rest = r;
+                }
+                break;
+            }
+        }
+        // The rows before the error first.
+        self.flush()?;
+        if rest.starts_with("internal error") {
+            return self.send(FileItem::Internal(message));
+        }
+        let mut offset = None;
+        if let Some(r) = rest
+            .strip_prefix("at byte ")
+            .or_else(|| rest.strip_prefix("byte "))
+            && let Some((n, why)) = r.split_once(": ")
+            && let Ok(n) = n.parse::<u64>()
+        {
+            offset = Some(n);
+            rest = why;
+        }
+        let reason = rest.to_string();
+        self.send(FileItem::Input(InputError {
+            path,
+            offset,
+            reason,
+            message,
+        }))
+    }
+}
+
+/// The run's output: JSON Lines, decoded into batches as they come.
+struct JsonOut<'a>(&'a RefCell<Feed>);
+
+impl Write for JsonOut<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut f = self.0.borrow_mut();
+        let tx = f.tx.clone();
+        f.decoder
+            .decode(buf, |b| tx.send(FileItem::Batch(b)).map_err(|_| gone()))?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The run's error output: one [`FileItem::Input`] per line.
+struct ErrorOut<'a>(&'a RefCell<Feed>);
+
+impl Write for ErrorOut<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut f = self.0.borrow_mut();
+        f.line.extend_from_slice(buf);
+        while let Some(nl) = f.line.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = f.line.drain(..=nl).collect();
+            f.error_line(&line[..nl])?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The inputs `paths` name, as the CLI expands them: directories walked
+/// (sorted, hidden files included, version control directories skipped),
+/// every other path an input. `-` is a file of that name here, never
+/// standard input.
+fn sources(paths: &[PathBuf]) -> Vec<Source> {
+    let mut v = Vec::new();
+    for p in paths {
+        if p.as_os_str() == "-" {
+            v.push(Source::Path(p.clone()));
+        } else {
+            v.extend(input::expand(std::slice::from_ref(p)));
+        }
+    }
+    v
+}
+
+/// The threads of worker `i` of `n` when `total` are shared out.
+fn share(total: usize, i: usize, n: usize) -> usize {
+    let n = n.max(1);
+    (total / n + usize::from(i < total % n)).max(1)
+}
+
+/// The run of [`FileScan::start`], on its own thread.
+fn file_run(paths: Vec<PathBuf>, opts: FileOptions, threads: Threads, tx: SyncSender<FileItem>) {
+    let done = tx.clone();
+    let ran = catch_unwind(AssertUnwindSafe(move || -> io::Result<Option<String>> {
+        let sources = sources(&paths);
+        let mail = urlsift_mail::MailRun::default();
+        // The options of `urlsift --format parquet`: JSON objects with
+        // the normal form, decoded into the Parquet schema.
+        let out_opts = Options {
+            format: Format::Json,
+            normalize: true,
+            dedup_key: KeyLevel::Scheme,
+            ..Options::default()
+        };
+        let cfg = run::Config {
+            threads: threads.count(),
+            mail: opts.mail.then_some(&mail),
+            base: opts.base.clone(),
+            html: opts.html,
+            ..run::Config::new(out_opts, Extractor::new())
+        };
+        let feed = RefCell::new(Feed {
+            decoder: BatchDecoder::new(opts.mail)?,
+            tx,
+            names: sources
+                .iter()
+                .map(|s| match s {
+                    Source::Error(e) => (String::new(), Some(e.clone())),
+                    s => (s.name(), None),
+                })
+                .collect(),
+            next: 0,
+            line: Vec::new(),
+        });
+        let total = threads.count();
+        // Each worker scans in a pool of its own (never the global one):
+        // the threads are shared out among the workers.
+        let enter = |i: usize, n: usize, scan: &mut (dyn FnMut() + Send)| {
+            match rayon::ThreadPoolBuilder::new()
+                .num_threads(share(total, i, n))
+                .thread_name(move |k| format!("urlsift-w{i}-{k}"))
+                .build()
+            {
+                Ok(p) => p.install(scan),
+                Err(_) => scan(),
+            }
+        };
+        let mut out = JsonOut(&feed);
+        let mut err = ErrorOut(&feed);
+        let sum = run::run_to_within(&cfg, &sources, vec![Box::new(&mut out)], &mut err, &enter);
+        if let Some(e) = sum.write_error {
+            if e.kind() == io::ErrorKind::BrokenPipe {
+                return Ok(None); // closed early: nobody is listening
+            }
+            return Ok(Some(format!("decoding the rows: {e}")));
+        }
+        if sum.died.is_some() {
+            return Ok(None); // its line went out as FileItem::Internal
+        }
+        feed.borrow_mut().flush()?;
+        Ok(None)
+    }));
+    let failed = match ran {
+        Ok(Ok(None)) => None,
+        Ok(Ok(Some(m))) => Some(m),
+        Ok(Err(e)) if e.kind() == io::ErrorKind::BrokenPipe => None,
+        Ok(Err(e)) => Some(e.to_string()),
+        Err(p) => Some(urlsift_core::diag::panic_message(p.as_ref())),
+    };
+    if let Some(m) = failed {
+        let _ = done.send(FileItem::Internal(m));
+    }
+}
+
+impl FileScan {
+    /// Start scanning `paths` (files and directories) on a background
+    /// thread, with at most `threads` threads scanning.
+    pub fn start(paths: Vec<PathBuf>, opts: FileOptions, threads: Threads) -> Result<Self, Error> {
+        let (tx, rx) = sync_channel(FILE_QUEUE);
+        let thread = std::thread::Builder::new()
+            .name("urlsift-files".into())
+            .spawn(move || file_run(paths, opts, threads, tx))
+            .map_err(|e| Error::Argument(format!("cannot start a thread: {e}")))?;
+        Ok(FileScan {
+            rx: Some(rx),
+            thread: Some(thread),
+        })
+    }
+
+    /// The next item; `None` once the run is over (or closed).
+    pub fn next(&mut self) -> Option<FileItem> {
+        let item = self.rx.as_ref()?.recv().ok();
+        if item.is_none() {
+            self.close();
+        }
+        item
+    }
+
+    /// Stop the run (if it is still going) and wait for its thread.
+    pub fn close(&mut self) {
+        // Dropping the receiver fails the run's next write: it stops.
+        drop(self.rx.take());
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for FileScan {
+    fn drop(&mut self) {
+        self.close();
+    }
 }

@@ -16,6 +16,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 mod arrow;
 mod engine;
+mod files;
 
 use engine::{Error, Threads};
 
@@ -30,6 +31,18 @@ create_exception!(
     InternalError,
     PyRuntimeError,
     "A bug in urlsift (the Rust engine panicked); the interpreter is unharmed."
+);
+create_exception!(
+    urlsift,
+    InputError,
+    pyo3::exceptions::PyOSError,
+    "An input of scan_files failed (missing, unreadable, a corrupt gzip stream, a broken web archive record): `path` names it, `offset` is the byte offset the CLI names (or None), `reason` what went wrong."
+);
+create_exception!(
+    urlsift,
+    InputWarning,
+    PyUserWarning,
+    "An input of scan_files(..., errors=\"warn\") failed; the scan went on with the next input."
 );
 create_exception!(
     urlsift,
@@ -93,6 +106,47 @@ fn input<'py>(data: &Bound<'py, PyAny>) -> PyResult<Input<'py>> {
     )))
 }
 
+/// `html=`: `None` sniffs the document start (as the CLI does), `True`
+/// reads every input as HTML (`--html`), `False` none (`--no-html`).
+fn html_mode(html: Option<bool>, mail: bool) -> PyResult<engine::HtmlMode> {
+    match html {
+        // The CLI's refusal of `--html --mail`.
+        Some(true) if mail => Err(PyValueError::new_err(
+            "mail=True reads the HTML parts of mail as HTML; html=True is for other inputs",
+        )),
+        Some(true) => Ok(engine::HtmlMode::Always),
+        Some(false) => Ok(engine::HtmlMode::Never),
+        None => Ok(engine::HtmlMode::Auto),
+    }
+}
+
+fn read_options(
+    mail: bool,
+    html: Option<bool>,
+    base: Option<String>,
+) -> PyResult<engine::ReadOptions> {
+    Ok(engine::ReadOptions {
+        mail,
+        html: html_mode(html, mail)?,
+        base,
+    })
+}
+
+/// Issue the mail problems of a scan as MailWarnings, and a cut HTML
+/// document as a UserWarning (the CLI's message, without the file name).
+fn warn_notes(py: Python<'_>, notes: &engine::Notes) -> PyResult<()> {
+    warn_problems(py, notes.problems.iter().map(|p| (String::new(), p)))?;
+    if let Some(cut) = notes.html_cut {
+        let msg = format!(
+            "byte {cut}: HTML longer than {} bytes: the rest is read as text",
+            engine::MAX_HTML
+        );
+        let msg = CString::new(msg).unwrap_or_default();
+        PyErr::warn(py, &py.get_type::<PyUserWarning>(), &msg, 2)?;
+    }
+    Ok(())
+}
+
 fn threads(n: Option<usize>) -> PyResult<Threads> {
     if n == Some(0) {
         return Err(PyValueError::new_err("threads must be at least 1"));
@@ -109,7 +163,10 @@ fn warn_problems<'a>(
 ) -> PyResult<()> {
     let cat = py.get_type::<MailWarning>();
     for (prefix, p) in problems {
-        let msg = format!("{prefix}byte {}: message {}: {}", p.offset, p.message, p.what);
+        let msg = format!(
+            "{prefix}byte {}: message {}: {}",
+            p.offset, p.message, p.what
+        );
         let msg = CString::new(msg.replace('\0', "\\0")).unwrap_or_default();
         PyErr::warn(py, &cat, &msg, 2)?;
     }
@@ -120,8 +177,8 @@ fn warn_problems<'a>(
 /// surrogate (`surrogateescape`), so `s.encode("utf-8", "surrogateescape")`
 /// gives back exactly the bytes the CLI prints.
 fn url_str<'py>(py: Python<'py>, b: &[u8]) -> PyResult<Bound<'py, PyAny>> {
-    let len = ffi::Py_ssize_t::try_from(b.len())
-        .map_err(|_| PyValueError::new_err("URL too long"))?;
+    let len =
+        ffi::Py_ssize_t::try_from(b.len()).map_err(|_| PyValueError::new_err("URL too long"))?;
     // SAFETY: `b` is valid for `len` bytes and the error handler name is a
     // NUL-terminated C string; PyUnicode_DecodeUTF8 copies the bytes and
     // returns a new reference or NULL with an exception set, which
@@ -135,12 +192,15 @@ fn url_str<'py>(py: Python<'py>, b: &[u8]) -> PyResult<Bound<'py, PyAny>> {
 /// Recently made `str` objects of URLs found in the input, by a hash of
 /// their bytes: a URL seen again shares the `str` made for it (URLs repeat
 /// a lot in real text: navigation links, signatures, licences). Direct
-/// mapped and bounded; a miss costs a hash and one probe of the table.
+/// mapped and bounded; a miss costs a hash and one probe of the table, so
+/// it is skipped while it finds too few repeats ([`StrCache::convert`]).
 ///
 /// The table holds borrowed pointers: every object in it is also in the
 /// output vector `urls` builds, which keeps it alive for as long as the
 /// table exists (the table is dropped first, and never outlives the call).
 struct StrCache {
+    /// Whether the next block is looked up.
+    mode: Mode,
     /// `(hash, start, len, object)`; a null object is an empty slot.
     /// 2^BITS slots of 32 bytes, in sets of two (4 MiB).
     slots: Vec<(u64, usize, usize, *mut ffi::PyObject)>,
@@ -151,6 +211,7 @@ impl StrCache {
 
     fn new() -> Self {
         StrCache {
+            mode: Mode::Refill,
             slots: vec![(0, 0, 0, std::ptr::null_mut()); 1 << Self::BITS],
         }
     }
@@ -190,7 +251,8 @@ impl StrCache {
         let _ = h;
     }
 
-    /// The `str` of URL `i` of `batch`, whose hash is `h`, pushed onto `out`.
+    /// The `str` of URL `i` of `batch`, whose hash is `h`, pushed onto
+    /// `out`; whether it was found in the table.
     fn push(
         &mut self,
         py: Python<'_>,
@@ -199,12 +261,12 @@ impl StrCache {
         i: usize,
         h: u64,
         out: &mut Vec<Py<PyAny>>,
-    ) -> PyResult<()> {
+    ) -> PyResult<bool> {
         let b = batch.get(input, i);
         let (start, end, in_input) = batch.spans[i];
         if !in_input {
             out.push(url_str(py, b)?.unbind());
-            return Ok(());
+            return Ok(false);
         }
         // Two ways per set, in one cache line: the newest first.
         let set = Self::slot_of(h) & !1;
@@ -214,77 +276,180 @@ impl StrCache {
                 // SAFETY: the object is alive (it is in `out`, see the
                 // type's docs), and we hold the GIL: take a new reference.
                 out.push(unsafe { Bound::from_borrowed_ptr(py, obj) }.unbind());
-                return Ok(());
+                return Ok(true);
             }
         }
         let obj = url_str(py, b)?.unbind();
         self.slots[set + 1] = self.slots[set];
         self.slots[set] = (h, start, end - start, obj.as_ptr());
         out.push(obj);
+        Ok(false)
+    }
+
+    /// URLs judged at a time: looked up in the table, or not.
+    const BLOCK: usize = 4096;
+    /// While look-ups do not pay, one block in this many is looked up
+    /// all the same, to notice when they would again ...
+    const PROBE_EVERY: u32 = 16;
+    /// ... and one URL in this many of the others.
+    const SAMPLE: usize = 8;
+
+    /// The `str` objects of URLs `range` of `batch` through the table,
+    /// pushed onto `out`; how many were found in it.
+    fn push_all(
+        &mut self,
+        py: Python<'_>,
+        input: &[u8],
+        batch: &engine::UrlList,
+        range: std::ops::Range<usize>,
+        out: &mut Vec<Py<PyAny>>,
+    ) -> PyResult<usize> {
+        // The hashes first, so that the slot of a URL a few ahead can be
+        // loaded while this one is looked up.
+        let hashes: Vec<u64> = range
+            .clone()
+            .map(|i| Self::hash(batch.get(input, i)))
+            .collect();
+        let mut hits = 0;
+        for (k, i) in range.enumerate() {
+            if let Some(&ahead) = hashes.get(k + 8) {
+                self.prefetch(ahead);
+            }
+            hits += usize::from(self.push(py, input, batch, i, hashes[k], out)?);
+        }
+        Ok(hits)
+    }
+
+    /// The `str` objects of the URLs of `batch`, pushed onto `out`: through
+    /// the table while it pays. URLs go a [`Self::BLOCK`] at a time; after
+    /// a block in which fewer than one in 32 were found, the next blocks
+    /// skip the table but for one URL in [`Self::SAMPLE`] (text of distinct
+    /// URLs then costs little hashing or probing). After
+    /// [`Self::PROBE_EVERY`] of those, one block refills the table with
+    /// recent URLs and the next is judged again.
+    fn convert(
+        &mut self,
+        py: Python<'_>,
+        input: &[u8],
+        batch: &engine::UrlList,
+        out: &mut Vec<Py<PyAny>>,
+    ) -> PyResult<()> {
+        let n = batch.spans.len();
+        out.reserve(n);
+        let mut start = 0;
+        while start < n {
+            let end = n.min(start + Self::BLOCK);
+            match self.mode {
+                Mode::Skip(k) => {
+                    // One URL in SAMPLE still goes through the table, so
+                    // that repeats of these can be found when they come
+                    // (a corpus may repeat far apart).
+                    let sampled: Vec<u64> = (start..end)
+                        .step_by(Self::SAMPLE)
+                        .map(|i| Self::hash(batch.get(input, i)))
+                        .collect();
+                    for (k, i) in (start..end).enumerate() {
+                        if k % Self::SAMPLE != 0 {
+                            out.push(url_str(py, batch.get(input, i))?.unbind());
+                            continue;
+                        }
+                        let j = k / Self::SAMPLE;
+                        if let Some(&ahead) = sampled.get(j + 2) {
+                            self.prefetch(ahead);
+                        }
+                        self.push(py, input, batch, i, sampled[j], out)?;
+                    }
+                    self.mode = if k + 1 >= Self::PROBE_EVERY {
+                        Mode::Refill
+                    } else {
+                        Mode::Skip(k + 1)
+                    };
+                }
+                Mode::Refill => {
+                    self.push_all(py, input, batch, start..end, out)?;
+                    self.mode = Mode::Lookup;
+                }
+                Mode::Lookup => {
+                    let hits = self.push_all(py, input, batch, start..end, out)?;
+                    if hits * 32 < end - start {
+                        self.mode = Mode::Skip(0);
+                    }
+                }
+            }
+            start = end;
+        }
         Ok(())
     }
 }
 
-/// urls(data, *, mail=False, threads=None) -> list[str]
+/// Whether [`StrCache::convert`] looks URLs up.
+#[derive(Clone, Copy, Debug)]
+enum Mode {
+    /// Look the next block up, and judge it.
+    Lookup,
+    /// Make this many blocks so far without the table.
+    Skip(u32),
+    /// Look the next block up to fill the table, without judging it.
+    Refill,
+}
+
+/// urls(data, *, mail=False, html=None, base=None, threads=None) -> list[str]
 ///
 /// The URLs in `data`, in order: exactly the lines `urlsift FILE` prints
-/// (with `mail=True`, `urlsift --mail FILE`) for the same bytes.
+/// (with `mail=True`, `urlsift --mail FILE`; `html`, `base`: `--html`,
+/// `--no-html`, `--base`) for the same bytes.
 #[pyfunction]
-#[pyo3(signature = (data, *, mail = false, threads = None))]
+#[pyo3(signature = (data, *, mail = false, html = None, base = None, threads = None))]
 fn urls<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
     mail: bool,
+    html: Option<bool>,
+    base: Option<String>,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyList>> {
     let inp = input(data)?;
     let t = self::threads(threads)?;
+    let opts = read_options(mail, html, base)?;
     let bytes = inp.bytes();
     // The scan runs without the GIL (on this thread, or in the pool); a
     // helper thread takes the GIL for each batch it has and turns it into
     // `str` objects while the next batch is scanned, as the CLI's writer
     // thread writes while its worker scans.
-    // Each batch goes with the hashes of its URLs, computed by the scanning
-    // thread while their bytes are still in its cache.
-    let (tx, rx) = sync_channel::<(engine::UrlList, Vec<u64>)>(8);
+    let (tx, rx) = sync_channel::<engine::UrlList>(8);
     let (scanned, converted) = py.detach(|| {
         std::thread::scope(|s| {
             let conv = s.spawn(move || -> PyResult<Vec<Py<PyAny>>> {
                 let mut out = Vec::new();
                 // (A Mutex only to make the receiver Sync for `detach`.)
                 let rx = std::sync::Mutex::new(rx);
-                let next = || rx.lock().map_err(|_| ()).and_then(|r| r.recv().map_err(|_| ()));
+                let next = || {
+                    rx.lock()
+                        .map_err(|_| ())
+                        .and_then(|r| r.recv().map_err(|_| ()))
+                };
                 Python::attach(|py| {
                     let mut cache = StrCache::new();
                     // Wait for each batch without the GIL.
-                    while let Ok((batch, hashes)) = py.detach(next) {
-                        out.reserve(batch.spans.len());
-                        for (i, &h) in hashes.iter().enumerate() {
-                            if let Some(&ahead) = hashes.get(i + 8) {
-                                cache.prefetch(ahead);
-                            }
-                            cache.push(py, bytes, &batch, i, h, &mut out)?;
-                        }
+                    while let Ok(batch) = py.detach(next) {
+                        cache.convert(py, bytes, &batch, &mut out)?;
                     }
                     Ok(out)
                 })
             });
-            let scanned = engine::urls(bytes, mail, t, move |b| {
-                let hashes = (0..b.spans.len())
-                    .map(|i| StrCache::hash(b.get(bytes, i)))
-                    .collect();
+            let scanned = engine::urls(bytes, &opts, t, move |b| {
                 // A failed send: the helper stopped on an error, reported below.
-                let _ = tx.send((b, hashes));
+                let _ = tx.send(b);
             });
-            let converted = conv
-                .join()
-                .unwrap_or_else(|_| Err(InternalError::new_err("internal error: converter panicked")));
+            let converted = conv.join().unwrap_or_else(|_| {
+                Err(InternalError::new_err("internal error: converter panicked"))
+            });
             (scanned, converted)
         })
     });
-    let problems = scanned.map_err(|e| py_err(py, e))?;
+    let notes = scanned.map_err(|e| py_err(py, e))?;
     let strs = converted?;
-    warn_problems(py, problems.iter().map(|p| (String::new(), p)))?;
+    warn_notes(py, &notes)?;
     PyList::new(py, strs)
 }
 
@@ -317,6 +482,14 @@ struct Match {
     part_offset: Option<u64>,
     part_start: Option<u64>,
     part_line: Option<u64>,
+    found: Option<String>,
+    source: Option<&'static str>,
+    source_name: Option<String>,
+    warc_target_uri: Option<String>,
+    warc_record_id: Option<String>,
+    warc_date: Option<String>,
+    warc_type: Option<String>,
+    warc_offset: Option<u64>,
 }
 
 /// The JSON fields, in the CLI's order.
@@ -340,6 +513,18 @@ const FIELDS: [&str; 17] = [
     "fragment",
 ];
 
+/// The web fields (of a link found in an HTML page or a web archive).
+const WEB_FIELDS: [&str; 8] = [
+    "found",
+    "source",
+    "source_name",
+    "warc_target_uri",
+    "warc_record_id",
+    "warc_date",
+    "warc_type",
+    "warc_offset",
+];
+
 /// The mail fields (`--mail --format json`).
 const MAIL_FIELDS: [&str; 8] = [
     "message",
@@ -355,6 +540,7 @@ const MAIL_FIELDS: [&str; 8] = [
 impl From<engine::Record> for Match {
     fn from(r: engine::Record) -> Self {
         let m = r.mail;
+        let w = r.web;
         Match {
             start: r.start,
             end: r.end,
@@ -381,6 +567,14 @@ impl From<engine::Record> for Match {
             part_offset: m.as_ref().map(|m| m.part_offset),
             part_start: m.as_ref().map(|m| m.part_start),
             part_line: m.as_ref().map(|m| m.part_line),
+            found: w.as_ref().and_then(|w| w.found.clone()),
+            source: w.as_ref().map(|w| w.source),
+            source_name: w.as_ref().and_then(|w| w.source_name.clone()),
+            warc_target_uri: w.as_ref().and_then(|w| w.warc_target_uri.clone()),
+            warc_record_id: w.as_ref().and_then(|w| w.warc_record_id.clone()),
+            warc_date: w.as_ref().and_then(|w| w.warc_date.clone()),
+            warc_type: w.as_ref().and_then(|w| w.warc_type.clone()),
+            warc_offset: w.as_ref().and_then(|w| w.warc_offset),
         }
     }
 }
@@ -388,7 +582,8 @@ impl From<engine::Record> for Match {
 #[pymethods]
 impl Match {
     /// The fields as a dict, keyed and ordered as the CLI's JSON object
-    /// (without `file`; the mail fields only for mail input).
+    /// (without `file`; the mail fields only for mail input, the web fields
+    /// only for a link of an HTML page).
     fn to_dict<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(slf.py());
         for f in FIELDS {
@@ -396,6 +591,10 @@ impl Match {
         }
         if slf.get().message.is_some() {
             for f in MAIL_FIELDS {
+                d.set_item(f, slf.getattr(f)?)?;
+            }
+        } else if slf.get().source.is_some() {
+            for f in WEB_FIELDS {
                 d.set_item(f, slf.getattr(f)?)?;
             }
         }
@@ -415,22 +614,25 @@ impl Match {
     }
 }
 
-/// find(data, *, mail=False, threads=None) -> list[Match]
+/// find(data, *, mail=False, html=None, base=None, threads=None) -> list[Match]
 #[pyfunction]
-#[pyo3(signature = (data, *, mail = false, threads = None))]
+#[pyo3(signature = (data, *, mail = false, html = None, base = None, threads = None))]
 fn find<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
     mail: bool,
+    html: Option<bool>,
+    base: Option<String>,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyList>> {
     let inp = input(data)?;
     let t = self::threads(threads)?;
+    let opts = read_options(mail, html, base)?;
     let bytes = inp.bytes();
-    let (records, problems) = py
-        .detach(|| engine::find(bytes, mail, t))
+    let (records, notes) = py
+        .detach(|| engine::find(bytes, &opts, t))
         .map_err(|e| py_err(py, e))?;
-    warn_problems(py, problems.iter().map(|p| (String::new(), p)))?;
+    warn_notes(py, &notes)?;
     PyList::new(py, records.into_iter().map(Match::from))
 }
 
@@ -500,11 +702,14 @@ fn _urlsift(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(normalize, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::scan_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(files::scan_files, m)?)?;
     m.add_class::<Match>()?;
+    m.add_class::<files::FileScan>()?;
     m.add("URIError", m.py().get_type::<URIError>())?;
     m.add("InternalError", m.py().get_type::<InternalError>())?;
     m.add("MailWarning", m.py().get_type::<MailWarning>())?;
+    m.add("InputError", m.py().get_type::<InputError>())?;
+    m.add("InputWarning", m.py().get_type::<InputWarning>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
-

@@ -77,11 +77,15 @@ DATA_FILES = data_files()
 MAIL_FILES = [p for p in DATA_FILES if "/mail/" in str(p) or p.suffix in (".mbox", ".eml")]
 
 
+# Real text that is not in the repository: the machine's documentation.
+DOC = Path("/usr/share/doc")
+
+
 def held_out_text(limit: int = 24 << 20) -> bytes:
     """Real text that is not in the repository: the machine's
     /usr/share/doc (changelogs, copyright files, READMEs, HTML manuals),
     decompressed, up to `limit` bytes, in a fixed order."""
-    doc = Path("/usr/share/doc")
+    doc = DOC
     parts: list[bytes] = []
     size = 0
     if doc.is_dir():
@@ -107,3 +111,17 @@ def held_out(tmp_path_factory) -> tuple[bytes, Path]:
     path = tmp_path_factory.mktemp("held-out") / "doc.txt"
     path.write_bytes(data)
     return data, path
+
+
+def held_out_pages(limit: int = 40) -> list[Path]:
+    """HTML pages of the machine's documentation (`.html`, `.htm`; over
+    2000 bytes), in a fixed order: held out, never in the repository."""
+    pages: list[Path] = []
+    if DOC.is_dir():
+        for p in sorted(DOC.rglob("*.htm*")):
+            ok = p.suffix in (".html", ".htm") and p.is_file() and not p.is_symlink()
+            if ok and p.stat().st_size > 2000:
+                pages.append(p)
+            if len(pages) >= limit:
+                break
+    return pages

@@ -4,6 +4,7 @@ repository and on held-out real text."""
 from __future__ import annotations
 
 import json
+import random
 import warnings
 
 import pytest
@@ -147,3 +148,29 @@ def test_errors_carry_offsets():
     assert (e.value.offset, e.value.which) == (8, None)
     with pytest.raises(ValueError, match="unknown level"):
         urlsift.normalize("http://a/", "raw")
+
+
+def test_urls_with_and_without_the_str_table(cli, tmp_path):
+    """Runs of distinct URLs (made without the table of recent str objects),
+    then of repeats (looked up), then distinct URLs with non-ASCII and
+    invalid UTF-8 bytes, joined wrapped URLs (not spans of the input), and
+    repeats turning distinct: every one as the CLI prints it."""
+    rng = random.Random(5)
+    parts = [b"see http://d%d.example/%d ok\n" % (i, i) for i in range(70_000)]
+    parts += [b"<http://r%d.example/x> " % rng.randrange(50) for _ in range(200_000)]
+    parts += [b"https://\xc3\xa9.example/%d/\xff ok\n" % i for i in range(70_000)]
+    parts += [b"<URL:http://w.example/a%d\n  /b> " % (i % 7) for i in range(20_000)]
+    parts += [b"www.s.example/%d " % (i % 3) for i in range(5_000)]
+    parts += [b"www.t%d.example " % i for i in range(60_000)]
+    data = b"".join(parts)
+    p = tmp_path / "t.txt"
+    p.write_bytes(data)
+    want = cli_lines(run_cli(cli, p).stdout)
+    assert len(want) == 425_000
+    for threads in (1, 2):
+        got = urlsift.urls(data, threads=threads)
+        assert got == want
+    # Repeats share their str once the table is back in use (within 16
+    # blocks of 4096 URLs).
+    repeats = got[170_000:270_000]
+    assert len({id(u) for u in repeats}) <= 100

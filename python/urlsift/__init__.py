@@ -5,11 +5,15 @@ The scanning functions take ``bytes`` (scanned in place, never copied) or
 ``str`` (encoded as UTF-8 first), release the GIL while they work, and give
 the same result for every ``threads=`` value:
 
-- :func:`urls` -- the URLs, exactly as ``urlsift FILE`` prints them;
+- :func:`urls` -- the URLs, exactly as ``urlsift FILE`` prints them
+  (HTML pages read as pages: their links resolved, ``html=``, ``base=``);
 - :func:`find` -- each URL with its span, line and components, as
   ``urlsift --format json --normalize`` gives them;
 - :func:`scan_arrow` -- the URLs of every row of a pyarrow array, as a
-  ``pyarrow.RecordBatch``.
+  ``pyarrow.RecordBatch``;
+- :func:`scan_files` -- files and directories (gzip, zstd, mail and web
+  archives too), as the CLI reads them: an iterator of
+  ``pyarrow.RecordBatch``es with the columns of ``urlsift --format parquet``.
 
 and :func:`parse`, :func:`normalize` and :func:`resolve` work on one URI
 reference, as the ``urlsift parse``, ``normalize`` and ``resolve``
@@ -22,6 +26,9 @@ from typing import Any
 
 from . import _urlsift
 from ._urlsift import (
+    FileScan,
+    InputError,
+    InputWarning,
     InternalError,
     MailWarning,
     Match,
@@ -31,10 +38,14 @@ from ._urlsift import (
     normalize,
     parse,
     resolve,
+    scan_files,
     urls,
 )
 
 __all__ = [
+    "FileScan",
+    "InputError",
+    "InputWarning",
     "InternalError",
     "MailWarning",
     "Match",
@@ -45,6 +56,7 @@ __all__ = [
     "parse",
     "resolve",
     "scan_arrow",
+    "scan_files",
     "urls",
 ]
 

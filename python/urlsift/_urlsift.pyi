@@ -1,6 +1,9 @@
 """Type stub of the native module urlsift._urlsift (re-exported by urlsift)."""
 
-from typing import Any, Literal, Optional, Union
+import os
+from typing import Any, Iterable, Iterator, Literal, Optional, Union
+
+_Path = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 
 __version__: str
 
@@ -19,6 +22,24 @@ class InternalError(RuntimeError):
 
 class MailWarning(UserWarning):
     """A malformed message in mail input (scanned as far as it could be)."""
+
+class InputError(OSError):
+    """An input of :func:`scan_files` failed: missing, unreadable, a corrupt
+    gzip or zstd stream, a broken web archive. ``str(e)`` is the CLI's
+    message (``PATH: [at] byte N: reason``)."""
+
+    path: Optional[str]
+    """The input, as the ``file`` column names it;
+    ``None`` for a problem of a directory walk, named in ``reason``."""
+    offset: Optional[int]
+    """The byte offset the CLI names (in the decompressed stream of a gzip
+    or zstd file; in the file for a web archive), or ``None``."""
+    reason: str
+    """What went wrong."""
+
+class InputWarning(UserWarning):
+    """An input of ``scan_files(..., errors="warn")`` failed (the message is
+    :class:`InputError`'s); the scan went on with the next input."""
 
 class Match:
     """One URL found by :func:`find`: the fields of ``urlsift --format json
@@ -57,16 +78,42 @@ class Match:
     part_offset: Optional[int]
     part_start: Optional[int]
     part_line: Optional[int]
+    # For a link of an HTML page (``html=``); None otherwise.
+    found: Optional[str]
+    """The link as written in the page, where it differs from ``url``
+    (relative, with character references, with spaces)."""
+    source: Optional[Literal["text", "attribute", "header"]]
+    source_name: Optional[str]
+    """``tag@attribute`` (``a@href``, ``img@srcset``) for an attribute."""
+    warc_target_uri: Optional[str]
+    """Web archive fields: always None for ``urls``/``find`` input."""
+    warc_record_id: Optional[str]
+    warc_date: Optional[str]
+    warc_type: Optional[str]
+    warc_offset: Optional[int]
     def to_dict(self) -> dict[str, Any]:
         """The fields as the CLI's JSON object (less ``file``; mail fields
-        only for mail input), in its order."""
+        only for mail input, web fields only for a link of an HTML page), in
+        its order."""
 
 def urls(
-    data: Union[bytes, str], *, mail: bool = False, threads: Optional[int] = None
+    data: Union[bytes, str],
+    *,
+    mail: bool = False,
+    html: Optional[bool] = None,
+    base: Optional[str] = None,
+    threads: Optional[int] = None,
 ) -> list[str]:
     """The URLs in ``data``, in order: the lines ``urlsift FILE`` prints for
     the same bytes (``mail=True``: ``urlsift --mail FILE``). Invalid UTF-8 in
     a URL is kept as lone surrogates (``surrogateescape``).
+
+    ``html``: ``None`` reads ``data`` as an HTML page if its start sniffs as
+    one (as the CLI does), ``True`` always (``--html``), ``False`` never
+    (``--no-html``). A page gives its URL attributes, resolved against its
+    ``<base href>`` or ``base`` (``--base``; with neither, relative links
+    are left out), and the URLs of its text. ``html=True`` with
+    ``mail=True`` raises ``ValueError`` (mail decodes its HTML parts itself).
 
     ``threads``: at most this many threads (default: one per core, or
     ``RAYON_NUM_THREADS``); 1 scans on the calling thread (a helper thread
@@ -75,9 +122,16 @@ def urls(
     """
 
 def find(
-    data: Union[bytes, str], *, mail: bool = False, threads: Optional[int] = None
+    data: Union[bytes, str],
+    *,
+    mail: bool = False,
+    html: Optional[bool] = None,
+    base: Optional[str] = None,
+    threads: Optional[int] = None,
 ) -> list[Match]:
-    """Every URL in ``data`` with its span, line, style and components."""
+    """Every URL in ``data`` with its span, line, style and components (and
+    for a link of an HTML page, where it was found); ``mail``, ``html``,
+    ``base`` as for :func:`urls`."""
 
 def parse(url: Union[str, bytes]) -> dict[str, Any]:
     """The fields of ``urlsift parse URL``: url, valid, scheme, userinfo, host,
@@ -102,3 +156,50 @@ def resolve(base: Union[str, bytes], ref: Union[str, bytes]) -> str:
 
 def scan_arrow(array: Any, *, mail: bool = False, threads: Optional[int] = None) -> Any:
     """See :func:`urlsift.scan_arrow`."""
+
+class FileScan(Iterator[Any]):
+    """The iterator :func:`scan_files` returns: ``pyarrow.RecordBatch``es
+    of at most 8192 rows, in input order. Closing it (``close()``, the end of
+    a ``with`` block, or dropping it) stops the scan and waits for its
+    threads."""
+
+    def __iter__(self) -> "FileScan": ...
+    def __next__(self) -> Any:
+        """The next ``pyarrow.RecordBatch``. Raises :class:`InputError` at a
+        failed input (``errors="raise"``), after every row of the inputs
+        before it; the iterator is closed then."""
+    def close(self) -> None:
+        """Stop the scan and wait for its threads; the iterator ends."""
+    def __enter__(self) -> "FileScan": ...
+    def __exit__(self, *exc: object) -> bool: ...
+    @property
+    def schema(self) -> Any:
+        """The ``pyarrow.Schema`` of the batches: ``urlsift --format parquet``'s
+        (with the mail columns for ``mail=True``)."""
+    def read_all(self) -> Any:
+        """The remaining batches as one ``pyarrow.Table`` (with the schema even
+        when there are no rows)."""
+
+def scan_files(
+    paths: Union[_Path, Iterable[_Path]],
+    *,
+    mail: bool = False,
+    html: Optional[bool] = None,
+    base: Optional[str] = None,
+    threads: Optional[int] = None,
+    errors: Literal["raise", "warn"] = "raise",
+) -> FileScan:
+    """The rows ``urlsift --format parquet -o OUT PATHS...`` writes, as an
+    iterator of ``pyarrow.RecordBatch``es with the same columns and types.
+
+    ``paths``: one path or an iterable of them; directories are walked as
+    the CLI walks them. gzip and zstd files are decompressed, web archives
+    (WARC, WET) recognised by content; ``mail=True`` reads mail archives
+    (``--mail``). ``html``: which inputs are HTML pages, as for
+    :func:`urls`. ``base``: the base URI of HTML pages and of web archive
+    records without a target URI (``--base``). ``threads``: at most this
+    many threads scan
+    (default: one per core, or ``RAYON_NUM_THREADS``). ``errors``: at a
+    failed input, ``"raise"`` :class:`InputError` (after the rows of the
+    inputs before it) or ``"warn"`` (:class:`InputWarning`) and go on.
+    """

@@ -32,7 +32,7 @@ use crate::dedup::KeyLevel;
 use urlsift_core::extract::{Kind, Match};
 use urlsift_uri::UriRef;
 
-#[cfg(feature = "parquet")]
+#[cfg(feature = "arrow")]
 pub mod parquet;
 
 pub mod dedup;

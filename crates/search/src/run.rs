@@ -289,6 +289,57 @@ pub fn run_to<'o>(
     outs: Vec<Box<dyn RecordWriter + 'o>>,
     err: &mut dyn Write,
 ) -> Summary {
+    run_to_within(cfg, sources, outs, err, &|_, _, scan| scan())
+}
+
+/// How a worker of [`run_to_within`] runs: `enter(worker, workers, scan)`
+/// is called on the worker's own thread, once, with its index (from 0),
+/// the number of workers (`cfg.threads`, at most one per input), and its
+/// whole work, which `enter` must call once (a worker that does not ends
+/// the run early: no further input is claimed).
+pub type Enter<'e> = &'e (dyn Fn(usize, usize, &mut (dyn FnMut() + Send)) + Sync);
+
+/// [`run_to`], with each worker's work run inside `enter`: to choose the
+/// rayon pool that scans its inputs' chunks, messages and records (by
+/// default, the global pool), e.g. `&|i, _, scan| pools[i].install(scan)`.
+///
+/// A worker blocks while the consumer is on an earlier input, so a pool
+/// must serve one worker only: a pool thread waiting inside one worker's
+/// scan may pick up another's work and block under it, and the run then
+/// deadlocks.
+///
+/// ```
+/// use urlsift_core::extract::Extractor;
+/// use urlsift_search::input::Source;
+/// use urlsift_printer::Options;
+/// use urlsift_search::run;
+/// let dir = tempfile::tempdir().unwrap();
+/// let mut sources = Vec::new();
+/// for name in ["a.txt", "b.txt", "c.txt"] {
+///     let p = dir.path().join(name);
+///     std::fs::write(&p, format!("see http://{name}.example/")).unwrap();
+///     sources.push(Source::Path(p));
+/// }
+/// let cfg = run::Config { threads: 2, ..run::Config::new(Options::default(), Extractor::new()) };
+/// // One pool of one thread per worker: two threads scan in all.
+/// let pools: Vec<_> = (0..2)
+///     .map(|_| rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap())
+///     .collect();
+/// let (mut out, mut err) = (Vec::new(), Vec::new());
+/// let sum = run::run_to_within(&cfg, &sources, vec![Box::new(&mut out)], &mut err, &|i, n, scan| {
+///     assert_eq!(n, 2);
+///     pools[i].install(scan)
+/// });
+/// assert_eq!(out, b"http://a.txt.example/\nhttp://b.txt.example/\nhttp://c.txt.example/\n");
+/// assert_eq!(sum.found, 3);
+/// ```
+pub fn run_to_within<'o>(
+    cfg: &Config<'_>,
+    sources: &[Source],
+    outs: Vec<Box<dyn RecordWriter + 'o>>,
+    err: &mut dyn Write,
+    enter: Enter<'_>,
+) -> Summary {
     let stop = AtomicBool::new(false);
     // One worker per input at most: never more threads than there is work for.
     let threads = cfg.threads.clamp(1, sources.len().max(1));
@@ -299,9 +350,15 @@ pub fn run_to<'o>(
     let mut summary = Summary::default();
     let shards = outs.len().max(1);
     std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| {
-                worker(cfg, sources, shards, &claim, &stop);
+        for i in 0..threads {
+            let (claim, stop) = (&claim, &stop);
+            s.spawn(move || {
+                // Let go of the claim channel when the thread ends, even if
+                // `enter` never runs the work (the run then ends early).
+                let _release = Release(claim);
+                enter(i, threads, &mut || {
+                    worker(cfg, sources, shards, claim, stop)
+                });
             });
         }
         summary = consume(cfg, sources, order_rx, outs, err, &stop);
@@ -312,17 +369,18 @@ pub fn run_to<'o>(
 
 type Claim = Mutex<(usize, Option<SyncSender<(usize, Receiver<Msg>)>>)>;
 
-fn worker(cfg: &Config<'_>, sources: &[Source], shards: usize, claim: &Claim, stop: &AtomicBool) {
-    // However the worker ends (all inputs taken, stopping, or a panic),
-    // it lets go of the claim channel: once every worker has, the
-    // consumer's loop over the channels ends.
-    struct Release<'c>(&'c Claim);
-    impl Drop for Release<'_> {
-        fn drop(&mut self) {
-            self.0.lock().unwrap_or_else(|p| p.into_inner()).1 = None;
-        }
+/// However a worker ends (all inputs taken, stopping, or a panic), it lets
+/// go of the claim channel: once every worker has, the consumer's loop over
+/// the channels ends.
+struct Release<'c>(&'c Claim);
+
+impl Drop for Release<'_> {
+    fn drop(&mut self) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).1 = None;
     }
-    let _release = Release(claim);
+}
+
+fn worker(cfg: &Config<'_>, sources: &[Source], shards: usize, claim: &Claim, stop: &AtomicBool) {
     loop {
         if stop.load(Ordering::Relaxed) {
             break;
@@ -1175,4 +1233,78 @@ fn warc_batch(
         }
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use urlsift_printer::Options;
+
+    #[test]
+    fn workers_in_their_own_pools_print_what_the_global_pool_prints() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut sources = Vec::new();
+        for i in 0..12 {
+            let p = dir.path().join(format!("{i:02}.txt"));
+            // One large file, scanned in many chunks; the rest small.
+            let n = if i == 5 { 40_000 } else { 30 };
+            let text: String = (0..n)
+                .map(|k| format!("line {k} http://h{i}.example/{k} www.w{k}.example\n"))
+                .collect();
+            std::fs::write(&p, text).unwrap();
+            sources.push(Source::Path(p));
+        }
+        sources.insert(3, Source::Path(dir.path().join("missing.txt")));
+        let opts = Options {
+            format: Format::Json,
+            normalize: true,
+            ..Options::default()
+        };
+        let cfg = Config {
+            threads: 3,
+            chunk_size: 4096,
+            ..Config::new(opts, Extractor::new())
+        };
+        let (mut want, mut want_err) = (Vec::new(), Vec::new());
+        let sum = run(&cfg, &sources, &mut want, &mut want_err);
+        assert_eq!((sum.found, sum.errors), (2 * (40_000 + 11 * 30), 1));
+        let pools: Vec<_> = (0..3)
+            .map(|_| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(2)
+                    .build()
+                    .unwrap()
+            })
+            .collect();
+        let (mut got, mut got_err) = (Vec::new(), Vec::new());
+        let entered = AtomicBool::new(false);
+        let sum = run_to_within(
+            &cfg,
+            &sources,
+            vec![Box::new(&mut got)],
+            &mut got_err,
+            &|i, n, scan| {
+                assert_eq!(n, 3);
+                pools[i].install(|| {
+                    assert_eq!(rayon::current_num_threads(), 2);
+                    entered.store(true, Ordering::Relaxed);
+                    scan()
+                })
+            },
+        );
+        assert!(entered.load(Ordering::Relaxed));
+        assert_eq!((sum.found, sum.errors), (2 * (40_000 + 11 * 30), 1));
+        assert!(got == want && got_err == want_err);
+
+        // A worker that never runs its work ends the run; it never hangs.
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let sum = run_to_within(
+            &cfg,
+            &sources,
+            vec![Box::new(&mut out)],
+            &mut err,
+            &|_, _, _| {},
+        );
+        assert_eq!(sum.found, 0);
+    }
 }
