@@ -297,3 +297,78 @@ fn parquet_web_cols(path: &str) -> WebCols {
 fn parquet_web_cols(_: &str) -> WebCols {
     unreachable!("parquet is a feature of this build")
 }
+
+#[test]
+fn warc_cli_unique_count_by_and_shards_work_on_archives() {
+    // --unique, --count-by host and --shards take an archive's links as
+    // any input's URLs.
+    let (all, _, code) = run(&["--normalize", "sample.warc.gz"], None);
+    assert_eq!(code, 0);
+    let lines: Vec<&[u8]> = all
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+    let mut seen = HashSet::new();
+    let firsts: Vec<&[u8]> = lines.iter().copied().filter(|l| seen.insert(*l)).collect();
+    assert!(
+        firsts.len() > 50 && firsts.len() < lines.len(),
+        "{}",
+        firsts.len()
+    );
+    let (uniq, _, _) = run(&["--unique", "--normalize", "sample.warc.gz"], None);
+    let uniq: Vec<&[u8]> = uniq
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+    assert_eq!(uniq, firsts, "--unique: the first of each, in file order");
+
+    let (hosts, _, _) = run(&["--count-by", "host", "sample.warc.gz"], None);
+    let total: u64 = String::from_utf8(hosts)
+        .unwrap()
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap().parse::<u64>().unwrap())
+        .sum();
+    let (json, _, _) = run(&["--format", "json", "sample.warc.gz"], None);
+    let with_host = json_rows(&json)
+        .iter()
+        .filter(|r| r["host"].as_str().is_some_and(|h| !h.is_empty()))
+        .count();
+    assert!(with_host > 100 && with_host < lines.len(), "{with_host}");
+    assert_eq!(
+        total, with_host as u64,
+        "--count-by host: every link with a non-empty host"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("shards");
+    let (_, err, code) = run(
+        &[
+            "--shards",
+            "3",
+            "--unique",
+            "--normalize",
+            "-o",
+            out.to_str().unwrap(),
+            "sample.warc.gz",
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    let mut sharded = Vec::new();
+    for i in 0..3 {
+        let p = out.join(format!("part-{i:05}.txt"));
+        let text = std::fs::read(&p).unwrap_or_else(|e| panic!("{p:?}: {e}"));
+        sharded.extend(
+            text.split(|&b| b == b'\n')
+                .filter(|l| !l.is_empty())
+                .map(<[u8]>::to_vec),
+        );
+    }
+    sharded.sort();
+    let mut want: Vec<Vec<u8>> = firsts.iter().map(|l| l.to_vec()).collect();
+    want.sort();
+    assert_eq!(
+        sharded, want,
+        "the shards hold the distinct links once each"
+    );
+}

@@ -65,10 +65,13 @@ def cli_json(out: bytes) -> list[dict]:
 
 
 def data_files() -> list[Path]:
+    """The repository's test data and datasets; not datasets/generated/,
+    where benchmarks leave corpora of hundreds of MiB (not committed)."""
     files = []
+    generated = ROOT / "datasets" / "generated"
     for top in ("tests/data", "datasets"):
         for p in sorted((ROOT / top).rglob("*")):
-            if p.is_file():
+            if p.is_file() and generated not in p.parents:
                 files.append(p)
     return files
 
