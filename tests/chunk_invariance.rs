@@ -216,3 +216,69 @@ fn stream_long_run_without_stops() {
     hay.extend_from_slice(b" <http://b.example/\n c> end");
     assert_eq!(streamed(&hay, 100, 64, vec![777]), with_lines(&hay));
 }
+
+/// `scan_segments_map` over `hay` on a pool of `threads`: each chunk's
+/// matches as (start, end, url, line), lines 0 unless counted.
+fn mapped(
+    hay: &[u8],
+    (target, chunk, threads): (usize, usize, usize),
+    count_lines: bool,
+    stop_after: Option<usize>,
+) -> Vec<(usize, usize, Vec<u8>, u64)> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    let mut v = Vec::new();
+    let mut taken = 0;
+    pool.install(|| {
+        urlsift_core::parallel::scan_segments_map(
+            &Extractor::new(),
+            hay,
+            target,
+            chunk,
+            count_lines,
+            |c| {
+                let with = c.matches_with_lines();
+                let without = c.matches().map(|m| (m, 0));
+                let all: Vec<_> = if count_lines {
+                    with.map(|(m, l)| (m.start, m.end, m.url.to_vec(), l))
+                        .collect()
+                } else {
+                    without
+                        .map(|(m, l)| (m.start, m.end, m.url.to_vec(), l))
+                        .collect()
+                };
+                assert!(all.first().is_none_or(|f| c.start <= f.0));
+                all
+            },
+            |part| {
+                v.extend(part);
+                taken += 1;
+                stop_after.is_none_or(|n| taken < n)
+            },
+            |_| true,
+        )
+    });
+    v
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(if std::env::var("CI").is_ok() { 1000 } else { 250 }))]
+
+    /// The chunks' work on the pool (with and without lines, stitched or
+    /// not) sees exactly the sequential matches, in order, for every
+    /// segment and chunk size and thread count.
+    #[test]
+    fn segments_map_any_chunking(ix in prop::collection::vec(0usize..1000, 0..300), target in 1usize..2000, chunk in 1usize..300, threads in 1usize..=4, lines in any::<bool>()) {
+        let hay = build(&ix);
+        let mut want = with_lines(&hay);
+        if !lines {
+            want.iter_mut().for_each(|w| w.3 = 0);
+        }
+        prop_assert_eq!(mapped(&hay, (target, chunk, threads), lines, None), want.clone());
+        // Stopping after the first result gives a prefix.
+        let first = mapped(&hay, (target, chunk, threads), lines, Some(1));
+        prop_assert_eq!(&want[..first.len()], &first[..]);
+    }
+}

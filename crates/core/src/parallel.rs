@@ -449,11 +449,20 @@ pub fn scan_segments_map<'h, T: Send>(
 ) {
     let mut lines = LineCounter::default();
     let mut floor = 0;
+    let mut spare = Vec::new();
     for seg in segments(ex.classifier(), hay, target) {
         let mut go = true;
         floor = seg.scan(hay, floor, |h, s, e, f| {
             let counter = count_lines.then_some(&mut lines);
-            let (f, g) = map_range(ex, h, (s, e, f), chunk_size, 0, counter, &map, &mut each);
+            let (f, g) = map_range(
+                ex,
+                h,
+                (s, e, f),
+                (chunk_size, 0),
+                counter,
+                (&map, &mut each),
+                &mut spare,
+            );
             go = g;
             f
         });
@@ -465,17 +474,19 @@ pub fn scan_segments_map<'h, T: Send>(
 
 /// The matches of `hay[start..end]` from `floor` (as [`scan_range`]), in
 /// chunks mapped in parallel; returns the floor after the range, and false
-/// if `each` asked to stop.
-#[allow(clippy::too_many_arguments)]
+/// if `each` asked to stop. `spare` holds emptied match vectors, reused
+/// from one call to the next.
 fn map_range<'h, T: Send>(
     ex: &Extractor,
     hay: &'h [u8],
     (start, end, floor): (usize, usize, usize),
-    chunk_size: usize,
-    base: u64,
+    (chunk_size, base): (usize, u64),
     mut lines: Option<&mut LineCounter>,
-    map: &(impl Fn(Chunk<'_, 'h>) -> T + Sync),
-    each: &mut impl FnMut(T) -> bool,
+    (map, each): (
+        &(impl Fn(Chunk<'_, 'h>) -> T + Sync),
+        &mut impl FnMut(T) -> bool,
+    ),
+    spare: &mut Vec<Vec<RawMatch<'h>>>,
 ) -> (usize, bool) {
     let end = end.min(hay.len());
     if start >= end {
@@ -536,85 +547,197 @@ fn map_range<'h, T: Send>(
     }
     let bounds = cuts_from(&ex.classifier(), &hay[..end], start, chunk_size);
     let chunks: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
-    // One chunk per thread at a time: each chunk's matches are held until
-    // its work is done (`scan_range` holds two per thread only until they
-    // are stitched).
-    let batch = rayon::current_num_threads().max(1);
-    let count = lines.is_some();
-    let mut floor = floor;
-    for group in chunks.chunks(batch) {
-        let outs: Vec<ChunkOut<'h>> = group
+    // The line at each chunk's start, when lines are counted: the chunks'
+    // newlines are counted in parallel and added up in order. The chunks'
+    // bounds do not depend on the scan, so this comes first.
+    let starts: Option<Vec<u64>> = lines.map(|l| {
+        let counts: Vec<u64> = chunks
             .par_iter()
-            .map(|&(b, e)| scan_chunk(ex, hay, b, e))
+            .map(|&(b, e)| memchr::memchr_iter(b'\n', &hay[b..e]).count() as u64)
             .collect();
-        let mut stitched = Vec::with_capacity(group.len());
-        for (&(b, e), out) in group.iter().zip(outs) {
-            let (f, raws) = stitch_raws(ex, hay, b, e, floor, out);
-            floor = f;
-            stitched.push((b, raws));
+        let mut line = l.line_at(hay, start);
+        let starts = counts
+            .iter()
+            .map(|n| {
+                line += n;
+                line - n
+            })
+            .collect();
+        *l = LineCounter { pos: end, line };
+        starts
+    });
+    // One chunk per thread in a group: each group's matches are held until
+    // its work is done.
+    // The groups are a pipeline: while one group is stitched and handed on
+    // (here), the next group is scanned on the pool, so no thread waits
+    // for the slowest chunk of a group. Two groups are held at most.
+    //
+    // A chunk's first units are mapped in the task that scanned it, while
+    // its text and matches are in that core's cache, as if its start needed
+    // no stitching (see [`stitch_raws`]); in the rare case it does, the
+    // stitched matches are mapped again.
+    let batch = rayon::current_num_threads().max(1);
+    let mut groups = chunks.chunks(batch).enumerate();
+    let mut floor = floor;
+    let mut pending: Option<Pending<'_, 'h, T>> = None;
+    loop {
+        let next = groups.next().map(|(i, g)| {
+            let first = i * batch;
+            let lines = starts.as_ref().map(|v| &v[first..first + g.len()]);
+            (g, lines)
+        });
+        let mut scanned: Option<Vec<Scanned<'h, T>>> = None;
+        let mut go = true;
+        // The match vectors of the groups before, emptied, are reused: a
+        // chunk's matches are not written to fresh memory.
+        let bufs: Vec<Vec<RawMatch<'h>>> = (0..next.map_or(0, |g| g.0.len()))
+            .map(|_| spare.pop().unwrap_or_default())
+            .collect();
+        rayon::in_place_scope(|s| {
+            if let Some((group, group_lines)) = next {
+                let slot = &mut scanned;
+                s.spawn(move |_| {
+                    let scan = |(i, (&(b, e), buf)): (usize, _)| {
+                        let out = scan_chunk_into(ex, hay, b, e, buf);
+                        let line = group_lines.map(|v| v[i]);
+                        let units = units_of(hay, b, line, &out.raws);
+                        // Each unit its own task, so an idle thread can take
+                        // one from a chunk denser than the others.
+                        let mapped = units[..units.len().min(SPEC_UNITS)]
+                            .par_iter()
+                            .map(|&u| map_unit(hay, base, u, map))
+                            .collect();
+                        (out, mapped)
+                    };
+                    *slot = Some(group.par_iter().zip(bufs).enumerate().map(scan).collect());
+                });
+            }
+            if let Some((group, group_lines, outs)) = pending.take() {
+                let spare = &mut *spare;
+                let at = (&mut floor, group_lines);
+                go = map_group(ex, (hay, base), group, outs, at, (map, each), spare);
+            }
+        });
+        if !go {
+            return (floor, false);
         }
-        // The work is done on units of at most `UNIT` matches, a wave of
-        // two per thread at a time: what a wave makes (a chunk's formatted
-        // records can be many times its size) is handed on before the next.
-        // A unit starts at its chunk's start or at its first match.
-        let mut units = Vec::new();
-        for (b, raws) in &stitched {
-            let mut at = *b;
-            for (i, part) in raws.chunks(UNIT).enumerate() {
-                if i > 0 {
-                    at = part[0].m.start.max(at);
-                }
-                units.push((at, 1, part));
+        match (next, scanned) {
+            (Some((group, group_lines)), Some(outs)) => {
+                pending = Some((group, group_lines, outs));
             }
-        }
-        if count {
-            // Each unit's line: the newlines between unit starts, counted in
-            // parallel, added up in order.
-            let (group_start, group_end) = (group[0].0, group[group.len() - 1].1);
-            let starts: Vec<usize> = std::iter::once(group_start)
-                .chain(units.iter().map(|u| u.0))
-                .chain(std::iter::once(group_end))
-                .collect();
-            let gaps: Vec<u64> = starts
-                .par_windows(2)
-                .map(|w| memchr::memchr_iter(b'\n', &hay[w[0]..w[1]]).count() as u64)
-                .collect();
-            let mut line = line_at(&mut lines, group_start);
-            for (u, gap) in units.iter_mut().zip(&gaps) {
-                line += gap;
-                u.1 = line;
-            }
-            line += gaps[gaps.len() - 1];
-            if let Some(l) = lines.as_deref_mut() {
-                // The group's newlines are counted: skip them.
-                *l = LineCounter {
-                    pos: group_end,
-                    line,
-                };
-            }
-        }
-        for wave in units.chunks(2 * batch) {
-            let results: Vec<T> = wave
-                .par_iter()
-                .map(|&(at, line, raws)| {
-                    map(Chunk {
-                        hay,
-                        base,
-                        start: at,
-                        line,
-                        raws,
-                        known: &[],
-                    })
-                })
-                .collect();
-            for t in results {
-                if !each(t) {
-                    return (floor, false);
-                }
-            }
+            _ => break,
         }
     }
     (floor, true)
+}
+
+/// Units of one chunk mapped in the task that scanned it, at most: what
+/// they make is held until the chunk's turn (the rest of a chunk very
+/// dense in URLs is mapped then, a wave at a time).
+const SPEC_UNITS: usize = 2;
+
+/// A chunk as its parallel task left it: its matches (before stitching),
+/// and what `map` made of its first units.
+type Scanned<'h, T> = (ChunkOut<'h>, Vec<T>);
+
+/// A group of chunks (their bounds, and the lines at their starts when
+/// lines are counted) and what their tasks left.
+type Pending<'g, 'h, T> = (&'g [(usize, usize)], Option<&'g [u64]>, Vec<Scanned<'h, T>>);
+
+/// One unit of work: where it starts, the line there (1 when lines are not
+/// counted), and its matches.
+type Unit<'a, 'h> = (usize, u64, &'a [RawMatch<'h>]);
+
+/// The units of one chunk's matches: at most [`UNIT`] matches each; a unit
+/// starts at the chunk's start `b` or at its first match. `line` is the
+/// line at `b`, when lines are counted.
+fn units_of<'a, 'h>(
+    hay: &[u8],
+    b: usize,
+    line: Option<u64>,
+    raws: &'a [RawMatch<'h>],
+) -> Vec<Unit<'a, 'h>> {
+    let mut counter = line.map(|line| LineCounter { pos: b, line });
+    let mut at = b;
+    raws.chunks(UNIT)
+        .enumerate()
+        .map(|(i, part)| {
+            if i > 0 {
+                at = part[0].m.start.max(at);
+            }
+            let line = counter.as_mut().map_or(1, |c| c.line_at(hay, at));
+            (at, line, part)
+        })
+        .collect()
+}
+
+/// `map` over one unit.
+fn map_unit<'h, T>(
+    hay: &'h [u8],
+    base: u64,
+    (at, line, raws): Unit<'_, 'h>,
+    map: &impl Fn(Chunk<'_, 'h>) -> T,
+) -> T {
+    map(Chunk {
+        hay,
+        base,
+        start: at,
+        line,
+        raws,
+        known: &[],
+    })
+}
+
+/// Stitch one scanned group of chunks (from `floor`, which moves past it)
+/// and hand what `map` makes of its matches to `each`, in order; false if
+/// `each` asked to stop. A chunk's results from its task are used when
+/// stitching left its matches as they were; its other units are mapped
+/// here, in parallel waves of two per thread.
+fn map_group<'h, T: Send>(
+    ex: &Extractor,
+    (hay, base): (&'h [u8], u64),
+    group: &[(usize, usize)],
+    outs: Vec<Scanned<'h, T>>,
+    (floor, lines): (&mut usize, Option<&[u64]>),
+    (map, each): (
+        &(impl Fn(Chunk<'_, 'h>) -> T + Sync),
+        &mut impl FnMut(T) -> bool,
+    ),
+    spare: &mut Vec<Vec<RawMatch<'h>>>,
+) -> bool {
+    let threads = rayon::current_num_threads().max(1);
+    let mut stitched = Vec::with_capacity(group.len());
+    let mut ready = Vec::with_capacity(group.len());
+    for (&(b, e), (out, mapped)) in group.iter().zip(outs) {
+        let (f, raws, kept) = stitch_raws(ex, hay, b, e, *floor, out);
+        *floor = f;
+        ready.push(if kept { mapped } else { Vec::new() });
+        stitched.push((b, raws));
+    }
+    for (i, ((b, raws), mapped)) in stitched.iter().zip(ready).enumerate() {
+        let done = mapped.len();
+        if !mapped.into_iter().all(&mut *each) {
+            return false;
+        }
+        if raws.len() <= done * UNIT {
+            continue; // every unit was mapped in its task
+        }
+        let units = units_of(hay, *b, lines.map(|v| v[i]), raws);
+        for wave in units[done..].chunks(2 * threads) {
+            let results: Vec<T> = wave
+                .par_iter()
+                .map(|&u| map_unit(hay, base, u, map))
+                .collect();
+            if !results.into_iter().all(&mut *each) {
+                return false;
+            }
+        }
+    }
+    spare.extend(stitched.into_iter().map(|(_, mut raws)| {
+        raws.clear();
+        raws
+    }));
+    true
 }
 
 /// [`scan`] restricted to the candidates in `hay[start..end]`, starting from
@@ -668,7 +791,17 @@ pub fn scan_range<'h>(
 }
 
 fn scan_chunk<'h>(ex: &Extractor, hay: &'h [u8], b: usize, e: usize) -> ChunkOut<'h> {
-    let mut raws = Vec::new();
+    scan_chunk_into(ex, hay, b, e, Vec::new())
+}
+
+/// [`scan_chunk`] into `raws` (empty; its room is reused).
+fn scan_chunk_into<'h>(
+    ex: &Extractor,
+    hay: &'h [u8],
+    b: usize,
+    e: usize,
+    mut raws: Vec<RawMatch<'h>>,
+) -> ChunkOut<'h> {
     let spec_floor = b.saturating_sub(MAX_LOOK_BEHIND);
     let (floor, _) = ex.scan_raw(hay, b, e, spec_floor, |_, _| true, |r| raws.push(r));
     ChunkOut { raws, floor }
@@ -776,7 +909,16 @@ pub fn scan_reader_map<R: Read, T: Send>(
     mut each: impl FnMut(T) -> bool,
 ) -> io::Result<u64> {
     read_blocks(ex, r, block_size, count_lines, |hay, range, base, lines| {
-        map_range(ex, hay, range, chunk_size, base, lines, &map, &mut each)
+        let (map, each) = (&map, &mut each);
+        map_range(
+            ex,
+            hay,
+            range,
+            (chunk_size, base),
+            lines,
+            (map, each),
+            &mut Vec::new(),
+        )
     })
 }
 
@@ -880,8 +1022,9 @@ fn scan_block(
 }
 
 /// One chunk's matches given the true `floor` before it, with their
-/// bookkeeping, and the floor after it. In the usual case (the true floor is
-/// low enough) they are the parallel pass's own vector, moved, not copied.
+/// bookkeeping, the floor after it, and whether the matches are those the
+/// parallel pass found. In the usual case (the true floor is low enough)
+/// they are the parallel pass's own vector, moved, not copied.
 fn stitch_raws<'h>(
     ex: &Extractor,
     hay: &'h [u8],
@@ -889,10 +1032,10 @@ fn stitch_raws<'h>(
     e: usize,
     floor: usize,
     out: ChunkOut<'h>,
-) -> (usize, Vec<RawMatch<'h>>) {
+) -> (usize, Vec<RawMatch<'h>>, bool) {
     let spec_floor = b.saturating_sub(MAX_LOOK_BEHIND);
     if floor <= spec_floor {
-        return (out.floor, out.raws);
+        return (out.floor, out.raws, true);
     }
     // Re-scan the chunk's start with the true floor until both scans agree
     // on everything after, and put the few matches it gives in place of the
@@ -915,14 +1058,21 @@ fn stitch_raws<'h>(
         },
         |r| fixed.push(r),
     );
+    let same = |a: &[RawMatch<'h>], b: &[RawMatch<'h>]| {
+        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.m == y.m)
+    };
     match stopped {
         Some(c) => {
             let mut raws = out.raws;
             let keep = raws.partition_point(|r| r.anchor < c);
+            let kept = same(&fixed, &raws[..keep]);
             raws.splice(..keep, fixed);
-            (out.floor, raws)
+            (out.floor, raws, kept)
         }
-        None => (new_floor, fixed),
+        None => {
+            let kept = same(&fixed, &out.raws);
+            (new_floor, fixed, kept)
+        }
     }
 }
 
@@ -936,7 +1086,7 @@ fn stitch<'h>(
     out: ChunkOut<'h>,
     sink: &mut impl FnMut(Match<'h>),
 ) -> usize {
-    let (floor, raws) = stitch_raws(ex, hay, b, e, floor, out);
+    let (floor, raws, _) = stitch_raws(ex, hay, b, e, floor, out);
     for r in raws {
         sink(r.m);
     }
