@@ -593,6 +593,29 @@ fn output_identical_for_threads_and_chunk_sizes() {
     assert_eq!(f.stdout, s.stdout);
 }
 
+/// A file big enough to be mapped, scanned in many segments (whose pages
+/// are let go as the scan passes them), gives what its stream gives.
+#[test]
+fn mapped_file_gives_what_its_stream_gives() {
+    let big = generated(40_000);
+    assert!(big.len() > 1 << 20);
+    let d = tree(&[("big.txt", &big)]);
+    for args in [
+        &["-j1", "--chunk-size", "20000"][..],
+        &["-j2", "--chunk-size", "20000"],
+        &["-j3", "--chunk-size", "65536", "-n", "-b"],
+        &["-j2"],
+    ] {
+        let mut a = args.to_vec();
+        a.push("big.txt");
+        let f = run_in(&a, b"", Some(d.path()));
+        let s = run(args, &big);
+        assert_eq!(code(&f), 0, "{}", stderr(&f));
+        assert!(f.stdout.len() > 1 << 19);
+        assert!(f.stdout == s.stdout, "{args:?}");
+    }
+}
+
 // ---------- ISA ----------
 
 #[test]

@@ -32,6 +32,46 @@ impl Deref for Data {
     }
 }
 
+impl Data {
+    /// Say that `range` of a mapped file will not be read again: the pages
+    /// wholly inside it are unmapped from this process now (with
+    /// `MADV_DONTNEED`), so that closing a large map at the end of a scan
+    /// does not unmap them all at once, on one thread. Bytes read in memory
+    /// are kept. Reading the range again is still correct: the pages come
+    /// back from the file.
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let path = dir.path().join("big.txt");
+    /// std::fs::write(&path, b"see http://a.example/ ".repeat(100_000)).unwrap();
+    /// let data = urlsift_search::input::map_file(&std::fs::File::open(&path).unwrap()).unwrap();
+    /// data.done_with(0..data.len() / 2);
+    /// assert!(data.starts_with(b"see http://a.example/"));
+    /// ```
+    pub fn done_with(&self, range: std::ops::Range<usize>) {
+        #[cfg(unix)]
+        if let Data::Mapped(m) = self {
+            // SAFETY: sysconf has no preconditions.
+            let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) })
+                .unwrap_or(4096)
+                .max(1);
+            let start = range.start.div_ceil(page) * page;
+            let end = range.end.min(m.len()) / page * page;
+            if start < end {
+                // SAFETY: the map is shared and read-only, so its pages hold
+                // no changes of ours to lose: a later read maps them again
+                // from the file (the hazard of a file changed by another
+                // process is that of the map itself, see `map_file`).
+                let _ = unsafe {
+                    m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start)
+                };
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = range;
+    }
+}
+
 /// Files smaller than this are read rather than mapped: a map costs more
 /// than a read for small files.
 const MAP_MIN: u64 = 1 << 20;

@@ -45,7 +45,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
-use crate::input::{Opened, Source};
+use crate::input::{Data, Opened, Source};
 use crate::web::record_links;
 use urlsift_core::extract::{Extractor, Match};
 use urlsift_core::parallel::{self, LineCounter};
@@ -903,10 +903,15 @@ fn scan_source(
     end(emit.count, true, error, mail_like);
 }
 
+/// Bytes before the end of a segment kept mapped when the segment is done
+/// with: the next segment's scan may look back into them.
+const RELEASE_MARGIN: usize = 64 << 10;
+
 /// Scan a whole (mapped) file in segments of a few batches of chunks
 /// ([`parallel::scan_segments`]), so a stop request is seen within one
 /// segment; the result is that of one scan over the whole file.
-fn scan_whole(cfg: &Config<'_>, data: &[u8], emit: &mut Emit<'_>, stop: &AtomicBool) {
+fn scan_whole(cfg: &Config<'_>, whole: &Data, emit: &mut Emit<'_>, stop: &AtomicBool) {
+    let data: &[u8] = whole;
     let ex = &cfg.extractor;
     let seg = 2usize
         .saturating_mul(cfg.threads.max(1))
@@ -923,19 +928,40 @@ fn scan_whole(cfg: &Config<'_>, data: &[u8], emit: &mut Emit<'_>, stop: &AtomicB
         // Each chunk's records are formatted on the pool, in parallel; this
         // thread only sends the batches on, in input order.
         let (file, plan) = (emit.former.file, emit.former.plan);
-        parallel::scan_segments_map(
-            ex,
-            data,
-            seg,
-            cfg.chunk_size,
-            uses_line,
-            |chunk| format_chunk(Former::new(cfg, file, plan), chunk, uses_line),
-            |batch| emit.take(batch) && !stop.load(Ordering::Relaxed),
-            |n| {
-                progress(n);
-                !stop.load(Ordering::Relaxed)
-            },
-        );
+        // The pages of each segment done with are let go (a segment's
+        // records are formatted, so its text is not read again but for a
+        // little look-behind): the map's resident pages stay few, and they
+        // are not all unmapped at once, on one thread, when it is closed.
+        // With more than one thread, on the pool while the next segment is
+        // scanned.
+        let pool = rayon::current_num_threads() > 1;
+        let (mut pos, mut released) = (0, 0);
+        rayon::in_place_scope(|s| {
+            parallel::scan_segments_map(
+                ex,
+                data,
+                seg,
+                cfg.chunk_size,
+                uses_line,
+                |chunk| format_chunk(Former::new(cfg, file, plan), chunk, uses_line),
+                |batch| emit.take(batch) && !stop.load(Ordering::Relaxed),
+                |n| {
+                    progress(n);
+                    pos += n;
+                    let to = pos.saturating_sub(RELEASE_MARGIN);
+                    if to > released {
+                        let from = released;
+                        if pool {
+                            s.spawn(move |_| whole.done_with(from..to));
+                        } else {
+                            whole.done_with(from..to);
+                        }
+                        released = to;
+                    }
+                    !stop.load(Ordering::Relaxed)
+                },
+            );
+        });
         return;
     }
     let mut lines = LineCounter::default();
