@@ -282,3 +282,46 @@ proptest! {
         prop_assert_eq!(&want[..first.len()], &first[..]);
     }
 }
+
+/// A chunk's work that panics ends the scan with that panic, on a pool's
+/// thread or outside the pool, never a hang.
+#[test]
+fn a_panicking_chunk_ends_the_scan() {
+    let hay = build(&(0..20_000).collect::<Vec<_>>());
+    for threads in [0, 2, 4] {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let hay = hay.clone();
+        std::thread::spawn(move || {
+            let half = hay.len() / 2;
+            let scan = || {
+                urlsift_core::parallel::scan_segments_map(
+                    &Extractor::new(),
+                    &hay,
+                    8192,
+                    512,
+                    threads == 4,
+                    |c| {
+                        assert!(c.start < half, "a bug in a chunk's work");
+                        c.matches().len()
+                    },
+                    |_| true,
+                    |_| true,
+                )
+            };
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                if threads == 0 {
+                    scan(); // the global pool, from outside it
+                } else {
+                    let pool = rayon::ThreadPoolBuilder::new()
+                        .num_threads(threads)
+                        .build()
+                        .unwrap();
+                    pool.install(scan);
+                }
+            }));
+            tx.send(r.is_err()).unwrap();
+        });
+        let died = rx.recv_timeout(std::time::Duration::from_secs(120));
+        assert_eq!(died, Ok(true), "threads {threads}");
+    }
+}

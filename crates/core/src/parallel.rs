@@ -566,83 +566,99 @@ fn map_range<'h, T: Send>(
         *l = LineCounter { pos: end, line };
         starts
     });
-    // One chunk per thread in a group: each group's matches are held until
-    // its work is done.
-    // The groups are a pipeline: while one group is stitched and handed on
-    // (here), the next group is scanned on the pool, so no thread waits
-    // for the slowest chunk of a group. Two groups are held at most.
+    // The chunks are a pipeline, with no barrier: up to two per thread are
+    // in flight on the pool while this thread takes their results in
+    // order, stitches each to the one before and hands it on. Each chunk's
+    // matches are held until it is handed on.
     //
     // A chunk's first units are mapped in the task that scanned it, while
     // its text and matches are in that core's cache, as if its start needed
-    // no stitching (see [`stitch_raws`]); in the rare case it does, the
+    // no stitching (see [`stitch_raws`]); in the rare case it did, the
     // stitched matches are mapped again.
-    let batch = rayon::current_num_threads().max(1);
-    let mut groups = chunks.chunks(batch).enumerate();
+    let threads = rayon::current_num_threads().max(1);
+    let window = 2 * threads;
     let mut floor = floor;
-    let mut pending: Option<Pending<'_, 'h, T>> = None;
-    loop {
-        let next = groups.next().map(|(i, g)| {
-            let first = i * batch;
-            let lines = starts.as_ref().map(|v| &v[first..first + g.len()]);
-            (g, lines)
-        });
-        let mut scanned: Option<Vec<Scanned<'h, T>>> = None;
-        let mut go = true;
-        // The match vectors of the groups before, emptied, are reused: a
-        // chunk's matches are not written to fresh memory.
-        let bufs: Vec<Vec<RawMatch<'h>>> = (0..next.map_or(0, |g| g.0.len()))
-            .map(|_| spare.pop().unwrap_or_default())
-            .collect();
-        rayon::in_place_scope(|s| {
-            if let Some((group, group_lines)) = next {
-                let slot = &mut scanned;
+    let mut go = true;
+    rayon::in_place_scope(|s| {
+        let mut in_flight = std::collections::VecDeque::with_capacity(window);
+        let mut next = 0;
+        for (i, &(b, e)) in chunks.iter().enumerate() {
+            while next < chunks.len() && next < i + window {
+                let (cb, ce) = chunks[next];
+                let line = starts.as_ref().map(|v| v[next]);
+                // The match vectors of the chunks before, emptied, are
+                // reused: a chunk's matches are not written to fresh memory.
+                let buf = spare.pop().unwrap_or_default();
+                let (tx, rx) = std::sync::mpsc::sync_channel(1);
                 s.spawn(move |_| {
-                    let scan = |(i, (&(b, e), buf)): (usize, _)| {
-                        let out = scan_chunk_into(ex, hay, b, e, buf);
-                        let line = group_lines.map(|v| v[i]);
-                        let units = units_of(hay, b, line, &out.raws);
-                        // Each unit its own task, so an idle thread can take
-                        // one from a chunk denser than the others.
-                        let mapped = units[..units.len().min(SPEC_UNITS)]
-                            .par_iter()
-                            .map(|&u| map_unit(hay, base, u, map))
-                            .collect();
-                        (out, mapped)
-                    };
-                    *slot = Some(group.par_iter().zip(bufs).enumerate().map(scan).collect());
+                    let out = scan_chunk_into(ex, hay, cb, ce, buf);
+                    let units = units_of(hay, cb, line, &out.raws);
+                    // Each unit its own task, so an idle thread can take one
+                    // from a chunk denser than the others.
+                    let mapped: Vec<T> = units[..units.len().min(SPEC_UNITS)]
+                        .par_iter()
+                        .map(|&u| map_unit(hay, base, u, map))
+                        .collect();
+                    let _ = tx.send((out, mapped));
                 });
+                in_flight.push_back(rx);
+                next += 1;
             }
-            if let Some((group, group_lines, outs)) = pending.take() {
-                let spare = &mut *spare;
-                let at = (&mut floor, group_lines);
-                go = map_group(ex, (hay, base), group, outs, at, (map, each), spare);
+            let Some((out, mapped)) = in_flight.pop_front().and_then(|rx| wait(&rx)) else {
+                // The task died: its panic ends the scope.
+                go = false;
+                return;
+            };
+            let (f, raws, kept) = stitch_raws(ex, hay, b, e, floor, out);
+            floor = f;
+            let at = (b, starts.as_ref().map(|v| v[i]), &raws[..]);
+            let ok = if kept {
+                let done = mapped.len();
+                mapped.into_iter().all(&mut *each) && map_rest(hay, base, at, done, (map, each))
+            } else {
+                map_rest(hay, base, at, 0, (map, each))
+            };
+            if !ok {
+                go = false;
+                return;
             }
-        });
-        if !go {
-            return (floor, false);
+            let mut raws = raws;
+            raws.clear();
+            spare.push(raws);
         }
-        match (next, scanned) {
-            (Some((group, group_lines)), Some(outs)) => {
-                pending = Some((group, group_lines, outs));
+    });
+    (floor, go)
+}
+
+/// The result of a task of this pipeline: `None` if it died without one.
+/// On a pool thread, other work is done while waiting.
+fn wait<R>(rx: &std::sync::mpsc::Receiver<R>) -> Option<R> {
+    use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
+    loop {
+        match rx.try_recv() {
+            Ok(r) => return Some(r),
+            Err(TryRecvError::Disconnected) => return None,
+            Err(TryRecvError::Empty) => {}
+        }
+        match rayon::yield_now() {
+            Some(rayon::Yield::Executed) => continue,
+            // Not a pool thread: nothing else to do here.
+            None => return rx.recv().ok(),
+            Some(rayon::Yield::Idle) => {
+                match rx.recv_timeout(std::time::Duration::from_micros(50)) {
+                    Ok(r) => return Some(r),
+                    Err(RecvTimeoutError::Disconnected) => return None,
+                    Err(RecvTimeoutError::Timeout) => {}
+                }
             }
-            _ => break,
         }
     }
-    (floor, true)
 }
 
 /// Units of one chunk mapped in the task that scanned it, at most: what
 /// they make is held until the chunk's turn (the rest of a chunk very
 /// dense in URLs is mapped then, a wave at a time).
 const SPEC_UNITS: usize = 2;
-
-/// A chunk as its parallel task left it: its matches (before stitching),
-/// and what `map` made of its first units.
-type Scanned<'h, T> = (ChunkOut<'h>, Vec<T>);
-
-/// A group of chunks (their bounds, and the lines at their starts when
-/// lines are counted) and what their tasks left.
-type Pending<'g, 'h, T> = (&'g [(usize, usize)], Option<&'g [u64]>, Vec<Scanned<'h, T>>);
 
 /// One unit of work: where it starts, the line there (1 when lines are not
 /// counted), and its matches.
@@ -688,55 +704,33 @@ fn map_unit<'h, T>(
     })
 }
 
-/// Stitch one scanned group of chunks (from `floor`, which moves past it)
-/// and hand what `map` makes of its matches to `each`, in order; false if
-/// `each` asked to stop. A chunk's results from its task are used when
-/// stitching left its matches as they were; its other units are mapped
-/// here, in parallel waves of two per thread.
-fn map_group<'h, T: Send>(
-    ex: &Extractor,
-    (hay, base): (&'h [u8], u64),
-    group: &[(usize, usize)],
-    outs: Vec<Scanned<'h, T>>,
-    (floor, lines): (&mut usize, Option<&[u64]>),
+/// `map` over the units of one stitched chunk (at `b`, the line there when
+/// counted, its matches) from unit `done` on, in parallel waves of two per
+/// thread, handed to `each` in order; false if `each` asked to stop.
+fn map_rest<'h, T: Send>(
+    hay: &'h [u8],
+    base: u64,
+    (b, line, raws): (usize, Option<u64>, &[RawMatch<'h>]),
+    done: usize,
     (map, each): (
         &(impl Fn(Chunk<'_, 'h>) -> T + Sync),
         &mut impl FnMut(T) -> bool,
     ),
-    spare: &mut Vec<Vec<RawMatch<'h>>>,
 ) -> bool {
-    let threads = rayon::current_num_threads().max(1);
-    let mut stitched = Vec::with_capacity(group.len());
-    let mut ready = Vec::with_capacity(group.len());
-    for (&(b, e), (out, mapped)) in group.iter().zip(outs) {
-        let (f, raws, kept) = stitch_raws(ex, hay, b, e, *floor, out);
-        *floor = f;
-        ready.push(if kept { mapped } else { Vec::new() });
-        stitched.push((b, raws));
+    if raws.len() <= done * UNIT {
+        return true; // every unit is mapped
     }
-    for (i, ((b, raws), mapped)) in stitched.iter().zip(ready).enumerate() {
-        let done = mapped.len();
-        if !mapped.into_iter().all(&mut *each) {
+    let threads = rayon::current_num_threads().max(1);
+    let units = units_of(hay, b, line, raws);
+    for wave in units[done..].chunks(2 * threads) {
+        let results: Vec<T> = wave
+            .par_iter()
+            .map(|&u| map_unit(hay, base, u, map))
+            .collect();
+        if !results.into_iter().all(&mut *each) {
             return false;
         }
-        if raws.len() <= done * UNIT {
-            continue; // every unit was mapped in its task
-        }
-        let units = units_of(hay, *b, lines.map(|v| v[i]), raws);
-        for wave in units[done..].chunks(2 * threads) {
-            let results: Vec<T> = wave
-                .par_iter()
-                .map(|&u| map_unit(hay, base, u, map))
-                .collect();
-            if !results.into_iter().all(&mut *each) {
-                return false;
-            }
-        }
     }
-    spare.extend(stitched.into_iter().map(|(_, mut raws)| {
-        raws.clear();
-        raws
-    }));
     true
 }
 
