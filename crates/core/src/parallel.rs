@@ -622,9 +622,14 @@ fn map_range<'h, T: Send>(
                 go = false;
                 return;
             }
-            let mut raws = raws;
-            raws.clear();
-            spare.push(raws);
+            // Kept for reuse: as many vectors as are in flight, and none
+            // grown past what ordinary text needs (text dense in URLs
+            // frees its large vectors rather than hold them).
+            if spare.len() < window && raws.capacity() <= SPARE_MAX {
+                let mut raws = raws;
+                raws.clear();
+                spare.push(raws);
+            }
         }
     });
     (floor, go)
@@ -654,6 +659,9 @@ fn wait<R>(rx: &std::sync::mpsc::Receiver<R>) -> Option<R> {
         }
     }
 }
+
+/// The most matches a reused match vector holds room for.
+const SPARE_MAX: usize = 8 * UNIT;
 
 /// Units of one chunk mapped in the task that scanned it, at most: what
 /// they make is held until the chunk's turn (the rest of a chunk very
