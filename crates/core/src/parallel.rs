@@ -449,7 +449,7 @@ pub fn scan_segments_map<'h, T: Send>(
 ) {
     let mut lines = LineCounter::default();
     let mut floor = 0;
-    let mut spare = Vec::new();
+    let mut reuse = (Vec::new(), true);
     for seg in segments(ex.classifier(), hay, target) {
         let mut go = true;
         floor = seg.scan(hay, floor, |h, s, e, f| {
@@ -461,7 +461,7 @@ pub fn scan_segments_map<'h, T: Send>(
                 (chunk_size, 0),
                 counter,
                 (&map, &mut each),
-                &mut spare,
+                (&mut reuse.0, &mut reuse.1),
             );
             go = g;
             f
@@ -475,7 +475,8 @@ pub fn scan_segments_map<'h, T: Send>(
 /// The matches of `hay[start..end]` from `floor` (as [`scan_range`]), in
 /// chunks mapped in parallel; returns the floor after the range, and false
 /// if `each` asked to stop. `spare` holds emptied match vectors, reused
-/// from one call to the next.
+/// from one call to the next, and `dense` whether the last chunk was so
+/// dense in URLs that smaller chunks are cut.
 fn map_range<'h, T: Send>(
     ex: &Extractor,
     hay: &'h [u8],
@@ -486,7 +487,7 @@ fn map_range<'h, T: Send>(
         &(impl Fn(Chunk<'_, 'h>) -> T + Sync),
         &mut impl FnMut(T) -> bool,
     ),
-    spare: &mut Vec<Vec<RawMatch<'h>>>,
+    (spare, dense): (&mut Vec<Vec<RawMatch<'h>>>, &mut bool),
 ) -> (usize, bool) {
     let end = end.min(hay.len());
     if start >= end {
@@ -545,7 +546,12 @@ fn map_range<'h, T: Send>(
         line_at(&mut lines, end);
         return (floor, go.get());
     }
-    let bounds = cuts_from(&ex.classifier(), &hay[..end], start, chunk_size);
+    let size = if *dense {
+        (chunk_size / 4).max(1)
+    } else {
+        chunk_size
+    };
+    let bounds = cuts_from(&ex.classifier(), &hay[..end], start, size);
     let chunks: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
     // The line at each chunk's start, when lines are counted: the chunks'
     // newlines are counted in parallel and added up in order. The chunks'
@@ -575,6 +581,11 @@ fn map_range<'h, T: Send>(
     // its text and matches are in that core's cache, as if its start needed
     // no stitching (see [`stitch_raws`]); in the rare case it did, the
     // stitched matches are mapped again.
+    //
+    // On text so dense in URLs that a chunk of `chunk_size` would hold more
+    // matches than a reused vector has room for ([`SPARE_MAX`]), the chunks
+    // are a quarter of that size: such a chunk's matches take several times
+    // its bytes. A run starts so, until a chunk shows the text is not dense.
     let threads = rayon::current_num_threads().max(1);
     let window = 2 * threads;
     let mut floor = floor;
@@ -622,6 +633,7 @@ fn map_range<'h, T: Send>(
                 go = false;
                 return;
             }
+            *dense = raws.len().saturating_mul(chunk_size) > SPARE_MAX.saturating_mul(e - b);
             // Kept for reuse: as many vectors as are in flight, and none
             // grown past what ordinary text needs (text dense in URLs
             // frees its large vectors rather than hold them).
@@ -910,6 +922,7 @@ pub fn scan_reader_map<R: Read, T: Send>(
     map: impl Fn(Chunk<'_, '_>) -> T + Sync,
     mut each: impl FnMut(T) -> bool,
 ) -> io::Result<u64> {
+    let mut dense = true;
     read_blocks(ex, r, block_size, count_lines, |hay, range, base, lines| {
         let (map, each) = (&map, &mut each);
         map_range(
@@ -919,7 +932,7 @@ pub fn scan_reader_map<R: Read, T: Send>(
             (chunk_size, base),
             lines,
             (map, each),
-            &mut Vec::new(),
+            (&mut Vec::new(), &mut dense),
         )
     })
 }
