@@ -243,8 +243,13 @@ struct ScanArgs {
     /// this for files that may change during the run.
     #[arg(long)]
     no_mmap: bool,
-    /// Bytes per parallel chunk (for tests; the output never depends on it).
-    #[arg(long, value_name = "BYTES", default_value_t = urlsift_core::parallel::DEFAULT_CHUNK_SIZE)]
+    /// Size of a parallel chunk, e.g. 64K or 2M (for tests; the output never depends on it).
+    #[arg(
+        long,
+        value_name = "SIZE",
+        value_parser = parse_size,
+        default_value_t = urlsift_core::parallel::DEFAULT_CHUNK_SIZE
+    )]
     chunk_size: usize,
 }
 
@@ -873,7 +878,7 @@ fn open_outputs(
 }
 
 /// Parse a size such as `256M`, `1G`, `512KiB` or `1000000` (bytes; K, M, G
-/// and T are powers of 1024), for `--max-memory`.
+/// and T are powers of 1024), for `--max-memory` and `--chunk-size`.
 fn parse_size(s: &str) -> Result<usize, String> {
     let t = s.trim();
     let t = t

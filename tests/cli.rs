@@ -593,6 +593,21 @@ fn output_identical_for_threads_and_chunk_sizes() {
     assert_eq!(f.stdout, s.stdout);
 }
 
+/// `--chunk-size` takes sizes as `--max-memory` does.
+#[test]
+fn chunk_size_takes_suffixed_sizes() {
+    let text = generated(3000);
+    let bytes = run(&["-j2", "--chunk-size", "1024"], &text);
+    assert_eq!(code(&bytes), 0, "{}", stderr(&bytes));
+    for size in ["1K", "1KiB", "1k"] {
+        let o = run(&["-j2", "--chunk-size", size], &text);
+        assert_eq!(o.stdout, bytes.stdout, "{size}");
+    }
+    let bad = run(&["--chunk-size", "lots"], &text);
+    assert_eq!(code(&bad), 2);
+    assert!(stderr(&bad).contains("--chunk-size"), "{}", stderr(&bad));
+}
+
 /// A file big enough to be mapped, scanned in many segments (whose pages
 /// are let go as the scan passes them), gives what its stream gives.
 #[test]
