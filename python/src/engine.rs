@@ -302,27 +302,6 @@ pub struct Notes {
     pub html_cut: Option<usize>,
 }
 
-/// The 1-based lines of offsets into one text that mostly go forward (an
-/// HTML page's links, in document order): counted from the last offset,
-/// or again from the start should one go back (as the CLI counts them).
-#[derive(Default)]
-struct Lines {
-    pos: usize,
-    line: u64,
-}
-
-impl Lines {
-    fn at(&mut self, hay: &[u8], at: usize) -> u64 {
-        let at = at.min(hay.len());
-        if at < self.pos || self.line == 0 {
-            (self.pos, self.line) = (0, 1);
-        }
-        self.line += memchr::memchr_iter(b'\n', &hay[self.pos..at]).count() as u64;
-        self.pos = at;
-        self.line
-    }
-}
-
 /// Scan an HTML document as the CLI scans an HTML file: its links
 /// ([`web::html_document_links`], against `base`), with their lines when
 /// `lines`, to `sink` in document order. Past [`web::MAX_HTML`] bytes it
@@ -343,7 +322,7 @@ fn scan_html(
         memchr::memrchr(b'\n', &data[..cap]).map_or(cap, |p| p + 1)
     };
     let (page, tail) = data.split_at(cut);
-    let mut counter = Lines::default();
+    let mut counter = web::Lines::default();
     web::html_document_links(page, base, |m, w| {
         let line = if lines { counter.at(page, m.start) } else { 0 };
         sink(m, line, Some(w));

@@ -1046,7 +1046,7 @@ fn scan_html(
     };
     let (page, tail) = doc.split_at(cut);
     let uses_line = emit.former.uses_line();
-    let mut lines = Lines { pos: 0, line: 1 };
+    let mut lines = crate::web::Lines::default();
     crate::web::html_document_links(page, cfg.base.as_deref(), |m, web| {
         let line = if uses_line {
             lines.at(page, m.start)
@@ -1088,28 +1088,6 @@ fn scan_html(
     match res {
         Err(e) if !emit.stopped() => Some(format!("{name}: {e}")),
         _ => None,
-    }
-}
-
-/// The 1-based lines of offsets into one text that go forward (an HTML
-/// page's links, in document order): one newline count from the last
-/// offset to the next; should an offset go back, counted again from the
-/// start.
-struct Lines {
-    pos: usize,
-    line: u64,
-}
-
-impl Lines {
-    fn at(&mut self, hay: &[u8], at: usize) -> u64 {
-        let at = at.min(hay.len());
-        if at < self.pos {
-            (self.pos, self.line) = (0, 1);
-        }
-        let newlines = memchr::memchr_iter(b'\n', hay.get(self.pos..at).unwrap_or_default());
-        self.line += newlines.count() as u64;
-        self.pos = at;
-        self.line
     }
 }
 

@@ -46,6 +46,43 @@ pub fn is_html(head: &[u8]) -> bool {
     urlsift_warc::sniff_html(head)
 }
 
+/// The 1-based lines of offsets into one text that mostly go forward (an
+/// HTML page's links, in document order): one newline count from the last
+/// offset to the next; should an offset go back, counted again from the
+/// start.
+///
+/// ```
+/// let page = b"a\nb\nc";
+/// let mut lines = urlsift_search::web::Lines::default();
+/// assert_eq!(lines.at(page, 4), 3);
+/// assert_eq!(lines.at(page, 2), 2);
+/// ```
+#[derive(Debug)]
+pub struct Lines {
+    pos: usize,
+    line: u64,
+}
+
+impl Default for Lines {
+    fn default() -> Self {
+        Lines { pos: 0, line: 1 }
+    }
+}
+
+impl Lines {
+    /// The line of `hay[at]` (`at` past the end: the last line).
+    pub fn at(&mut self, hay: &[u8], at: usize) -> u64 {
+        let at = at.min(hay.len());
+        if at < self.pos {
+            (self.pos, self.line) = (0, 1);
+        }
+        let newlines = memchr::memchr_iter(b'\n', hay.get(self.pos..at).unwrap_or_default());
+        self.line += newlines.count() as u64;
+        self.pos = at;
+        self.line
+    }
+}
+
 /// The links of the HTML document `html`, in document order: its URL
 /// attributes (`href`, `src`, `action`, `srcset`, ... see
 /// [`urlsift_warc::html_links`]) resolved (RFC 3986 5.2) against the first
