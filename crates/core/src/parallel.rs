@@ -31,6 +31,7 @@
 //! assert_eq!(seq, par);
 //! ```
 
+use std::collections::VecDeque;
 use std::io::{self, Read};
 
 use rayon::prelude::*;
@@ -447,29 +448,66 @@ pub fn scan_segments_map<'h, T: Send>(
     mut each: impl FnMut(T) -> bool,
     mut between: impl FnMut(usize) -> bool,
 ) {
-    let mut lines = LineCounter::default();
-    let mut floor = 0;
-    let mut reuse = (Vec::new(), true);
-    for seg in segments(ex.classifier(), hay, target) {
-        let mut go = true;
-        floor = seg.scan(hay, floor, |h, s, e, f| {
-            let counter = count_lines.then_some(&mut lines);
-            let (f, g) = map_range(
-                ex,
-                h,
-                (s, e, f),
-                (chunk_size, 0),
-                counter,
-                (&map, &mut each),
-                (&mut reuse.0, &mut reuse.1),
-            );
-            go = g;
-            f
-        });
-        if !go || !between(seg.end - seg.start) {
-            return;
+    if hay.len() <= chunk_size || rayon::current_num_threads() <= 1 {
+        // One chunk, or one thread: each segment is scanned on this thread.
+        let mut lines = LineCounter::default();
+        let mut floor = 0;
+        let mut reuse = (Vec::new(), true);
+        for seg in segments(ex.classifier(), hay, target) {
+            let mut go = true;
+            floor = seg.scan(hay, floor, |h, s, e, f| {
+                let counter = count_lines.then_some(&mut lines);
+                let (f, g) = map_range(
+                    ex,
+                    h,
+                    (s, e, f),
+                    (chunk_size, 0),
+                    counter,
+                    (&map, &mut each),
+                    (&mut reuse.0, &mut reuse.1),
+                );
+                go = g;
+                f
+            });
+            if !go || !between(seg.end - seg.start) {
+                return;
+            }
         }
+        return;
     }
+    // One pipeline over every segment: the chunks of the next segment are
+    // cut while those of the one before are in flight, so the pool never
+    // waits at a segment's end.
+    let c = ex.classifier();
+    let mut segs = segments(c, hay, target);
+    let mut lines = LineCounter::default();
+    pipeline(
+        ex,
+        hay,
+        (0, 0),
+        |dense| {
+            let seg = segs.next()?;
+            // A scan reads nothing at or past a forced cut.
+            let limit = if seg.forced { seg.end } else { hay.len() };
+            let counter = count_lines.then_some(&mut lines);
+            let mut jobs = chunk_jobs(
+                &c,
+                &hay[..limit],
+                (seg.start, seg.end),
+                chunk_size,
+                dense,
+                counter,
+            );
+            if let Some(last) = jobs.back_mut() {
+                last.ends = Some(seg);
+            }
+            Some(jobs)
+        },
+        (&map, &mut each),
+        |seg| between(seg.end - seg.start),
+        (&mut Vec::new(), &mut true),
+        chunk_size,
+    );
 }
 
 /// The matches of `hay[start..end]` from `floor` (as [`scan_range`]), in
@@ -546,16 +584,66 @@ fn map_range<'h, T: Send>(
         line_at(&mut lines, end);
         return (floor, go.get());
     }
-    let size = if *dense {
+    let mut range = Some((start, end));
+    pipeline(
+        ex,
+        hay,
+        (floor, base),
+        |dense| {
+            let range = range.take()?;
+            Some(chunk_jobs(
+                &ex.classifier(),
+                &hay[..end],
+                range,
+                chunk_size,
+                dense,
+                lines.as_deref_mut(),
+            ))
+        },
+        (map, each),
+        |_| true,
+        (spare, dense),
+        chunk_size,
+    )
+}
+
+/// One chunk of a [`pipeline`]: `hay[b..e]`, scanned in `hay[..limit]`.
+#[derive(Debug)]
+struct Job {
+    /// The scan reads nothing at or past `limit` (a forced cut).
+    limit: usize,
+    b: usize,
+    e: usize,
+    /// The line at `b`, when lines are counted.
+    line: Option<u64>,
+    /// The segment this chunk ends, if it is the segment's last.
+    ends: Option<Segment>,
+}
+
+/// The chunks of `hay[start..end]` (cut in `hay`, whose end is the scan's
+/// limit), of `chunk_size` bytes, or a quarter of that on text `dense` in
+/// URLs; with `lines`, each with the line at its start (the chunks'
+/// newlines are counted in parallel and added up in order; the counter
+/// moves to `end`).
+fn chunk_jobs(
+    c: &Classifier,
+    hay: &[u8],
+    (start, end): (usize, usize),
+    chunk_size: usize,
+    dense: bool,
+    lines: Option<&mut LineCounter>,
+) -> VecDeque<Job> {
+    let size = if dense {
         (chunk_size / 4).max(1)
     } else {
         chunk_size
     };
-    let bounds = cuts_from(&ex.classifier(), &hay[..end], start, size);
+    let limit = hay.len();
+    let end = end.min(limit);
+    let bounds = cuts_from(c, &hay[..end], start, size);
     let chunks: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
-    // The line at each chunk's start, when lines are counted: the chunks'
-    // newlines are counted in parallel and added up in order. The chunks'
-    // bounds do not depend on the scan, so this comes first.
+    // The chunks' bounds do not depend on the scan, so the lines at their
+    // starts come first.
     let starts: Option<Vec<u64>> = lines.map(|l| {
         let counts: Vec<u64> = chunks
             .par_iter()
@@ -572,6 +660,40 @@ fn map_range<'h, T: Send>(
         *l = LineCounter { pos: end, line };
         starts
     });
+    chunks
+        .iter()
+        .enumerate()
+        .map(|(i, &(b, e))| Job {
+            limit,
+            b,
+            e,
+            line: starts.as_ref().map(|v| v[i]),
+            ends: None,
+        })
+        .collect()
+}
+
+/// The chunks `produce(dense)` gives, batch after batch until it gives
+/// `None`, scanned and mapped in parallel (see [`scan_segments_map`]),
+/// from `floor`; `ends(segment)` is called after the last chunk of a
+/// segment (one that [`Job::ends`]) is handed on, and returns false to
+/// stop. Returns the floor after the last chunk, and false if the run was
+/// asked to stop. `spare` holds emptied match vectors, reused, and `dense`
+/// whether the last chunk was so dense in URLs that smaller chunks are cut.
+#[allow(clippy::too_many_arguments)]
+fn pipeline<'h, T: Send>(
+    ex: &Extractor,
+    hay: &'h [u8],
+    (floor, base): (usize, u64),
+    mut produce: impl FnMut(bool) -> Option<VecDeque<Job>>,
+    (map, each): (
+        &(impl Fn(Chunk<'_, 'h>) -> T + Sync),
+        &mut impl FnMut(T) -> bool,
+    ),
+    mut ends: impl FnMut(&Segment) -> bool,
+    (spare, dense): (&mut Vec<Vec<RawMatch<'h>>>, &mut bool),
+    chunk_size: usize,
+) -> (usize, bool) {
     // The chunks are a pipeline, with no barrier: up to two per thread are
     // in flight on the pool while this thread takes their results in
     // order, stitches each to the one before and hands it on. Each chunk's
@@ -591,43 +713,53 @@ fn map_range<'h, T: Send>(
     let mut floor = floor;
     let mut go = true;
     rayon::in_place_scope(|s| {
-        let mut in_flight = std::collections::VecDeque::with_capacity(window);
-        let mut next = 0;
-        for (i, &(b, e)) in chunks.iter().enumerate() {
-            while next < chunks.len() && next < i + window {
-                let (cb, ce) = chunks[next];
-                let line = starts.as_ref().map(|v| v[next]);
+        let mut queued: VecDeque<Job> = VecDeque::new();
+        let mut in_flight = VecDeque::with_capacity(window);
+        let mut more = true;
+        loop {
+            while in_flight.len() < window {
+                if queued.is_empty() && more {
+                    match produce(*dense) {
+                        Some(jobs) => queued = jobs,
+                        None => more = false,
+                    }
+                }
+                let Some(job) = queued.pop_front() else { break };
+                let (h, cb, ce, line) = (&hay[..job.limit], job.b, job.e, job.line);
                 // The match vectors of the chunks before, emptied, are
                 // reused: a chunk's matches are not written to fresh memory.
                 let buf = spare.pop().unwrap_or_default();
                 let (tx, rx) = std::sync::mpsc::sync_channel(1);
                 s.spawn(move |_| {
-                    let out = scan_chunk_into(ex, hay, cb, ce, buf);
-                    let units = units_of(hay, cb, line, &out.raws);
+                    let out = scan_chunk_into(ex, h, cb, ce, buf);
+                    let units = units_of(h, cb, line, &out.raws);
                     // Each unit its own task, so an idle thread can take one
                     // from a chunk denser than the others.
                     let mapped: Vec<T> = units[..units.len().min(SPEC_UNITS)]
                         .par_iter()
-                        .map(|&u| map_unit(hay, base, u, map))
+                        .map(|&u| map_unit(h, base, u, map))
                         .collect();
                     let _ = tx.send((out, mapped));
                 });
-                in_flight.push_back(rx);
-                next += 1;
+                in_flight.push_back((job, rx));
             }
-            let Some((out, mapped)) = in_flight.pop_front().and_then(|rx| wait(&rx)) else {
+            let Some((job, rx)) = in_flight.pop_front() else {
+                break;
+            };
+            let Some((out, mapped)) = wait(&rx) else {
                 // The task died: its panic ends the scope.
                 go = false;
                 return;
             };
-            let (f, raws, kept) = stitch_raws(ex, hay, b, e, floor, out);
+            let (h, b, e) = (&hay[..job.limit], job.b, job.e);
+            let (f, raws, kept) = stitch_raws(ex, h, b, e, floor, out);
             floor = f;
-            let at = (b, starts.as_ref().map(|v| v[i]), &raws[..]);
+            let at = (b, job.line, &raws[..]);
             let ok = if kept {
                 let done = mapped.len();
-                mapped.into_iter().all(&mut *each) && map_rest(hay, base, at, done, (map, each))
+                mapped.into_iter().all(&mut *each) && map_rest(h, base, at, done, (map, each))
             } else {
-                map_rest(hay, base, at, 0, (map, each))
+                map_rest(h, base, at, 0, (map, each))
             };
             if !ok {
                 go = false;
@@ -641,6 +773,15 @@ fn map_range<'h, T: Send>(
                 let mut raws = raws;
                 raws.clear();
                 spare.push(raws);
+            }
+            if let Some(seg) = job.ends {
+                if seg.forced {
+                    floor = floor.max(seg.end);
+                }
+                if !ends(&seg) {
+                    go = false;
+                    return;
+                }
             }
         }
     });
