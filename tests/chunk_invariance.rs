@@ -325,3 +325,29 @@ fn a_panicking_chunk_ends_the_scan() {
         assert_eq!(died, Ok(true), "threads {threads}");
     }
 }
+
+/// Runs with no cut point for more than `MAX_RUN` bytes end segments at
+/// forced cuts, and the chunks of the segments after them are in flight
+/// at once: every thread count, segment and chunk size gives what one
+/// thread gives, lines included.
+#[test]
+fn segments_map_across_forced_cuts() {
+    let run = urlsift_core::parallel::MAX_RUN;
+    let mut hay = build(&(0..3000).collect::<Vec<_>>());
+    hay.extend_from_slice(b"see http://run.example/");
+    hay.extend(std::iter::repeat_n(b'x', 2 * run + 12_345));
+    hay.extend_from_slice(b" <http://after.example/\n  wrapped> ");
+    hay.extend("\u{4e00}http://cjk.example/".repeat(run / 20).as_bytes());
+    hay.extend(build(&(0..3000).rev().collect::<Vec<_>>()));
+    let want = mapped(&hay, (1 << 20, 1 << 20, 1), true, None);
+    assert!(want.iter().any(|m| m.2 == b"http://after.example/wrapped"));
+    for (target, chunk) in [(64 << 10, 4096), (1 << 20, 300_000), (16 << 20, 1 << 20)] {
+        for threads in [2, 3] {
+            let got = mapped(&hay, (target, chunk, threads), true, None);
+            assert!(
+                got == want,
+                "target {target} chunk {chunk} threads {threads}"
+            );
+        }
+    }
+}
