@@ -321,8 +321,10 @@ struct ChunkOut<'h> {
 
 /// Scan `hay` in chunks of about `chunk_size` bytes on the current rayon pool,
 /// and hand every match to `sink` in input order. The result is identical to
-/// [`Extractor::scan`] over the whole buffer. Memory held at once is bounded
-/// by a batch of chunks (two per thread), not by the input size.
+/// [`Extractor::scan`] over the whole buffer. The chunks are a pipeline,
+/// two per thread in flight while the matches of those before are handed
+/// on, so memory held at once is bounded by those chunks, not by the
+/// input size.
 pub fn scan<'h>(ex: &Extractor, hay: &'h [u8], chunk_size: usize, sink: impl FnMut(Match<'h>)) {
     let target = 4 * rayon::current_num_threads().max(1) * chunk_size.max(1);
     scan_segments(ex, hay, target, chunk_size, sink, |_| true);
@@ -339,14 +341,65 @@ pub fn scan_segments<'h>(
     mut sink: impl FnMut(Match<'h>),
     mut between: impl FnMut(usize) -> bool,
 ) {
-    let mut floor = 0;
-    for seg in segments(ex.classifier(), hay, target) {
-        floor = seg.scan(hay, floor, |h, s, e, f| {
-            scan_range(ex, h, s, e, f, chunk_size, &mut sink)
-        });
-        if !between(seg.end - seg.start) {
-            return;
+    if hay.len() <= chunk_size || rayon::current_num_threads() <= 1 {
+        let mut floor = 0;
+        for seg in segments(ex.classifier(), hay, target) {
+            floor = seg.scan(hay, floor, |h, s, e, f| {
+                scan_range(ex, h, s, e, f, chunk_size, &mut sink)
+            });
+            if !between(seg.end - seg.start) {
+                return;
+            }
         }
+        return;
+    }
+    pipeline(
+        ex,
+        hay,
+        (0, 0),
+        segment_jobs(ex.classifier(), hay, target, chunk_size, false),
+        (&no_map, 0),
+        |_, _, raws, _| {
+            raws.drain(..).for_each(|r| sink(r.m));
+            true
+        },
+        |seg| between(seg.end - seg.start),
+        (&mut Vec::new(), &mut true),
+        chunk_size,
+    );
+}
+
+/// The work of a [`pipeline`] that maps no units in its tasks.
+fn no_map(_: Chunk<'_, '_>) {}
+
+/// The chunks of each segment of `hay` ([`segments`]) in turn, as a
+/// [`pipeline`]'s `produce`; with `count_lines`, with their lines.
+fn segment_jobs(
+    c: Classifier,
+    hay: &[u8],
+    target: usize,
+    chunk_size: usize,
+    count_lines: bool,
+) -> impl FnMut(bool) -> Option<VecDeque<Job>> + '_ {
+    let mut segs = segments(c, hay, target);
+    let mut lines = LineCounter::default();
+    move |dense| {
+        let seg = segs.next()?;
+        // A scan reads nothing at or past a forced cut.
+        let limit = if seg.forced { seg.end } else { hay.len() };
+        let counter = count_lines.then_some(&mut lines);
+        let mut jobs = chunk_jobs(
+            &c,
+            &hay[..limit],
+            (seg.start, seg.end),
+            chunk_size,
+            dense,
+            counter,
+        );
+        if let Some(last) = jobs.back_mut() {
+            last.ends = Some(seg);
+        }
+        Some(jobs)
     }
 }
 
@@ -478,36 +531,40 @@ pub fn scan_segments_map<'h, T: Send>(
     // One pipeline over every segment: the chunks of the next segment are
     // cut while those of the one before are in flight, so the pool never
     // waits at a segment's end.
-    let c = ex.classifier();
-    let mut segs = segments(c, hay, target);
-    let mut lines = LineCounter::default();
     pipeline(
         ex,
         hay,
         (0, 0),
-        |dense| {
-            let seg = segs.next()?;
-            // A scan reads nothing at or past a forced cut.
-            let limit = if seg.forced { seg.end } else { hay.len() };
-            let counter = count_lines.then_some(&mut lines);
-            let mut jobs = chunk_jobs(
-                &c,
-                &hay[..limit],
-                (seg.start, seg.end),
-                chunk_size,
-                dense,
-                counter,
-            );
-            if let Some(last) = jobs.back_mut() {
-                last.ends = Some(seg);
-            }
-            Some(jobs)
-        },
-        (&map, &mut each),
+        segment_jobs(ex.classifier(), hay, target, chunk_size, count_lines),
+        (&map, SPEC_UNITS),
+        hand_on(&map, &mut each, 0),
         |seg| between(seg.end - seg.start),
         (&mut Vec::new(), &mut true),
         chunk_size,
     );
+}
+
+/// What a chunk's task mapped (its first units), and whether those are
+/// the units of its stitched matches.
+type Mapped<T> = (Vec<T>, bool);
+
+/// A [`pipeline`]'s `hand_on` for `map`'s results: a chunk's units
+/// mapped in its task go to `each` when it kept them, and its other units
+/// are mapped ([`map_rest`]) and follow.
+fn hand_on<'a, 'h, T: Send>(
+    map: &'a (impl Fn(Chunk<'_, 'h>) -> T + Sync),
+    each: &'a mut impl FnMut(T) -> bool,
+    base: u64,
+) -> impl FnMut(&'h [u8], &Job, &mut Vec<RawMatch<'h>>, Mapped<T>) -> bool + 'a {
+    move |h, job, raws, (mapped, kept)| {
+        let at = (job.b, job.line, &raws[..]);
+        if kept {
+            let done = mapped.len();
+            mapped.into_iter().all(&mut *each) && map_rest(h, base, at, done, (map, &mut *each))
+        } else {
+            map_rest(h, base, at, 0, (map, &mut *each))
+        }
+    }
 }
 
 /// The matches of `hay[start..end]` from `floor` (as [`scan_range`]), in
@@ -593,14 +650,15 @@ fn map_range<'h, T: Send>(
             let range = range.take()?;
             Some(chunk_jobs(
                 &ex.classifier(),
-                &hay[..end],
+                hay,
                 range,
                 chunk_size,
                 dense,
                 lines.as_deref_mut(),
             ))
         },
-        (map, each),
+        (map, SPEC_UNITS),
+        hand_on(map, each, base),
         |_| true,
         (spare, dense),
         chunk_size,
@@ -674,11 +732,17 @@ fn chunk_jobs(
 }
 
 /// The chunks `produce(dense)` gives, batch after batch until it gives
-/// `None`, scanned and mapped in parallel (see [`scan_segments_map`]),
-/// from `floor`; `ends(segment)` is called after the last chunk of a
-/// segment (one that [`Job::ends`]) is handed on, and returns false to
-/// stop. Returns the floor after the last chunk, and false if the run was
-/// asked to stop. `spare` holds emptied match vectors, reused, and `dense`
+/// `None`, scanned in parallel from `floor` and stitched in order. In each
+/// chunk's task, its first `spec` units are mapped with `map` (see
+/// [`scan_segments_map`]); `hand_on(hay, job, raws, (mapped, kept))`
+/// then takes the stitched matches (it may take them out of `raws`) on
+/// this thread, in order, `kept` telling whether the units mapped are
+/// those of the stitched matches; it returns false to stop. `ends(segment)`
+/// is called after the last chunk of a segment (one that [`Job::ends`]),
+/// and returns false to stop.
+///
+/// Returns the floor after the last chunk, and false if the run was asked
+/// to stop. `spare` holds emptied match vectors, reused, and `dense`
 /// whether the last chunk was so dense in URLs that smaller chunks are cut.
 #[allow(clippy::too_many_arguments)]
 fn pipeline<'h, T: Send>(
@@ -686,10 +750,8 @@ fn pipeline<'h, T: Send>(
     hay: &'h [u8],
     (floor, base): (usize, u64),
     mut produce: impl FnMut(bool) -> Option<VecDeque<Job>>,
-    (map, each): (
-        &(impl Fn(Chunk<'_, 'h>) -> T + Sync),
-        &mut impl FnMut(T) -> bool,
-    ),
+    (map, spec): (&(impl Fn(Chunk<'_, 'h>) -> T + Sync), usize),
+    mut hand_on: impl FnMut(&'h [u8], &Job, &mut Vec<RawMatch<'h>>, Mapped<T>) -> bool,
     mut ends: impl FnMut(&Segment) -> bool,
     (spare, dense): (&mut Vec<Vec<RawMatch<'h>>>, &mut bool),
     chunk_size: usize,
@@ -732,13 +794,17 @@ fn pipeline<'h, T: Send>(
                 let (tx, rx) = std::sync::mpsc::sync_channel(1);
                 s.spawn(move |_| {
                     let out = scan_chunk_into(ex, h, cb, ce, buf);
-                    let units = units_of(h, cb, line, &out.raws);
-                    // Each unit its own task, so an idle thread can take one
-                    // from a chunk denser than the others.
-                    let mapped: Vec<T> = units[..units.len().min(SPEC_UNITS)]
-                        .par_iter()
-                        .map(|&u| map_unit(h, base, u, map))
-                        .collect();
+                    let mapped: Vec<T> = if spec == 0 {
+                        Vec::new()
+                    } else {
+                        // Each unit its own task, so an idle thread can
+                        // take one from a chunk denser than the others.
+                        let units = units_of(h, cb, line, &out.raws);
+                        units[..units.len().min(spec)]
+                            .par_iter()
+                            .map(|&u| map_unit(h, base, u, map))
+                            .collect()
+                    };
                     let _ = tx.send((out, mapped));
                 });
                 in_flight.push_back((job, rx));
@@ -752,25 +818,17 @@ fn pipeline<'h, T: Send>(
                 return;
             };
             let (h, b, e) = (&hay[..job.limit], job.b, job.e);
-            let (f, raws, kept) = stitch_raws(ex, h, b, e, floor, out);
+            let (f, mut raws, kept) = stitch_raws(ex, h, b, e, floor, out);
             floor = f;
-            let at = (b, job.line, &raws[..]);
-            let ok = if kept {
-                let done = mapped.len();
-                mapped.into_iter().all(&mut *each) && map_rest(h, base, at, done, (map, each))
-            } else {
-                map_rest(h, base, at, 0, (map, each))
-            };
-            if !ok {
+            *dense = raws.len().saturating_mul(chunk_size) > SPARE_MAX.saturating_mul(e - b);
+            if !hand_on(h, &job, &mut raws, (mapped, kept)) {
                 go = false;
                 return;
             }
-            *dense = raws.len().saturating_mul(chunk_size) > SPARE_MAX.saturating_mul(e - b);
             // Kept for reuse: as many vectors as are in flight, and none
             // grown past what ordinary text needs (text dense in URLs
             // frees its large vectors rather than hold them).
             if spare.len() < window && raws.capacity() <= SPARE_MAX {
-                let mut raws = raws;
                 raws.clear();
                 spare.push(raws);
             }
@@ -919,37 +977,36 @@ pub fn scan_range<'h>(
         // A small input is checked first, so it never starts the pool.
         return ex.scan(hay, start, end, floor, sink);
     }
-    let bounds = cuts_from(&ex.classifier(), &hay[..end], start, chunk_size);
-    let chunks: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
-    // Two chunks per thread at a time: each holds its matches until it is
-    // stitched, so this bounds memory (about 5 bytes of matches per byte of
-    // URL-dense text).
-    let batch = 2 * rayon::current_num_threads().max(1);
-    let mut floor = floor;
-    for group in chunks.chunks(batch) {
-        let outs: Vec<ChunkOut<'h>> = if group.len() == 1 {
-            group
-                .iter()
-                .map(|&(b, e)| scan_chunk(ex, hay, b, e))
-                .collect()
-        } else {
-            group
-                .par_iter()
-                .map(|&(b, e)| scan_chunk(ex, hay, b, e))
-                .collect()
-        };
-        for (&(b, e), out) in group.iter().zip(outs) {
-            floor = stitch(ex, hay, b, e, floor, out, &mut sink);
-        }
-    }
+    let mut range = Some((start, end));
+    let (floor, _) = pipeline(
+        ex,
+        hay,
+        (floor, 0),
+        |dense| {
+            let range = range.take()?;
+            Some(chunk_jobs(
+                &ex.classifier(),
+                hay,
+                range,
+                chunk_size,
+                dense,
+                None,
+            ))
+        },
+        (&no_map, 0),
+        |_, _, raws, _| {
+            raws.drain(..).for_each(|r| sink(r.m));
+            true
+        },
+        |_| true,
+        (&mut Vec::new(), &mut true),
+        chunk_size,
+    );
     floor
 }
 
-fn scan_chunk<'h>(ex: &Extractor, hay: &'h [u8], b: usize, e: usize) -> ChunkOut<'h> {
-    scan_chunk_into(ex, hay, b, e, Vec::new())
-}
-
-/// [`scan_chunk`] into `raws` (empty; its room is reused).
+/// Scan the chunk `hay[b..e]` as if the floor were [`MAX_LOOK_BEHIND`]
+/// bytes before it, into `raws` (empty; its room is reused).
 fn scan_chunk_into<'h>(
     ex: &Extractor,
     hay: &'h [u8],
@@ -1230,21 +1287,4 @@ fn stitch_raws<'h>(
             (new_floor, fixed, kept)
         }
     }
-}
-
-/// Emit one chunk's matches given the true `floor` before it; returns the floor after it.
-fn stitch<'h>(
-    ex: &Extractor,
-    hay: &'h [u8],
-    b: usize,
-    e: usize,
-    floor: usize,
-    out: ChunkOut<'h>,
-    sink: &mut impl FnMut(Match<'h>),
-) -> usize {
-    let (floor, raws, _) = stitch_raws(ex, hay, b, e, floor, out);
-    for r in raws {
-        sink(r.m);
-    }
-    floor
 }
