@@ -331,7 +331,7 @@ fn scan_html(
         return Ok(None);
     }
     let before = if lines {
-        memchr::memchr_iter(b'\n', page).count() as u64
+        parallel::newlines(page)
     } else {
         0
     };

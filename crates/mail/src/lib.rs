@@ -359,7 +359,7 @@ pub fn scan_reader_map<R: Read, T: Send>(
         ) {
             return Ok(stats);
         }
-        at.line += memchr::memchr_iter(b'\n', &buf[..cut]).count() as u64;
+        at.line += urlsift_core::parallel::newlines(&buf[..cut]);
         buf.drain(..cut);
         at.offset += cut as u64;
         at.index += keep as u64;
@@ -401,7 +401,7 @@ impl FileLines {
 
     fn line_at(&mut self, data: &[u8], at: usize) -> u64 {
         if at >= self.pos {
-            self.line += memchr::memchr_iter(b'\n', &data[self.pos..at]).count() as u64;
+            self.line += urlsift_core::parallel::newlines(&data[self.pos..at]);
             self.pos = at;
             return self.line;
         }
@@ -522,7 +522,7 @@ fn scan_messages<T: Send>(
                 &mut s,
             );
         }
-        let newlines = memchr::memchr_iter(b'\n', &data[slice(b)]).count() as u64;
+        let newlines = urlsift_core::parallel::newlines(&data[slice(b)]);
         (s, newlines)
     };
     let finish = |(b, mut s, line): (usize, Scanned, u64)| {

@@ -1062,7 +1062,7 @@ fn scan_html(
         "{name}: byte {cut}: HTML longer than {cap} bytes: the rest is read as text"
     );
     let before = if uses_line {
-        memchr::memchr_iter(b'\n', page).count() as u64
+        parallel::newlines(page)
     } else {
         0
     };

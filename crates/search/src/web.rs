@@ -76,8 +76,7 @@ impl Lines {
         if at < self.pos {
             (self.pos, self.line) = (0, 1);
         }
-        let newlines = memchr::memchr_iter(b'\n', hay.get(self.pos..at).unwrap_or_default());
-        self.line += newlines.count() as u64;
+        self.line += urlsift_core::parallel::newlines(hay.get(self.pos..at).unwrap_or_default());
         self.pos = at;
         self.line
     }
