@@ -756,8 +756,8 @@ fn pipeline<'h, T: Send>(
     (spare, dense): (&mut Vec<Vec<RawMatch<'h>>>, &mut bool),
     chunk_size: usize,
 ) -> (usize, bool) {
-    // The chunks are a pipeline, with no barrier: up to two per thread are
-    // in flight on the pool while this thread takes their results in
+    // The chunks are a pipeline, with no barrier: up to two per thread (three
+    // from a pool thread) are in flight on the pool while this thread takes their results in
     // order, stitches each to the one before and hands it on. Each chunk's
     // matches are held until it is handed on.
     //
@@ -771,7 +771,15 @@ fn pipeline<'h, T: Send>(
     // are a quarter of that size: such a chunk's matches take several times
     // its bytes. A run starts so, until a chunk shows the text is not dense.
     let threads = rayon::current_num_threads().max(1);
-    let window = 2 * threads;
+    // Called on a pool thread, this thread scans chunks too while it waits
+    // (see [`wait`]), and hands results on only between them: a chunk more
+    // per thread keeps the others busy meanwhile.
+    let per_thread = if rayon::current_thread_index().is_some() {
+        3
+    } else {
+        2
+    };
+    let window = per_thread * threads;
     let mut floor = floor;
     let mut go = true;
     rayon::in_place_scope(|s| {
