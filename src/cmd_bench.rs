@@ -7,6 +7,10 @@
 //! for any scan of data that is not already in cache. Every configuration must
 //! find the same number of URLs; a mismatch is an error (exit status 2).
 //!
+//! With `--sweep`, the fastest ISA on all threads also scans on every thread
+//! count in between: the scaling curve (its share of the memory bandwidth is
+//! that of all threads).
+//!
 //! Timings are medians of a few repetitions; each configuration runs for at
 //! least `--min-time` seconds (default 0.1) or `--reps` passes, whichever is more.
 
@@ -41,6 +45,10 @@ pub struct BenchOpts {
     /// JSON output instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Also scan with the fastest ISA on every thread count between 1 and
+    /// the parallel runs' (the scaling curve).
+    #[arg(long)]
+    pub sweep: bool,
 }
 
 /// One measured configuration.
@@ -104,31 +112,22 @@ fn run(opts: &BenchOpts) -> io::Result<u8> {
     let (bw1, bw_all) = memory_bandwidth(mem_size, all, opts);
     let mut rows = Vec::new();
     for &threads in &thread_counts {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .map_err(io::Error::other)?;
         for &isa in &isas {
-            let ex = Extractor::with_isa(isa).expect("available ISA");
-            let (secs, matches) = measure(opts, || {
-                let mut n = 0u64;
-                if threads == 1 {
-                    ex.scan(&hay, 0, hay.len(), 0, |_| n += 1);
-                } else {
-                    pool.install(|| {
-                        parallel::scan(&ex, &hay, parallel::DEFAULT_CHUNK_SIZE, |_| n += 1)
-                    });
-                }
-                n
-            });
-            rows.push(Row {
-                isa,
-                threads,
-                what: "extract",
-                secs,
-                matches,
-            });
+            rows.push(extract(opts, &hay, isa, threads)?);
         }
+    }
+    if opts.sweep && all > 2 {
+        // The ISA fastest on all threads, on each thread count between.
+        let best = rows
+            .iter()
+            .filter(|r| r.threads == all)
+            .min_by(|a, b| a.secs.total_cmp(&b.secs))
+            .map_or(isas[0], |r| r.isa);
+        for threads in 2..all {
+            rows.push(extract(opts, &hay, best, threads)?);
+        }
+        // In thread order (stable: the ISAs stay in their order).
+        rows.sort_by_key(|r| r.threads);
     }
     // Stage 1 alone (candidates), one thread: how much of the time the classifier takes.
     for &isa in &isas {
@@ -246,6 +245,32 @@ fn run(opts: &BenchOpts) -> io::Result<u8> {
     }
     out.flush()?;
     Ok(if mismatch { 2 } else { 0 })
+}
+
+/// The extract stage with `isa` on `threads` threads: one sequential scan
+/// on one thread, else [`parallel::scan`] on a pool of `threads`.
+fn extract(opts: &BenchOpts, hay: &[u8], isa: Isa, threads: usize) -> io::Result<Row> {
+    let ex = Extractor::with_isa(isa).expect("available ISA");
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(io::Error::other)?;
+    let (secs, matches) = measure(opts, || {
+        let mut n = 0u64;
+        if threads == 1 {
+            ex.scan(hay, 0, hay.len(), 0, |_| n += 1);
+        } else {
+            pool.install(|| parallel::scan(&ex, hay, parallel::DEFAULT_CHUNK_SIZE, |_| n += 1));
+        }
+        n
+    });
+    Ok(Row {
+        isa,
+        threads,
+        what: "extract",
+        secs,
+        matches,
+    })
 }
 
 /// Median time of `f` over at least `opts.reps` passes and `opts.min_time`

@@ -1333,3 +1333,52 @@ fn closed_pipe_in_stdin_mode_ends_quietly() {
         assert_eq!(o.status.code(), Some(0), "{args:?}: {:?}", o.status);
     }
 }
+
+/// `bench --sweep` measures the fastest ISA on every thread count up to
+/// `-j`, after 1 and all threads for each ISA, and every row finds the
+/// same URLs.
+#[test]
+fn bench_sweep_gives_every_thread_count() {
+    let args = [
+        "bench",
+        "--size",
+        "2",
+        "--reps",
+        "1",
+        "--min-time",
+        "0",
+        "-j",
+        "4",
+        "--isa",
+        "scalar",
+        "--sweep",
+        "--json",
+    ];
+    let o = run(&args, b"");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let v: Value = serde_json::from_str(stdout(&o).trim_end()).unwrap();
+    assert_eq!(v["counts_agree"], Value::Bool(true));
+    let extract: Vec<&Value> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["stage"] == "extract")
+        .collect();
+    let threads: Vec<u64> = extract
+        .iter()
+        .map(|r| r["threads"].as_u64().unwrap())
+        .collect();
+    assert_eq!(threads, [1, 2, 3, 4]);
+    assert!(
+        extract
+            .iter()
+            .all(|r| r["count"] == v["urls"] && r["isa"] == "scalar")
+    );
+    assert!(v["urls"].as_u64().unwrap() > 1000);
+    // Without it: 1 and all threads only.
+    let o = run(&args[..args.len() - 2], b"");
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let table = stdout(&o);
+    let rows: Vec<&str> = table.lines().filter(|l| l.starts_with("extract")).collect();
+    assert_eq!(rows.len(), 2, "{table}");
+}
