@@ -1,0 +1,334 @@
+//! Chunked, multi-core scanning of one large buffer, with output identical to
+//! a sequential scan for every thread count and chunk size.
+//!
+//! # How chunks are stitched
+//!
+//! The buffer is cut into chunks of about `chunk_size` bytes; each cut is moved
+//! forward to the next ASCII stop byte (whitespace, `<`, `"`, ...), which no
+//! scheme and no bare URL crosses. A URL belongs to the chunk that holds its
+//! candidate anchor (the `:` of its scheme, or its `www.`), and a chunk reads
+//! past its end to finish its last URL.
+//!
+//! The only state a scan carries from one candidate to the next is its
+//! *floor*: where the last URL (with its closing delimiter) ended. The rules
+//! look back at most [`MAX_LOOK_BEHIND`] bytes, so every chunk is first scanned
+//! in parallel as if the floor were `MAX_LOOK_BEHIND` bytes before its start.
+//! Stitching then walks the chunks in order with the true floor. When the true
+//! floor is that low or lower, the chunk's result is exact. Otherwise (a URL
+//! ended just before the cut, or a URL wrapped in `<...>` runs across it) the
+//! chunk is re-scanned from its start with the true floor, only until both
+//! scans are at a candidate that lies at least `MAX_LOOK_BEHIND` bytes past
+//! both floors: from there on, every decision is the same in both, and the
+//! parallel result is used.
+//!
+//! ```
+//! use urlsift_core::extract::Extractor;
+//! let text = b"a http://a.example/ b <http://b.example/x\n y> c www.c.example d".repeat(100);
+//! let mut seq = Vec::new();
+//! Extractor::new().scan(&text, 0, text.len(), 0, |m| seq.push(m));
+//! let mut par = Vec::new();
+//! urlsift_core::parallel::scan(&Extractor::new(), &text, 7, |m| par.push(m));
+//! assert_eq!(seq, par);
+//! ```
+
+mod chunks;
+mod segment;
+mod stream;
+
+use std::collections::VecDeque;
+use std::io::{self, Read};
+
+use rayon::prelude::*;
+
+use crate::classify::{Classifier, naive};
+use crate::extract::rules::{MAX_LOOK_BEHIND, MAX_WRAPPED};
+use crate::extract::{Extractor, Match, RawMatch, unicode};
+
+use chunks::{SPEC_UNITS, chunk_jobs, hand_on, map_range, no_map, pipeline, segment_jobs};
+pub use segment::{MAX_RUN, Segment, Segments, cuts, is_cut, segments};
+pub use stream::{DEFAULT_BLOCK_SIZE, fill, scan_reader, scan_reader_map};
+
+/// The default chunk size: large enough to amortize the stitching, small
+/// enough to spread a few hundred megabytes over many cores.
+pub const DEFAULT_CHUNK_SIZE: usize = 2 << 20;
+
+/// Scan `hay` in chunks of about `chunk_size` bytes on the current rayon pool,
+/// and hand every match to `sink` in input order. The result is identical to
+/// [`Extractor::scan`] over the whole buffer. The chunks are a pipeline,
+/// two per thread in flight while the matches of those before are handed
+/// on, so memory held at once is bounded by those chunks, not by the
+/// input size.
+pub fn scan<'h>(ex: &Extractor, hay: &'h [u8], chunk_size: usize, sink: impl FnMut(Match<'h>)) {
+    let target = 4 * rayon::current_num_threads().max(1) * chunk_size.max(1);
+    scan_segments(ex, hay, target, chunk_size, sink, |_| true);
+}
+
+/// [`scan`] one segment of about `target` bytes at a time (see
+/// [`MAX_RUN`]), calling `between` with each segment's length after it:
+/// when it returns `false`, the scan stops there.
+pub fn scan_segments<'h>(
+    ex: &Extractor,
+    hay: &'h [u8],
+    target: usize,
+    chunk_size: usize,
+    mut sink: impl FnMut(Match<'h>),
+    mut between: impl FnMut(usize) -> bool,
+) {
+    if hay.len() <= chunk_size || rayon::current_num_threads() <= 1 {
+        let mut floor = 0;
+        for seg in segments(ex.classifier(), hay, target) {
+            floor = seg.scan(hay, floor, |h, s, e, f| {
+                scan_range(ex, h, s, e, f, chunk_size, &mut sink)
+            });
+            if !between(seg.end - seg.start) {
+                return;
+            }
+        }
+        return;
+    }
+    pipeline(
+        ex,
+        hay,
+        (0, 0),
+        segment_jobs(ex.classifier(), hay, target, chunk_size, false),
+        (&no_map, 0),
+        |_, _, raws, _| {
+            raws.drain(..).for_each(|r| sink(r.m));
+            true
+        },
+        |seg| between(seg.end - seg.start),
+        (&mut Vec::new(), &mut true),
+        chunk_size,
+    );
+}
+
+/// One chunk of a [`scan_segments_map`] run: its matches, in input order,
+/// handed to the per-chunk work that runs in parallel.
+#[derive(Clone, Copy, Debug)]
+pub struct Chunk<'a, 'h> {
+    /// The text the matches' offsets point into.
+    pub hay: &'h [u8],
+    /// The offset of `hay[0]` in the whole input (a stream's block: where
+    /// it starts; 0 for a whole buffer).
+    pub base: u64,
+    /// Where the chunk starts in `hay`.
+    pub start: usize,
+    /// The 1-based line of `hay[start]` (1 when lines are not counted).
+    pub line: u64,
+    /// The chunk's matches, in order (with the scan's bookkeeping, kept
+    /// from the parallel pass rather than copied).
+    raws: &'a [RawMatch<'h>],
+    /// Each match's line, when the scan counted them as it went (else
+    /// empty: [`Chunk::lines`] counts from the chunk's start).
+    known: &'a [u64],
+}
+
+impl<'a, 'h> Chunk<'a, 'h> {
+    /// The chunk's matches with their lines (1-based; correct only when the
+    /// run counts lines, see [`scan_segments_map`]).
+    pub fn matches_with_lines(&self) -> impl Iterator<Item = (&'a Match<'h>, u64)> + 'a {
+        let known = self.known;
+        let mut counter = self.lines();
+        let hay = self.hay;
+        self.raws.iter().enumerate().map(move |(i, r)| {
+            let line = match known.get(i) {
+                Some(&l) => l,
+                None => counter.line_at(hay, r.m.start),
+            };
+            (&r.m, line)
+        })
+    }
+
+    /// The chunk's matches, in order.
+    pub fn matches(&self) -> impl ExactSizeIterator<Item = &'a Match<'h>> + 'a {
+        self.raws.iter().map(|r| &r.m)
+    }
+
+    /// A [`LineCounter`] at the chunk's start, for the lines of its matches.
+    pub fn lines(&self) -> LineCounter {
+        LineCounter {
+            pos: self.start,
+            line: self.line,
+        }
+    }
+}
+
+/// [`scan_segments`], with the work on each chunk's matches done in
+/// parallel: `map` turns one [`Chunk`] into a `T` on the rayon pool (so
+/// formatting, for example, runs on every core), and `each` takes the
+/// results in input order, on the calling thread; it returns false to stop.
+/// With `count_lines`, each chunk carries the line at its start (its
+/// newlines are counted in the parallel pass). `between` is called after
+/// each segment, as in [`scan_segments`].
+///
+/// The matches, concatenated over the chunks, are those of [`scan`].
+///
+/// ```
+/// use urlsift_core::extract::Extractor;
+/// let text = b"a http://a.example/ b\nhttp://b.example/ c\n".repeat(100);
+/// let mut lines = Vec::new();
+/// urlsift_core::parallel::scan_segments_map(
+///     &Extractor::new(),
+///     &text,
+///     64,
+///     16,
+///     true,
+///     |c| {
+///         let mut l = c.lines();
+///         c.matches().map(|m| l.line_at(c.hay, m.start)).collect::<Vec<_>>()
+///     },
+///     |v| {
+///         lines.extend(v);
+///         true
+///     },
+///     |_| true,
+/// );
+/// assert_eq!(lines.len(), 200);
+/// assert_eq!(&lines[..4], &[1, 2, 3, 4]);
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn scan_segments_map<'h, T: Send>(
+    ex: &Extractor,
+    hay: &'h [u8],
+    target: usize,
+    chunk_size: usize,
+    count_lines: bool,
+    map: impl Fn(Chunk<'_, 'h>) -> T + Sync,
+    mut each: impl FnMut(T) -> bool,
+    mut between: impl FnMut(usize) -> bool,
+) {
+    if hay.len() <= chunk_size || rayon::current_num_threads() <= 1 {
+        // One chunk, or one thread: each segment is scanned on this thread.
+        let mut lines = LineCounter::default();
+        let mut floor = 0;
+        let mut reuse = (Vec::new(), true);
+        for seg in segments(ex.classifier(), hay, target) {
+            let mut go = true;
+            floor = seg.scan(hay, floor, |h, s, e, f| {
+                let counter = count_lines.then_some(&mut lines);
+                let (f, g) = map_range(
+                    ex,
+                    h,
+                    (s, e, f),
+                    (chunk_size, 0),
+                    counter,
+                    (&map, &mut each),
+                    (&mut reuse.0, &mut reuse.1),
+                );
+                go = g;
+                f
+            });
+            if !go || !between(seg.end - seg.start) {
+                return;
+            }
+        }
+        return;
+    }
+    // One pipeline over every segment: the chunks of the next segment are
+    // cut while those of the one before are in flight, so the pool never
+    // waits at a segment's end.
+    pipeline(
+        ex,
+        hay,
+        (0, 0),
+        segment_jobs(ex.classifier(), hay, target, chunk_size, count_lines),
+        (&map, SPEC_UNITS),
+        hand_on(&map, &mut each, 0),
+        |seg| between(seg.end - seg.start),
+        (&mut Vec::new(), &mut true),
+        chunk_size,
+    );
+}
+
+/// [`scan`] restricted to the candidates in `hay[start..end]`, starting from
+/// `floor` (see [`Extractor::scan`]); returns the floor after the range. On a
+/// one-thread pool, or for a range of at most `chunk_size` bytes, this is
+/// one [`Extractor::scan`], without chunks (and without starting the pool).
+pub fn scan_range<'h>(
+    ex: &Extractor,
+    hay: &'h [u8],
+    start: usize,
+    end: usize,
+    floor: usize,
+    chunk_size: usize,
+    mut sink: impl FnMut(Match<'h>),
+) -> usize {
+    let end = end.min(hay.len());
+    if start >= end {
+        return floor;
+    }
+    if end - start <= chunk_size || rayon::current_num_threads() <= 1 {
+        // One chunk, or one thread: chunks would be scanned one after the
+        // other anyway, and the stitched result is that of one scan (the
+        // invariant above), so skip the chunk buffers and the stitching.
+        // A small input is checked first, so it never starts the pool.
+        return ex.scan(hay, start, end, floor, sink);
+    }
+    let mut range = Some((start, end));
+    let (floor, _) = pipeline(
+        ex,
+        hay,
+        (floor, 0),
+        |dense| {
+            let range = range.take()?;
+            Some(chunk_jobs(
+                &ex.classifier(),
+                hay,
+                range,
+                chunk_size,
+                dense,
+                None,
+            ))
+        },
+        (&no_map, 0),
+        |_, _, raws, _| {
+            raws.drain(..).for_each(|r| sink(r.m));
+            true
+        },
+        |_| true,
+        (&mut Vec::new(), &mut true),
+        chunk_size,
+    );
+    floor
+}
+
+/// Counts lines up to each match, incrementally (matches come in order).
+#[derive(Debug)]
+pub struct LineCounter {
+    pos: usize,
+    line: u64,
+}
+
+impl Default for LineCounter {
+    fn default() -> Self {
+        LineCounter { pos: 0, line: 1 }
+    }
+}
+
+/// The number of newlines (`\n`) in `bytes`: the one line count of the
+/// crates (SIMD, `bytecount`; as fast on text of short lines as on long).
+///
+/// ```
+/// assert_eq!(urlsift_core::parallel::newlines(b"a\nb\r\n\nc"), 3);
+/// assert_eq!(urlsift_core::parallel::newlines(b""), 0);
+/// ```
+pub fn newlines(bytes: &[u8]) -> u64 {
+    bytecount::count(bytes, b'\n') as u64
+}
+
+impl LineCounter {
+    /// The 1-based line of `hay[at]`; `at` must not decrease between calls.
+    pub fn line_at(&mut self, hay: &[u8], at: usize) -> u64 {
+        if at > self.pos {
+            self.line += newlines(&hay[self.pos..at]);
+            self.pos = at;
+        }
+        self.line
+    }
+
+    /// The buffer lost its first `n` bytes: shift the position.
+    fn drop_front(&mut self, hay: &[u8], n: usize) {
+        self.line_at(hay, n);
+        self.pos -= n;
+    }
+}

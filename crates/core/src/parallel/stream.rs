@@ -1,0 +1,190 @@
+//! Streams: read a block at a time, each block scanned as a buffer, with
+//! the look-behind and the cut state carried from one to the next.
+
+use super::segment::{SegEnd, Segmenter};
+use super::*;
+
+/// Read from `r` onto the end of `buf` until it holds at least `want`
+/// bytes (reads are of at least 4 KiB) or the stream ends; true at the end
+/// of the stream. On an error, `buf` holds what was read before it. This is
+/// the one stream reader of the crates: every stream is read through it, a
+/// large block at a time.
+///
+/// ```
+/// let mut buf = b"ab".to_vec();
+/// let mut r = std::io::Read::chain(&b"cd"[..], &b"efg"[..]);
+/// assert_eq!(urlsift_core::parallel::fill(&mut r, &mut buf, 4).unwrap(), false);
+/// assert_eq!(buf, b"abcd");
+/// assert_eq!(urlsift_core::parallel::fill(&mut r, &mut buf, 100).unwrap(), true);
+/// assert_eq!(buf, b"abcdefg");
+/// ```
+pub fn fill(r: &mut impl Read, buf: &mut Vec<u8>, want: usize) -> io::Result<bool> {
+    while buf.len() < want {
+        let old = buf.len();
+        buf.resize(want.max(old + 4096), 0);
+        let n = loop {
+            match r.read(&mut buf[old..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    buf.truncate(old);
+                    return Err(e);
+                }
+            }
+        };
+        buf.truncate(old + n);
+        if n == 0 {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// How much a stream is read at a time.
+pub const DEFAULT_BLOCK_SIZE: usize = 16 << 20;
+
+/// Scan a stream in blocks of about `block_size` bytes, carrying the tail a
+/// URL needs from one block to the next, so memory stays bounded (about
+/// `block_size` plus [`MAX_WRAPPED`], and at most `2 * MAX_RUN` more for
+/// text with no cut point at all) whatever the input size. Each match comes with its
+/// 1-based line; its offsets are absolute in the stream. The result is
+/// identical to scanning the whole stream at once. Returns the stream's size.
+pub fn scan_reader<R: Read>(
+    ex: &Extractor,
+    r: R,
+    block_size: usize,
+    chunk_size: usize,
+    mut sink: impl FnMut(&Match<'_>, u64),
+) -> io::Result<u64> {
+    read_blocks(ex, r, block_size, true, |hay, range, base, lines| {
+        let lines = lines.unwrap_or_else(|| unreachable!("lines are counted"));
+        let floor = scan_block(ex, hay, range, chunk_size, base, lines, &mut sink);
+        (floor, true)
+    })
+}
+
+/// [`scan_reader`], with the work on each chunk's matches done in parallel
+/// as in [`scan_segments_map`]: a [`Chunk`]'s offsets are in its block,
+/// whose first byte is at [`Chunk::base`] in the stream. `each` returns
+/// false to stop reading.
+pub fn scan_reader_map<R: Read, T: Send>(
+    ex: &Extractor,
+    r: R,
+    (block_size, chunk_size): (usize, usize),
+    count_lines: bool,
+    map: impl Fn(Chunk<'_, '_>) -> T + Sync,
+    mut each: impl FnMut(T) -> bool,
+) -> io::Result<u64> {
+    let mut dense = true;
+    read_blocks(ex, r, block_size, count_lines, |hay, range, base, lines| {
+        let (map, each) = (&map, &mut each);
+        map_range(
+            ex,
+            hay,
+            range,
+            (chunk_size, base),
+            lines,
+            (map, each),
+            (&mut Vec::new(), &mut dense),
+        )
+    })
+}
+
+/// The block loop of [`scan_reader`]: `step(hay, (start, end, floor), base,
+/// lines)` scans a segment of the buffer (whose first byte is at `base` in
+/// the stream) and returns the floor after it, and false to stop.
+fn read_blocks<R: Read>(
+    ex: &Extractor,
+    mut r: R,
+    block_size: usize,
+    count_lines: bool,
+    mut step: impl FnMut(&[u8], (usize, usize, usize), u64, Option<&mut LineCounter>) -> (usize, bool),
+) -> io::Result<u64> {
+    let block_size = block_size.max(1);
+    let mut buf: Vec<u8> = Vec::new();
+    let mut base = 0u64; // absolute offset of buf[0]
+    let (mut start, mut floor) = (0usize, 0usize);
+    let mut lines = LineCounter::default();
+    let mut eof = false;
+    let mut need = block_size;
+    let c = ex.classifier();
+    let mut seg = Segmenter::default();
+    let mut failed: Option<io::Error> = None;
+    loop {
+        // Fill to a block plus the look-ahead a wrapped URL may need.
+        // (An eighth of a block more, to find the first cut point after it.)
+        let want = start + need + need / 8 + MAX_WRAPPED + 1;
+        if !eof {
+            match fill(&mut r, &mut buf, want) {
+                Ok(e) => eof = e,
+                Err(e) => {
+                    // Report where the stream broke, after scanning what came before.
+                    let at = base + buf.len() as u64;
+                    failed = Some(io::Error::new(e.kind(), format!("at byte {at}: {e}")));
+                    eof = true;
+                }
+            }
+        }
+        let avail = if eof {
+            buf.len()
+        } else {
+            buf.len() - (MAX_WRAPPED + 1)
+        };
+        let (end, hard) = match seg.next(&c, &buf, base, (start, block_size, avail), eof) {
+            SegEnd::Cut(e) => (e, false),
+            SegEnd::End(e) => (e, false),
+            SegEnd::Forced(e) => (e, true),
+            SegEnd::More => {
+                // No segment end yet: read more before scanning (a forced
+                // cut comes within 2 * MAX_RUN bytes).
+                need = need.saturating_mul(2).min(block_size + 2 * MAX_RUN);
+                continue;
+            }
+        };
+        need = block_size;
+        let hay: &[u8] = if hard { &buf[..end] } else { &buf };
+        let counter = count_lines.then_some(&mut lines);
+        let (f, go) = step(hay, (start, end, floor), base, counter);
+        floor = if hard { f.max(end) } else { f };
+        if !go || (eof && end >= buf.len()) {
+            break;
+        }
+        // Keep the look-behind the next block needs, and anything after `end`.
+        // A floor further back than MAX_LOOK_BEHIND changes no decision.
+        let keep_from = end.saturating_sub(MAX_LOOK_BEHIND);
+        if count_lines {
+            lines.drop_front(&buf, keep_from);
+        }
+        buf.drain(..keep_from);
+        base += keep_from as u64;
+        start = end - keep_from;
+        floor = floor.saturating_sub(keep_from);
+    }
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(base + buf.len() as u64),
+    }
+}
+
+/// Scan `hay[start..end]` of a stream block whose first byte is at `base`,
+/// handing each match to `sink` with absolute offsets and its line; returns
+/// the new floor.
+fn scan_block(
+    ex: &Extractor,
+    hay: &[u8],
+    (start, end, floor): (usize, usize, usize),
+    chunk_size: usize,
+    base: u64,
+    lines: &mut LineCounter,
+    sink: &mut impl FnMut(&Match<'_>, u64),
+) -> usize {
+    scan_range(ex, hay, start, end, floor, chunk_size, |m| {
+        let line = lines.line_at(hay, m.start);
+        let abs = Match {
+            start: m.start + base as usize,
+            end: m.end + base as usize,
+            ..m
+        };
+        sink(&abs, line);
+    })
+}
