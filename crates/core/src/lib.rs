@@ -1,8 +1,8 @@
 //! # urlsift-core
 //!
 //! Find every URL in very large free text, by the delimiting rules of
-//! RFC 3986 Appendix C and RFC 2396 Appendix E. This crate depends on memchr
-//! and rayon only.
+//! RFC 3986 Appendix C and RFC 2396 Appendix E. This crate depends on memchr,
+//! bytecount and rayon only.
 //!
 //! ```
 //! let text = b"Yes, Jim, I found it under \"http://www.w3.org/Addressing/\",

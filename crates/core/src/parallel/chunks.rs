@@ -290,7 +290,7 @@ pub(super) fn pipeline<'h, T: Send>(
         let mut more = true;
         loop {
             while in_flight.len() < window {
-                if queued.is_empty() && more {
+                while queued.is_empty() && more {
                     match produce(*dense) {
                         Some(jobs) => queued = jobs,
                         None => more = false,
