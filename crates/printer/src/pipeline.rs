@@ -35,7 +35,7 @@
 //! {
 //!     let outs: Vec<Box<dyn RecordWriter + '_>> = vec![Box::new(&mut out)];
 //!     let mut printer = Printer::new(&opts, outs, usize::MAX, None);
-//!     printer.batch(batch).unwrap();
+//!     printer.batch(&batch).unwrap();
 //!     printer.finish().unwrap();
 //! }
 //! assert_eq!(String::from_utf8(out).unwrap().lines().count(), 2);
@@ -99,6 +99,39 @@ impl Batch {
             bytes: Vec::with_capacity(bytes),
             ..Batch::default()
         }
+    }
+
+    /// Make room for at least `bytes` more bytes of records.
+    pub fn reserve(&mut self, bytes: usize) {
+        self.bytes.reserve(bytes);
+    }
+
+    /// The room for record bytes, used or not.
+    ///
+    /// ```
+    /// let mut b = urlsift_printer::pipeline::Batch::with_capacity(100);
+    /// b.reserve(1000);
+    /// assert!(b.capacity() >= 1000);
+    /// ```
+    pub fn capacity(&self) -> usize {
+        self.bytes.capacity()
+    }
+
+    /// Empty the batch (records, count, failure), keeping its room: a
+    /// batch written out is reused, and the next records are formatted into
+    /// memory already touched.
+    ///
+    /// ```
+    /// let mut b = urlsift_printer::pipeline::Batch::with_capacity(4096);
+    /// b.count = 3;
+    /// b.clear();
+    /// assert!(b.is_empty() && b.count == 0 && b.capacity() >= 4096);
+    /// ```
+    pub fn clear(&mut self) {
+        self.bytes.clear();
+        self.metas.clear();
+        self.count = 0;
+        self.failed = false;
     }
 
     /// The bytes of the batch so far.
@@ -396,7 +429,7 @@ impl<'o> Printer<'o> {
 
     /// The records of `b`, in order: written, filtered (`--unique`) or
     /// counted (`--count-by`).
-    pub fn batch(&mut self, b: Batch) -> Result<(), PrintError> {
+    pub fn batch(&mut self, b: &Batch) -> Result<(), PrintError> {
         if b.metas.is_empty() {
             if !b.bytes.is_empty() {
                 self.put(0, &b.bytes)?;
@@ -562,7 +595,7 @@ impl<'w> Writer<'w> {
     pub fn record(&mut self, rec: &Record<'_, '_>) -> io::Result<()> {
         self.sink.record(rec, &mut self.batch);
         let b = self.batch.take(0);
-        self.printer()?.batch(b).map_err(into_io)
+        self.printer()?.batch(&b).map_err(into_io)
     }
 
     /// The end of one input with `count` records: its row for `-c`.

@@ -64,6 +64,50 @@ pub const IN_FLIGHT: usize = 4;
 
 pub use urlsift_printer::pipeline::{RecordWriter, ShardBy, shard_of};
 
+/// Batches written out, emptied and kept for reuse: the next chunks'
+/// records are formatted into memory already touched, not into fresh pages
+/// that a batch grows into and frees again. As many are kept as a run has
+/// batches alive at once (chunks in flight, batches waiting), so the room
+/// held is what the run's busiest moment needed.
+struct Spares {
+    free: Mutex<Vec<Batch>>,
+    max: usize,
+}
+
+/// The most room a kept batch may hold: one larger (a chunk of text made
+/// of URLs) is freed.
+const SPARE_ROOM: usize = 16 << 20;
+
+impl Spares {
+    /// Keeps at most `max` batches.
+    fn new(max: usize) -> Spares {
+        Spares {
+            free: Mutex::new(Vec::new()),
+            max,
+        }
+    }
+
+    /// An empty batch with room for at least `bytes` bytes.
+    fn take(&self, bytes: usize) -> Batch {
+        let kept = self.free.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        let mut b = kept.unwrap_or_default();
+        b.reserve(bytes);
+        b
+    }
+
+    /// `b`, written out: kept for [`Spares::take`] if there is room.
+    fn give(&self, mut b: Batch) {
+        if b.capacity() > SPARE_ROOM {
+            return;
+        }
+        b.clear();
+        let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
+        if free.len() < self.max {
+            free.push(b);
+        }
+    }
+}
+
 /// How a run scans and prints.
 pub struct Config<'a> {
     /// Output options (format, prefixes, aggregation).
@@ -349,19 +393,23 @@ pub fn run_to_within<'o>(
     let claim = Mutex::new((0usize, Some(order_tx)));
     let mut summary = Summary::default();
     let shards = outs.len().max(1);
+    // Batches alive at once: per worker, the chunks in flight on the pool
+    // (up to three per thread) and those waiting in its channel.
+    let pool = rayon::current_num_threads().max(cfg.threads).max(1);
+    let spares = Spares::new(threads * (3 * pool + IN_FLIGHT + 1));
     std::thread::scope(|s| {
         for i in 0..threads {
-            let (claim, stop) = (&claim, &stop);
+            let (claim, stop, spares) = (&claim, &stop, &spares);
             s.spawn(move || {
                 // Let go of the claim channel when the thread ends, even if
                 // `enter` never runs the work (the run then ends early).
                 let _release = Release(claim);
                 enter(i, threads, &mut || {
-                    worker(cfg, sources, shards, claim, stop)
+                    worker(cfg, sources, (shards, spares), claim, stop)
                 });
             });
         }
-        summary = consume(cfg, sources, order_rx, outs, err, &stop);
+        summary = consume(cfg, sources, order_rx, (outs, &spares), err, &stop);
         stop.store(true, Ordering::Relaxed);
     });
     summary
@@ -380,7 +428,13 @@ impl Drop for Release<'_> {
     }
 }
 
-fn worker(cfg: &Config<'_>, sources: &[Source], shards: usize, claim: &Claim, stop: &AtomicBool) {
+fn worker(
+    cfg: &Config<'_>,
+    sources: &[Source],
+    (shards, spares): (usize, &Spares),
+    claim: &Claim,
+    stop: &AtomicBool,
+) {
     loop {
         if stop.load(Ordering::Relaxed) {
             break;
@@ -400,7 +454,7 @@ fn worker(cfg: &Config<'_>, sources: &[Source], shards: usize, claim: &Claim, st
             (idx, tx)
         };
         let scanned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            scan_source(cfg, &sources[idx], shards, &tx, stop)
+            scan_source(cfg, &sources[idx], (shards, spares), &tx, stop)
         }));
         if let Err(payload) = scanned {
             // A bug, not bad input: end the run (exit 2) with what it has
@@ -420,7 +474,7 @@ fn consume<'o>(
     cfg: &Config<'_>,
     sources: &[Source],
     order: Receiver<(usize, Receiver<Msg>)>,
-    outs: Vec<Box<dyn RecordWriter + 'o>>,
+    (outs, spares): (Vec<Box<dyn RecordWriter + 'o>>, &Spares),
     err: &mut dyn Write,
     stop: &AtomicBool,
 ) -> Summary {
@@ -434,7 +488,10 @@ fn consume<'o>(
             let mut ended = false;
             for msg in rx.iter() {
                 match msg {
-                    Msg::Batch(b) => printer.batch(b)?,
+                    Msg::Batch(b) => {
+                        printer.batch(&b)?;
+                        spares.give(b);
+                    }
                     Msg::End {
                         count,
                         opened,
@@ -608,7 +665,12 @@ impl<'a> Former<'a> {
 
 /// The records of one chunk, formatted by their own [`Former`] (in
 /// parallel with the other chunks).
-fn format_chunk(mut f: Former<'_>, chunk: parallel::Chunk<'_, '_>, uses_line: bool) -> Batch {
+fn format_chunk(
+    mut f: Former<'_>,
+    chunk: parallel::Chunk<'_, '_>,
+    uses_line: bool,
+    spares: &Spares,
+) -> Batch {
     // Room for the records at once: the URLs plus what a record adds to one.
     let per_record = match (f.plan.mode, f.cfg.opts.format) {
         (Mode::CountOnly, _) => 0,
@@ -620,7 +682,7 @@ fn format_chunk(mut f: Former<'_>, chunk: parallel::Chunk<'_, '_>, uses_line: bo
     let mut out = if per_record == 0 {
         Batch::default()
     } else {
-        Batch::with_capacity(urls + per_record * chunk.matches().len())
+        spares.take(urls + per_record * chunk.matches().len())
     };
     let with_lines = chunk.matches_with_lines();
     let without = chunk.matches().map(|m| (m, 0));
@@ -647,14 +709,12 @@ fn format_chunk(mut f: Former<'_>, chunk: parallel::Chunk<'_, '_>, uses_line: bo
             f.add(&abs, line, None, None, &mut out);
         }
     }
-    // The batch waits in a channel: hold no more than its bytes.
-    out.shrink_to_fit();
     out
 }
 
 /// The records of one batch of mail messages, formatted by their own
 /// [`Former`] (in parallel with the other batches).
-fn format_mail(mut f: Former<'_>, b: &urlsift_mail::MailBatch<'_>) -> Batch {
+fn format_mail(mut f: Former<'_>, b: &urlsift_mail::MailBatch<'_>, spares: &Spares) -> Batch {
     let per_record = match (f.plan.mode, f.cfg.opts.format) {
         (Mode::CountOnly, _) => 0,
         (_, Format::Text) => 24,
@@ -664,15 +724,13 @@ fn format_mail(mut f: Former<'_>, b: &urlsift_mail::MailBatch<'_>) -> Batch {
     let mut out = if per_record == 0 {
         Batch::default()
     } else {
-        Batch::with_capacity(b.url_bytes() + per_record * b.len())
+        spares.take(b.url_bytes() + per_record * b.len())
     };
     b.each(|w, line, m| {
         if f.accepts(m) {
             f.add(m, line, Some(w), None, &mut out);
         }
     });
-    // The batch waits in a channel: hold no more than its bytes.
-    out.shrink_to_fit();
     out
 }
 
@@ -688,6 +746,8 @@ struct Emit<'a> {
     max: Option<u64>,
     /// Set when the input has taken `max` URLs.
     full: &'a AtomicBool,
+    /// Batches to format the chunks' records into.
+    spares: &'a Spares,
 }
 
 impl Emit<'_> {
@@ -768,7 +828,7 @@ impl Emit<'_> {
 fn scan_source(
     cfg: &Config<'_>,
     src: &Source,
-    shards: usize,
+    (shards, spares): (usize, &Spares),
     tx: &SyncSender<Msg>,
     stop: &AtomicBool,
 ) {
@@ -805,6 +865,7 @@ fn scan_source(
             cfg.max_count
         },
         full: &full,
+        spares,
     };
     let mut error = None;
     let mut mail_like = false;
@@ -832,7 +893,7 @@ fn scan_source(
                     &cfg.extractor,
                     &name,
                     input,
-                    |b| format_mail(Former::new(cfg, file, plan), b),
+                    |b| format_mail(Former::new(cfg, file, plan), b, spares),
                     |batch, _| emit.take(batch),
                 )
             } else {
@@ -880,7 +941,7 @@ fn scan_source(
                     r,
                     (block, cfg.chunk_size),
                     uses_line,
-                    |chunk| format_chunk(Former::new(cfg, file, plan), chunk, uses_line),
+                    |chunk| format_chunk(Former::new(cfg, file, plan), chunk, uses_line, spares),
                     |batch| emit.take(batch),
                 )
             } else {
@@ -927,7 +988,7 @@ fn scan_whole(cfg: &Config<'_>, whole: &Data, emit: &mut Emit<'_>, stop: &Atomic
     if emit.parallel() {
         // Each chunk's records are formatted on the pool, in parallel; this
         // thread only sends the batches on, in input order.
-        let (file, plan) = (emit.former.file, emit.former.plan);
+        let (file, plan, spares) = (emit.former.file, emit.former.plan, emit.spares);
         // The pages of each segment done with are let go (a segment's
         // records are formatted, so its text is not read again but for a
         // little look-behind): the map's resident pages stay few, and they
@@ -943,7 +1004,7 @@ fn scan_whole(cfg: &Config<'_>, whole: &Data, emit: &mut Emit<'_>, stop: &Atomic
                 seg,
                 cfg.chunk_size,
                 uses_line,
-                |chunk| format_chunk(Former::new(cfg, file, plan), chunk, uses_line),
+                |chunk| format_chunk(Former::new(cfg, file, plan), chunk, uses_line, spares),
                 |batch| emit.take(batch) && !stop.load(Ordering::Relaxed),
                 |n| {
                     progress(n);
