@@ -1,0 +1,111 @@
+//! HTML pages: their links, resolved against the page.
+
+use std::io::Read;
+
+use super::Config;
+use super::format::Emit;
+use urlsift_core::extract::Match;
+use urlsift_core::parallel;
+
+/// Read an HTML stream: at most [`Config::max_html`] bytes of it (and a
+/// byte more, to know there is more) are read and scanned as HTML, and the
+/// text rules read the rest, if any ([`scan_html`]).
+pub(super) fn read_html(
+    cfg: &Config<'_>,
+    name: &str,
+    mut r: impl Read,
+    emit: &mut Emit<'_>,
+) -> Option<String> {
+    let cap = cfg.max_html;
+    let mut doc = Vec::new();
+    let mut error = None;
+    // Grown as the page comes, not allocated at the cap.
+    while doc.len() <= cap {
+        let want = doc
+            .len()
+            .saturating_mul(2)
+            .max(64 << 10)
+            .min(cap.saturating_add(1));
+        match parallel::fill(&mut r, &mut doc, want) {
+            Ok(false) => {}
+            Ok(true) => break,
+            Err(e) => {
+                error = Some(format!("{name}: at byte {}: {e}", doc.len()));
+                break;
+            }
+        }
+    }
+    let rest = (doc.len() > cap && error.is_none()).then_some(r);
+    let scanned = scan_html(cfg, name, &doc, rest, emit);
+    if emit.stopped() {
+        return None;
+    }
+    error.or(scanned)
+}
+
+/// Scan the HTML document `doc` ([`crate::web::html_document_links`],
+/// against [`Config::base`]) with line numbers counted from its offsets.
+/// Past [`Config::max_html`] bytes (`doc` longer, or `rest` to come), the
+/// document is HTML to its last newline before the cap, and the text rules
+/// read what follows, `doc`'s and then `rest`'s bytes, with offsets and
+/// lines in the whole input.
+pub(super) fn scan_html(
+    cfg: &Config<'_>,
+    name: &str,
+    doc: &[u8],
+    rest: Option<impl Read>,
+    emit: &mut Emit<'_>,
+) -> Option<String> {
+    let cap = cfg.max_html;
+    let cut = if doc.len() <= cap && rest.is_none() {
+        doc.len()
+    } else {
+        let head = doc.get(..cap).unwrap_or(doc);
+        memchr::memrchr(b'\n', head).map_or(head.len(), |p| p + 1)
+    };
+    let (page, tail) = doc.split_at(cut);
+    let uses_line = emit.former.uses_line();
+    let mut lines = crate::web::Lines::default();
+    crate::web::html_document_links(page, cfg.base.as_deref(), |m, web| {
+        let line = if uses_line {
+            lines.at(page, m.start)
+        } else {
+            0
+        };
+        emit.record_where(m, line, None, Some(web));
+    });
+    if tail.is_empty() && rest.is_none() {
+        return None;
+    }
+    urlsift_core::report!(
+        "{name}: byte {cut}: HTML longer than {cap} bytes: the rest is read as text"
+    );
+    let before = if uses_line {
+        parallel::newlines(page)
+    } else {
+        0
+    };
+    let text: Box<dyn Read + '_> = match rest {
+        Some(r) => Box::new(tail.chain(r)),
+        None => Box::new(tail),
+    };
+    let res = parallel::scan_reader(
+        &cfg.extractor,
+        text,
+        parallel::DEFAULT_BLOCK_SIZE,
+        cfg.chunk_size,
+        |m, line| {
+            let abs = Match {
+                start: m.start + cut,
+                end: m.end + cut,
+                url: std::borrow::Cow::Borrowed(&m.url),
+                ..*m
+            };
+            emit.record(&abs, if uses_line { line + before } else { line });
+        },
+    );
+    match res {
+        Err(e) if !emit.stopped() => Some(format!("{name}: {e}")),
+        _ => None,
+    }
+}

@@ -1,0 +1,617 @@
+//! A run over many inputs: files spread over worker threads, output in input order.
+//!
+//! # The ordered pipeline
+//!
+//! `threads` workers take the inputs in order, one file at a time. A worker
+//! scans its file: a big mapped file in chunks on the rayon pool
+//! ([`urlsift_core::parallel::scan_segments_map`]), each chunk's records
+//! turned into a [`Batch`] by its own
+//! [`Sink`](urlsift_printer::pipeline::Sink) on the pool too, so one file
+//! uses every core for both finding and formatting; a stream, a mail
+//! archive or a web archive a block or a batch of records at a time. The
+//! worker sends the batches, in order, on its file's own bounded channel.
+//! The consumer (the calling thread) reads the files' channels strictly in
+//! input order and hands the batches to the [`Printer`], which only writes
+//! them (large writes, nothing per record but for `--unique`, `--count-by`
+//! and shards).
+//!
+//! So the output is byte-identical for every thread count and chunk size,
+//! and memory stays bounded: at most `threads` files are in flight, each
+//! with at most [`IN_FLIGHT`] batches waiting (a batch is one chunk's
+//! records, or about [`BATCH`] bytes on the serial paths). A worker that
+//! runs ahead blocks until the consumer reaches its file; the worker holding
+//! the consumer's file never waits on another, so the pipeline cannot
+//! deadlock. `-m`, `-l` and `-q` format serially, since a limit on the count
+//! depends on the records before.
+//!
+//! A write error (a closed pipe) or `--quiet`'s first match stops the run
+//! early: workers notice a shared flag between segments of a file.
+//!
+//! # De-duplication and shards
+//!
+//! With `--unique`, `--count-by` or shards, sinks make *keyed* batches:
+//! each record with the 128-bit fingerprint of its key
+//! ([`urlsift_printer::dedup`]) and its shard. The printer filters them
+//! through its `Unique` or counts them in its `Counter`, both bounded by
+//! `max_memory` (spilling sorted runs to disk past it), and writes each
+//! record to its shard's writer. Keys, normal forms and fingerprints are
+//! computed by the sinks, in parallel. The printer looks a batch up at
+//! once: while the table fits, it is in parts by fingerprint, one per
+//! thread, and each part decides its own records in parallel; the records
+//! are then written in order, so the output does not depend on the parts.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+
+use crate::input::Source;
+use urlsift_core::extract::{Extractor, Match};
+use urlsift_core::parallel;
+use urlsift_printer::Options;
+use urlsift_printer::dedup;
+use urlsift_printer::pipeline::{Batch, PrintError, Printer};
+
+/// Bytes per formatted batch sent from a worker to the consumer.
+pub const BATCH: usize = 64 << 10;
+
+/// Batches a file may have waiting before its worker blocks.
+pub const IN_FLIGHT: usize = 4;
+
+pub use urlsift_printer::pipeline::{RecordWriter, ShardBy, shard_of};
+
+mod format;
+mod html;
+mod scan;
+mod warc;
+
+use format::Spares;
+use scan::scan_source;
+
+/// How a run scans and prints.
+pub struct Config<'a> {
+    /// Output options (format, prefixes, aggregation).
+    pub opts: Options,
+    /// Print nothing; stop at the first URL.
+    pub quiet: bool,
+    /// Only RFC 3986-valid URLs.
+    pub strict: bool,
+    /// Worker threads (files scanned at once); at least 1.
+    pub threads: usize,
+    /// Bytes per parallel chunk within a file.
+    pub chunk_size: usize,
+    /// The extraction engine.
+    pub extractor: Extractor,
+    /// Called with the number of input bytes done, as they are done.
+    pub progress: Option<&'a (dyn Fn(u64) + Sync)>,
+    /// `--mail`: read inputs as mail (see [`urlsift_mail`]).
+    pub mail: Option<&'a urlsift_mail::MailRun>,
+    /// Memory for `--unique` / `--count-by` state (`usize::MAX`: no bound);
+    /// past it, sorted runs are spilled to `temp_dir`.
+    pub max_memory: usize,
+    /// Where spilled runs go (the system's temporary directory when `None`).
+    pub temp_dir: Option<PathBuf>,
+    /// What records are partitioned on when there is more than one writer.
+    pub shard_by: ShardBy,
+    /// Memory-map regular files (see [`crate::input::map_file`]); without
+    /// it, files are read as streams.
+    pub mmap: bool,
+    /// Take at most this many URLs from each input (`-m`); the scan of an
+    /// input stops soon after.
+    pub max_count: Option<u64>,
+    /// Only URLs with one of these schemes, lower-case (`--scheme`; `www.`
+    /// URLs have `http`). Empty: every URL.
+    pub schemes: Vec<String>,
+    /// Print the names of inputs instead of URLs (`-l`, `--files-without-match`).
+    pub list: Option<List>,
+    /// The base URI of web archive records that have no `WARC-Target-URI`,
+    /// and of HTML inputs (`--base`).
+    pub base: Option<String>,
+    /// Which inputs are read as HTML (`--html`, `--no-html`).
+    pub html: HtmlMode,
+    /// The most bytes of one input read as HTML (default
+    /// [`crate::web::MAX_HTML`]); the text rules read the rest.
+    pub max_html: usize,
+}
+
+/// Which inputs are read as HTML: their URL attributes resolved, their text
+/// scanned after character references are decoded (see [`crate::web`]).
+/// Web archives are read record by record, and `--mail` input as mail,
+/// whatever the mode.
+///
+/// ```
+/// use urlsift_search::run::{Config, HtmlMode};
+/// let cfg = Config::new(Default::default(), Default::default());
+/// assert_eq!(cfg.html, HtmlMode::Auto);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HtmlMode {
+    /// Those whose first bytes (after gzip or zstd decoding) sniff as HTML
+    /// ([`crate::web::is_html`]).
+    #[default]
+    Auto,
+    /// Every input (`--html`).
+    Always,
+    /// None: the text rules only (`--no-html`).
+    Never,
+}
+
+impl HtmlMode {
+    /// Whether an input starting with `head` is read as HTML.
+    ///
+    /// ```
+    /// use urlsift_search::run::HtmlMode;
+    /// assert!(HtmlMode::Auto.is_html(b"<!doctype html>"));
+    /// assert!(!HtmlMode::Never.is_html(b"<!doctype html>"));
+    /// assert!(HtmlMode::Always.is_html(b"plain text"));
+    /// ```
+    pub fn is_html(self, head: &[u8]) -> bool {
+        match self {
+            HtmlMode::Auto => crate::web::is_html(head),
+            HtmlMode::Always => true,
+            HtmlMode::Never => false,
+        }
+    }
+}
+
+/// Which inputs `-l` / `--files-without-match` name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum List {
+    /// Those with at least one URL (`-l`).
+    WithMatches,
+    /// Those without any (`--files-without-match`).
+    WithoutMatch,
+}
+
+/// The scheme `m` is filtered on: its own, or `http` for a `www.` URL.
+fn scheme_of<'m>(m: &'m Match<'_>) -> &'m [u8] {
+    match m.kind {
+        urlsift_core::extract::Kind::Www => b"http",
+        urlsift_core::extract::Kind::Uri => {
+            let end = memchr::memchr(b':', &m.url).unwrap_or(0);
+            &m.url[..end]
+        }
+    }
+}
+
+impl Config<'_> {
+    /// A configuration with these options and extractor, and defaults for
+    /// the rest: one thread per core, the default chunk size, no memory
+    /// bound, no mail, no progress.
+    pub fn new(opts: Options, extractor: Extractor) -> Config<'static> {
+        Config {
+            opts,
+            quiet: false,
+            strict: false,
+            threads: rayon::current_num_threads(),
+            chunk_size: parallel::DEFAULT_CHUNK_SIZE,
+            extractor,
+            progress: None,
+            mail: None,
+            max_memory: usize::MAX,
+            temp_dir: None,
+            shard_by: ShardBy::Url,
+            mmap: true,
+            max_count: None,
+            schemes: Vec::new(),
+            list: None,
+            base: None,
+            html: HtmlMode::Auto,
+            max_html: crate::web::MAX_HTML,
+        }
+    }
+}
+
+/// What a run found.
+#[derive(Debug, Default)]
+pub struct Summary {
+    /// URLs found (after `--strict`).
+    pub found: u64,
+    /// Inputs that failed (reported on the error writer).
+    pub errors: u64,
+    /// The output writer failed with this error (a closed pipe included).
+    pub write_error: Option<io::Error>,
+    /// De-duplication failed (spilling to disk): the error, with where.
+    pub dedup_error: Option<String>,
+    /// What `--unique` / `--count-by` did.
+    pub dedup: Option<dedup::Stats>,
+    /// A worker died (a bug): the run ended early, with this message.
+    pub died: Option<String>,
+}
+
+impl Summary {
+    /// grep's exit status: 0 found, 1 none found, 2 an error. A closed pipe
+    /// is not an error (the reader had what it wanted: 0 unless an input
+    /// failed before); with `quiet`, a URL found anywhere wins over errors
+    /// elsewhere.
+    pub fn exit_code(&self, quiet: bool) -> u8 {
+        let broken_pipe = self
+            .write_error
+            .as_ref()
+            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe);
+        let failed = (self.write_error.is_some() && !broken_pipe)
+            || self.dedup_error.is_some()
+            || self.died.is_some();
+        if failed || (self.errors > 0 && !(quiet && self.found > 0)) {
+            2
+        } else if self.found > 0 || broken_pipe {
+            0
+        } else {
+            1
+        }
+    }
+}
+
+enum Msg {
+    /// Records, in input order.
+    Batch(Batch),
+    End {
+        count: u64,
+        opened: bool,
+        error: Option<String>,
+        /// The input looks like mail (for the one hint of a run).
+        mail_like: bool,
+    },
+    /// The worker scanning this input panicked: the run ends.
+    Died(String),
+}
+
+/// Scan `sources` and write the result to `out` in input order; errors go to
+/// `err`, one line each (`urlsift: FILE: message`), in input order too.
+///
+/// ```
+/// use urlsift_core::extract::Extractor;
+/// use urlsift_search::input::Source;
+/// use urlsift_printer::Options;
+/// use urlsift_search::run;
+/// let dir = tempfile::tempdir().unwrap();
+/// let p = dir.path().join("a.txt");
+/// std::fs::write(&p, "see http://a.example/ and http://b.example/ and http://a.example/").unwrap();
+/// let opts = Options { unique: true, ..Options::default() };
+/// let cfg = run::Config::new(opts, Extractor::new());
+/// let (mut out, mut err) = (Vec::new(), Vec::new());
+/// let sum = run::run(&cfg, &[Source::Path(p)], &mut out, &mut err);
+/// assert_eq!(out, b"http://a.example/\nhttp://b.example/\n");
+/// assert_eq!((sum.found, sum.exit_code(false)), (3, 0));
+/// ```
+pub fn run(
+    cfg: &Config<'_>,
+    sources: &[Source],
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Summary {
+    run_to(cfg, sources, vec![Box::new(out)], err)
+}
+
+/// [`run`] into several writers: with more than one, each record goes to
+/// the writer of its shard ([`shard_of`] the fingerprint of its
+/// [`ShardBy`] key). `--count-by` and `-c` tables go to the first writer.
+/// Every writer is closed at the end.
+pub fn run_to<'o>(
+    cfg: &Config<'_>,
+    sources: &[Source],
+    outs: Vec<Box<dyn RecordWriter + 'o>>,
+    err: &mut dyn Write,
+) -> Summary {
+    run_to_within(cfg, sources, outs, err, &|_, _, scan| scan())
+}
+
+/// How a worker of [`run_to_within`] runs: `enter(worker, workers, scan)`
+/// is called on the worker's own thread, once, with its index (from 0),
+/// the number of workers (`cfg.threads`, at most one per input), and its
+/// whole work, which `enter` must call once (a worker that does not ends
+/// the run early: no further input is claimed).
+pub type Enter<'e> = &'e (dyn Fn(usize, usize, &mut (dyn FnMut() + Send)) + Sync);
+
+/// [`run_to`], with each worker's work run inside `enter`: to choose the
+/// rayon pool that scans its inputs' chunks, messages and records (by
+/// default, the global pool), e.g. `&|i, _, scan| pools[i].install(scan)`.
+///
+/// A worker blocks while the consumer is on an earlier input, so a pool
+/// must serve one worker only: a pool thread waiting inside one worker's
+/// scan may pick up another's work and block under it, and the run then
+/// deadlocks.
+///
+/// ```
+/// use urlsift_core::extract::Extractor;
+/// use urlsift_search::input::Source;
+/// use urlsift_printer::Options;
+/// use urlsift_search::run;
+/// let dir = tempfile::tempdir().unwrap();
+/// let mut sources = Vec::new();
+/// for name in ["a.txt", "b.txt", "c.txt"] {
+///     let p = dir.path().join(name);
+///     std::fs::write(&p, format!("see http://{name}.example/")).unwrap();
+///     sources.push(Source::Path(p));
+/// }
+/// let cfg = run::Config { threads: 2, ..run::Config::new(Options::default(), Extractor::new()) };
+/// // One pool of one thread per worker: two threads scan in all.
+/// let pools: Vec<_> = (0..2)
+///     .map(|_| rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap())
+///     .collect();
+/// let (mut out, mut err) = (Vec::new(), Vec::new());
+/// let sum = run::run_to_within(&cfg, &sources, vec![Box::new(&mut out)], &mut err, &|i, n, scan| {
+///     assert_eq!(n, 2);
+///     pools[i].install(scan)
+/// });
+/// assert_eq!(out, b"http://a.txt.example/\nhttp://b.txt.example/\nhttp://c.txt.example/\n");
+/// assert_eq!(sum.found, 3);
+/// ```
+pub fn run_to_within<'o>(
+    cfg: &Config<'_>,
+    sources: &[Source],
+    outs: Vec<Box<dyn RecordWriter + 'o>>,
+    err: &mut dyn Write,
+    enter: Enter<'_>,
+) -> Summary {
+    let stop = AtomicBool::new(false);
+    // One worker per input at most: never more threads than there is work for.
+    let threads = cfg.threads.clamp(1, sources.len().max(1));
+    // The claim step hands out the next input and queues its channel, under
+    // one lock, so the consumer sees the channels in input order.
+    let (order_tx, order_rx) = sync_channel::<(usize, Receiver<Msg>)>(threads);
+    let claim = Mutex::new((0usize, Some(order_tx)));
+    let mut summary = Summary::default();
+    let shards = outs.len().max(1);
+    // Batches alive at once: per worker, the chunks in flight on the pool
+    // (up to three per thread) and those waiting in its channel.
+    let pool = rayon::current_num_threads().max(cfg.threads).max(1);
+    let spares = Spares::new(threads * (3 * pool + IN_FLIGHT + 1));
+    std::thread::scope(|s| {
+        for i in 0..threads {
+            let (claim, stop, spares) = (&claim, &stop, &spares);
+            s.spawn(move || {
+                // Let go of the claim channel when the thread ends, even if
+                // `enter` never runs the work (the run then ends early).
+                let _release = Release(claim);
+                enter(i, threads, &mut || {
+                    worker(cfg, sources, (shards, spares), claim, stop)
+                });
+            });
+        }
+        summary = consume(cfg, sources, order_rx, (outs, &spares), err, &stop);
+        stop.store(true, Ordering::Relaxed);
+    });
+    summary
+}
+
+type Claim = Mutex<(usize, Option<SyncSender<(usize, Receiver<Msg>)>>)>;
+
+/// However a worker ends (all inputs taken, stopping, or a panic), it lets
+/// go of the claim channel: once every worker has, the consumer's loop over
+/// the channels ends.
+struct Release<'c>(&'c Claim);
+
+impl Drop for Release<'_> {
+    fn drop(&mut self) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).1 = None;
+    }
+}
+
+fn worker(
+    cfg: &Config<'_>,
+    sources: &[Source],
+    (shards, spares): (usize, &Spares),
+    claim: &Claim,
+    stop: &AtomicBool,
+) {
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let (idx, tx) = {
+            let mut g = claim.lock().unwrap_or_else(|p| p.into_inner());
+            let idx = g.0;
+            if idx >= sources.len() {
+                break;
+            }
+            g.0 += 1;
+            let (tx, rx) = sync_channel(IN_FLIGHT);
+            let Some(order) = g.1.as_ref() else { break };
+            if order.send((idx, rx)).is_err() {
+                break;
+            }
+            (idx, tx)
+        };
+        let scanned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            scan_source(cfg, &sources[idx], (shards, spares), &tx, stop)
+        }));
+        if let Err(payload) = scanned {
+            // A bug, not bad input: end the run (exit 2) with what it has
+            // written so far, naming the input it died on.
+            stop.store(true, Ordering::Relaxed);
+            let _ = tx.send(Msg::Died(format!(
+                "{}: internal error, the run stops here: {}",
+                sources[idx].name(),
+                urlsift_core::diag::panic_message(payload.as_ref())
+            )));
+            break;
+        }
+    }
+}
+
+fn consume<'o>(
+    cfg: &Config<'_>,
+    sources: &[Source],
+    order: Receiver<(usize, Receiver<Msg>)>,
+    (outs, spares): (Vec<Box<dyn RecordWriter + 'o>>, &Spares),
+    err: &mut dyn Write,
+    stop: &AtomicBool,
+) -> Summary {
+    let opts = &cfg.opts;
+    let mut sum = Summary::default();
+    let mut printer = Printer::new(opts, outs, cfg.max_memory, cfg.temp_dir.clone());
+    let mut hinted = false;
+    let result = (|| -> Result<(), PrintError> {
+        for (idx, rx) in order.iter() {
+            let name = sources[idx].name();
+            let mut ended = false;
+            for msg in rx.iter() {
+                match msg {
+                    Msg::Batch(b) => {
+                        printer.batch(&b)?;
+                        spares.give(b);
+                    }
+                    Msg::End {
+                        count,
+                        opened,
+                        error,
+                        mail_like,
+                    } => {
+                        if mail_like && !hinted {
+                            // One hint per run, for the first such input.
+                            hinted = true;
+                            urlsift_core::report!("{}", urlsift_mail::hint_message(&name));
+                        }
+                        let listed = cfg.list.and_then(|list| {
+                            let show = (count > 0) == (list == List::WithMatches);
+                            (show && opened).then_some(list)
+                        });
+                        // grep -L: found means a file was listed.
+                        sum.found += match cfg.list {
+                            Some(List::WithoutMatch) => u64::from(listed.is_some()),
+                            _ => count,
+                        };
+                        if listed.is_some() && !cfg.quiet {
+                            let (path, reset) = if opts.color {
+                                (urlsift_printer::color::PATH, urlsift_printer::color::RESET)
+                            } else {
+                                ("", "")
+                            };
+                            let mut line = format!("{path}{name}{reset}").into_bytes();
+                            line.push(if opts.null { 0 } else { b'\n' });
+                            printer.put(0, &line)?;
+                        }
+                        if opts.count && opened && !cfg.quiet {
+                            printer.file_count(&name, count)?;
+                        }
+                        ended = true;
+                        if let Some(e) = error {
+                            sum.errors += 1;
+                            // Keep stdout and stderr in order on a terminal.
+                            printer.flush()?;
+                            let _ = writeln!(err, "urlsift: {e}");
+                        }
+                        break;
+                    }
+                    Msg::Died(e) => {
+                        ended = true;
+                        printer.flush()?;
+                        let _ = writeln!(err, "urlsift: {e}");
+                        sum.died = Some(e);
+                        break;
+                    }
+                }
+            }
+            if !ended && sum.died.is_none() && !stop.load(Ordering::Relaxed) {
+                // The worker let go of this input without finishing it.
+                let e = format!("{name}: internal error: the scan ended without a result");
+                let _ = writeln!(err, "urlsift: {e}");
+                sum.died = Some(e);
+            }
+            if (cfg.quiet && sum.found > 0) || sum.died.is_some() {
+                break;
+            }
+        }
+        Ok(())
+    })();
+    let result = result.and_then(|()| {
+        if sum.died.is_some() {
+            // A partial table or unique list would look complete: print none.
+            printer.abandon();
+        }
+        sum.dedup = printer.finish()?;
+        Ok(())
+    });
+    match result {
+        Ok(()) => {}
+        Err(PrintError::Write(e)) => {
+            stop.store(true, Ordering::Relaxed);
+            sum.write_error = Some(e);
+        }
+        Err(PrintError::Dedup(e)) => {
+            stop.store(true, Ordering::Relaxed);
+            let dir = cfg.temp_dir.clone().unwrap_or_else(std::env::temp_dir);
+            sum.dedup_error = Some(format!(
+                "de-duplication: spilling to {}: {e}",
+                dir.display()
+            ));
+        }
+    }
+    sum
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use urlsift_printer::{Format, Options};
+
+    #[test]
+    fn workers_in_their_own_pools_print_what_the_global_pool_prints() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut sources = Vec::new();
+        for i in 0..12 {
+            let p = dir.path().join(format!("{i:02}.txt"));
+            // One large file, scanned in many chunks; the rest small.
+            let n = if i == 5 { 40_000 } else { 30 };
+            let text: String = (0..n)
+                .map(|k| format!("line {k} http://h{i}.example/{k} www.w{k}.example\n"))
+                .collect();
+            std::fs::write(&p, text).unwrap();
+            sources.push(Source::Path(p));
+        }
+        sources.insert(3, Source::Path(dir.path().join("missing.txt")));
+        let opts = Options {
+            format: Format::Json,
+            normalize: true,
+            ..Options::default()
+        };
+        let cfg = Config {
+            threads: 3,
+            chunk_size: 4096,
+            ..Config::new(opts, Extractor::new())
+        };
+        let (mut want, mut want_err) = (Vec::new(), Vec::new());
+        let sum = run(&cfg, &sources, &mut want, &mut want_err);
+        assert_eq!((sum.found, sum.errors), (2 * (40_000 + 11 * 30), 1));
+        let pools: Vec<_> = (0..3)
+            .map(|_| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(2)
+                    .build()
+                    .unwrap()
+            })
+            .collect();
+        let (mut got, mut got_err) = (Vec::new(), Vec::new());
+        let entered = AtomicBool::new(false);
+        let sum = run_to_within(
+            &cfg,
+            &sources,
+            vec![Box::new(&mut got)],
+            &mut got_err,
+            &|i, n, scan| {
+                assert_eq!(n, 3);
+                pools[i].install(|| {
+                    assert_eq!(rayon::current_num_threads(), 2);
+                    entered.store(true, Ordering::Relaxed);
+                    scan()
+                })
+            },
+        );
+        assert!(entered.load(Ordering::Relaxed));
+        assert_eq!((sum.found, sum.errors), (2 * (40_000 + 11 * 30), 1));
+        assert!(got == want && got_err == want_err);
+
+        // A worker that never runs its work ends the run; it never hangs.
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let sum = run_to_within(
+            &cfg,
+            &sources,
+            vec![Box::new(&mut out)],
+            &mut err,
+            &|_, _, _| {},
+        );
+        assert_eq!(sum.found, 0);
+    }
+}

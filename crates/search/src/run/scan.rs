@@ -1,0 +1,258 @@
+//! One input scanned: opened, read as text, mail, HTML or a web archive,
+//! and its records sent on in order.
+
+use std::io::{self, Read};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::SyncSender;
+
+use super::format::{Emit, Former, Spares, format_chunk, format_mail};
+use super::html::{read_html, scan_html};
+use super::warc::scan_warc;
+use super::{BATCH, Config, Msg};
+use crate::input::{Data, Opened, Source};
+use urlsift_core::parallel::{self, LineCounter};
+use urlsift_mail::MailInput;
+use urlsift_printer::pipeline::{Batch, Plan};
+
+/// Fails every read once the run is stopping, or the input has taken all
+/// the URLs it may (`-m`), so a stream scan ends early.
+pub(super) struct StopReader<'a, R> {
+    pub(super) inner: R,
+    pub(super) stop: &'a AtomicBool,
+    pub(super) full: &'a AtomicBool,
+}
+
+impl<R: Read> Read for StopReader<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.stop.load(Ordering::Relaxed) || self.full.load(Ordering::Relaxed) {
+            return Err(io::Error::other("stopped"));
+        }
+        self.inner.read(buf)
+    }
+}
+
+/// Scan one input and send its batches, then its end (or what went
+/// wrong), on `tx`.
+pub(super) fn scan_source(
+    cfg: &Config<'_>,
+    src: &Source,
+    (shards, spares): (usize, &Spares),
+    tx: &SyncSender<Msg>,
+    stop: &AtomicBool,
+) {
+    let name = src.name();
+    let end = |count, opened, error, mail_like| {
+        let _ = tx.send(Msg::End {
+            count,
+            opened,
+            error,
+            mail_like,
+        });
+    };
+    let path = match src {
+        Source::Error(e) => return end(0, false, Some(e.clone()), false),
+        other => other.path(),
+    };
+    let opened = match crate::input::open_source(src, cfg.mmap) {
+        Ok(o) => o,
+        Err(e) => return end(0, false, Some(format!("{name}: {e}")), false),
+    };
+    let full = AtomicBool::new(false);
+    let mut plan = Plan::new(&cfg.opts, shards, cfg.quiet || cfg.list.is_some());
+    plan.shard_by = cfg.shard_by;
+    let mut emit = Emit {
+        former: Former::new(cfg, &name, plan),
+        batch: Batch::with_capacity(BATCH + 1024),
+        tx,
+        stop,
+        count: 0,
+        failed: false,
+        max: if cfg.list.is_some() {
+            Some(1)
+        } else {
+            cfg.max_count
+        },
+        full: &full,
+        spares,
+    };
+    let mut error = None;
+    let mut mail_like = false;
+    match opened {
+        Opened::Warc(r) => {
+            let r = StopReader {
+                inner: r,
+                stop,
+                full: &full,
+            };
+            error = scan_warc(cfg, &name, r, &mut emit, stop);
+        }
+        o if cfg.mail.is_some() => {
+            let run = cfg.mail.unwrap_or_else(|| unreachable!());
+            let input = match o {
+                Opened::Whole(ref data) => MailInput::Whole(data),
+                Opened::Stream(r) => MailInput::Stream(Box::new(r)),
+                Opened::Warc(r) => MailInput::Stream(r),
+            };
+            error = if emit.parallel() {
+                // Each batch of messages formatted on the pool, as a chunk
+                // of a plain file is.
+                let (file, plan) = (emit.former.file, emit.former.plan);
+                run.scan_map(
+                    &cfg.extractor,
+                    &name,
+                    input,
+                    |b| format_mail(Former::new(cfg, file, plan), b, spares),
+                    |batch, _| emit.take(batch),
+                )
+            } else {
+                run.scan(&cfg.extractor, &name, input, |w, line, m| {
+                    emit.record_in(m, line, Some(w))
+                })
+            };
+        }
+        Opened::Whole(data) if cfg.html.is_html(&data) => {
+            error = scan_html(cfg, &name, &data, None::<io::Empty>, &mut emit);
+            if let Some(p) = cfg.progress {
+                p(data.len() as u64);
+            }
+        }
+        Opened::Stream(r) if cfg.html.is_html(r.head()) => {
+            let r = StopReader {
+                inner: r,
+                stop,
+                full: &full,
+            };
+            error = read_html(cfg, &name, r, &mut emit);
+            if let (Some(p), Some(path)) = (cfg.progress, path) {
+                p(std::fs::metadata(path).map_or(0, |m| m.len()));
+            }
+        }
+        Opened::Whole(data) => {
+            mail_like = urlsift_mail::looks_like_mail(&name, &data);
+            scan_whole(cfg, &data, &mut emit, stop)
+        }
+        Opened::Stream(r) => {
+            let r = StopReader {
+                inner: r,
+                stop,
+                full: &full,
+            };
+            let block = parallel::DEFAULT_BLOCK_SIZE;
+            let ex = &cfg.extractor;
+            let res = if emit.parallel() {
+                // As for a mapped file: each chunk of a block formatted on
+                // the pool.
+                let (file, plan) = (emit.former.file, emit.former.plan);
+                let uses_line = emit.former.uses_line();
+                parallel::scan_reader_map(
+                    ex,
+                    r,
+                    (block, cfg.chunk_size),
+                    uses_line,
+                    |chunk| format_chunk(Former::new(cfg, file, plan), chunk, uses_line, spares),
+                    |batch| emit.take(batch),
+                )
+            } else {
+                parallel::scan_reader(ex, r, block, cfg.chunk_size, |m, line| emit.record(m, line))
+            };
+            match res {
+                Ok(_) => {}
+                Err(_) if stop.load(Ordering::Relaxed) || full.load(Ordering::Relaxed) => {}
+                Err(e) => error = Some(format!("{name}: {e}")),
+            }
+            if let (Some(p), Some(path)) = (cfg.progress, path) {
+                p(std::fs::metadata(path).map_or(0, |m| m.len()));
+            }
+        }
+    }
+    emit.send();
+    if emit.failed {
+        return; // the consumer is gone
+    }
+    end(emit.count, true, error, mail_like);
+}
+
+/// Bytes before the end of a segment kept mapped when the segment is done
+/// with: the next segment's scan may look back into them.
+pub(super) const RELEASE_MARGIN: usize = 64 << 10;
+
+/// Scan a whole (mapped) file in segments of a few batches of chunks
+/// ([`parallel::scan_segments`]), so a stop request is seen within one
+/// segment; the result is that of one scan over the whole file.
+pub(super) fn scan_whole(cfg: &Config<'_>, whole: &Data, emit: &mut Emit<'_>, stop: &AtomicBool) {
+    let data: &[u8] = whole;
+    let ex = &cfg.extractor;
+    let seg = 2usize
+        .saturating_mul(cfg.threads.max(1))
+        .saturating_mul(cfg.chunk_size.max(1))
+        .max(64);
+    // Counting lines is a pass over the text: only when they are printed.
+    let uses_line = emit.former.uses_line();
+    let progress = |n: usize| {
+        if let Some(p) = cfg.progress {
+            p(n as u64);
+        }
+    };
+    if emit.parallel() {
+        // Each chunk's records are formatted on the pool, in parallel; this
+        // thread only sends the batches on, in input order.
+        let (file, plan, spares) = (emit.former.file, emit.former.plan, emit.spares);
+        // The pages of each segment done with are let go (a segment's
+        // records are formatted, so its text is not read again but for a
+        // little look-behind): the map's resident pages stay few, and they
+        // are not all unmapped at once, on one thread, when it is closed.
+        // With more than one thread, on the pool while the next segment is
+        // scanned.
+        let pool = rayon::current_num_threads() > 1;
+        let (mut pos, mut released) = (0, 0);
+        rayon::in_place_scope(|s| {
+            parallel::scan_segments_map(
+                ex,
+                data,
+                seg,
+                cfg.chunk_size,
+                uses_line,
+                |chunk| format_chunk(Former::new(cfg, file, plan), chunk, uses_line, spares),
+                |batch| emit.take(batch) && !stop.load(Ordering::Relaxed),
+                |n| {
+                    progress(n);
+                    pos += n;
+                    let to = pos.saturating_sub(RELEASE_MARGIN);
+                    if to > released {
+                        let from = released;
+                        if pool {
+                            s.spawn(move |_| whole.done_with(from..to));
+                        } else {
+                            whole.done_with(from..to);
+                        }
+                        released = to;
+                    }
+                    !stop.load(Ordering::Relaxed)
+                },
+            );
+        });
+        return;
+    }
+    let mut lines = LineCounter::default();
+    let failed = std::cell::Cell::new(false);
+    let emit_full = emit.full;
+    parallel::scan_segments(
+        ex,
+        data,
+        seg,
+        cfg.chunk_size,
+        |m| {
+            let line = if uses_line {
+                lines.line_at(data, m.start)
+            } else {
+                0
+            };
+            emit.record(&m, line);
+            failed.set(emit.failed);
+        },
+        |n| {
+            progress(n);
+            !(stop.load(Ordering::Relaxed) || failed.get() || emit_full.load(Ordering::Relaxed))
+        },
+    );
+}

@@ -1,0 +1,158 @@
+//! Web archives: each record's links, a batch of records at a time.
+
+use std::io::Read;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::Config;
+use super::format::{Emit, Former};
+use crate::web::record_links;
+use urlsift_printer::pipeline::Batch;
+use urlsift_warc::{LinkOptions, Severity};
+
+/// Records of a web archive gathered before their links are found in
+/// parallel: at most this many block bytes ...
+pub(super) const WARC_BATCH_BYTES: usize = 32 << 20;
+/// ... or this many records.
+pub(super) const WARC_BATCH_RECORDS: usize = 1024;
+
+/// Records of a web archive read ahead: a batch, and how it ended.
+pub(super) struct WarcBatch {
+    recs: Vec<urlsift_warc::Record>,
+    /// The archive ended after these records.
+    end: bool,
+    /// A problem met after these records.
+    issue: Option<urlsift_warc::Issue>,
+}
+
+/// Read the next batch of records: until [`WARC_BATCH_BYTES`] of blocks or
+/// [`WARC_BATCH_RECORDS`] records, a problem, or the end.
+pub(super) fn read_warc_batch<R: Read>(reader: &mut urlsift_warc::Reader<R>) -> WarcBatch {
+    let mut recs = Vec::new();
+    let mut bytes = 0usize;
+    loop {
+        match reader.next() {
+            None => {
+                return WarcBatch {
+                    recs,
+                    end: true,
+                    issue: None,
+                };
+            }
+            Some(Ok(rec)) => {
+                bytes += rec.block.len();
+                recs.push(rec);
+                if bytes >= WARC_BATCH_BYTES || recs.len() >= WARC_BATCH_RECORDS {
+                    return WarcBatch {
+                        recs,
+                        end: false,
+                        issue: None,
+                    };
+                }
+            }
+            Some(Err(issue)) => {
+                return WarcBatch {
+                    recs,
+                    end: false,
+                    issue: Some(issue),
+                };
+            }
+        }
+    }
+}
+
+/// Scan a web archive: its records are read in order, their links found
+/// (in parallel, a batch of records at a time) and sent on in file order.
+/// When records may be formatted apart, the next batch is read and inflated
+/// on the pool while the links of this one are found, so reading is not a
+/// serial step between batches. Warnings (a malformed record) are printed;
+/// the first error (a corrupt gzip member, a truncated file) is the input's
+/// error, the others are printed. The reader resynchronises at the next
+/// record either way.
+pub(super) fn scan_warc(
+    cfg: &Config<'_>,
+    name: &str,
+    r: impl Read + Send,
+    emit: &mut Emit<'_>,
+    stop: &AtomicBool,
+) -> Option<String> {
+    let opts = LinkOptions {
+        base: cfg.base.clone(),
+        ..LinkOptions::default()
+    };
+    let ahead = emit.parallel();
+    let mut error = None;
+    let mut reader = urlsift_warc::Reader::new(r);
+    let mut cur = read_warc_batch(&mut reader);
+    loop {
+        // Links of the records so far first, then the problem, in file order.
+        let (ok, next) = if ahead && !cur.end {
+            let (ok, next) = rayon::join(
+                || warc_batch(cfg, name, &cur.recs, &opts, emit),
+                || read_warc_batch(&mut reader),
+            );
+            (ok, Some(next))
+        } else {
+            (warc_batch(cfg, name, &cur.recs, &opts, emit), None)
+        };
+        if !ok || cur.end || stop.load(Ordering::Relaxed) || emit.full.load(Ordering::Relaxed) {
+            break;
+        }
+        if let Some(issue) = cur.issue.take() {
+            let msg = format!("{name}: byte {}: {}", issue.offset, issue.message);
+            match issue.severity {
+                Severity::Warning => urlsift_core::report!("{msg}"),
+                Severity::Error if error.is_none() => error = Some(msg),
+                Severity::Error => urlsift_core::report!("{msg}"),
+            }
+        }
+        cur = match next {
+            Some(n) => n,
+            None => read_warc_batch(&mut reader),
+        };
+    }
+    error
+}
+
+/// The links of `recs`, in order: formatted in parallel when records may be
+/// formatted apart, else one by one. False when the run stops.
+pub(super) fn warc_batch(
+    cfg: &Config<'_>,
+    name: &str,
+    recs: &[urlsift_warc::Record],
+    opts: &LinkOptions,
+    emit: &mut Emit<'_>,
+) -> bool {
+    use rayon::prelude::*;
+    if recs.is_empty() {
+        return true;
+    }
+    if emit.parallel() {
+        let plan = emit.former.plan;
+        let batches: Vec<Batch> = recs
+            .par_iter()
+            .map(|rec| {
+                let mut f = Former::new(cfg, name, plan);
+                let mut out = Batch::default();
+                record_links(rec, opts, |m, web| {
+                    if f.accepts(m) {
+                        f.add(m, 0, None, Some(web), &mut out);
+                    }
+                });
+                out
+            })
+            .collect();
+        for b in batches {
+            if !emit.take(b) {
+                return false;
+            }
+        }
+        return true;
+    }
+    for rec in recs {
+        record_links(rec, opts, |m, web| emit.record_where(m, 0, None, Some(web)));
+        if emit.failed {
+            return false;
+        }
+    }
+    true
+}
