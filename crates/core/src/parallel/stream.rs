@@ -19,25 +19,25 @@ use super::*;
 /// assert_eq!(buf, b"abcdefg");
 /// ```
 pub fn fill(r: &mut impl Read, buf: &mut Vec<u8>, want: usize) -> io::Result<bool> {
-    while buf.len() < want {
-        let old = buf.len();
-        buf.resize(want.max(old + 4096), 0);
-        let n = loop {
-            match r.read(&mut buf[old..]) {
-                Ok(n) => break n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    buf.truncate(old);
-                    return Err(e);
-                }
-            }
-        };
-        buf.truncate(old + n);
-        if n == 0 {
-            return Ok(true);
-        }
+    // The room is zeroed once, and each read fills the next of it: a pipe
+    // or a decoder gives a little at a time.
+    let mut at = buf.len();
+    if at < want {
+        buf.resize(want.max(at + 4096), 0);
     }
-    Ok(false)
+    let end = loop {
+        if at >= want {
+            break Ok(false);
+        }
+        match r.read(&mut buf[at..]) {
+            Ok(0) => break Ok(true),
+            Ok(n) => at += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => break Err(e),
+        }
+    };
+    buf.truncate(at);
+    end
 }
 
 /// How much a stream is read at a time.
