@@ -217,6 +217,97 @@ fn stream_long_run_without_stops() {
     assert_eq!(streamed(&hay, 100, 64, vec![777]), with_lines(&hay));
 }
 
+/// A reader of `data` in pieces of `piece` bytes that fails at byte
+/// `fail_at` (if any), counting what it gave.
+struct Failing<'a> {
+    data: &'a [u8],
+    piece: usize,
+    fail_at: Option<usize>,
+    given: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl std::io::Read for Failing<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use std::sync::atomic::Ordering;
+        let at = self.given.load(Ordering::Relaxed);
+        if self.fail_at == Some(at) {
+            return Err(std::io::Error::other("boom"));
+        }
+        let limit = self.fail_at.unwrap_or(self.data.len()).min(self.data.len());
+        let n = self.piece.min(buf.len()).min(limit - at);
+        buf[..n].copy_from_slice(&self.data[at..at + n]);
+        self.given.store(at + n, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+fn numbered_lines(n: usize) -> Vec<u8> {
+    (0..n)
+        .map(|i| format!("see http://h{i}.example/p{i} and more text\n"))
+        .collect::<String>()
+        .into_bytes()
+}
+
+/// A stream that breaks after many blocks (each read ahead while the one
+/// before is scanned) gives the matches of what came before the break, as
+/// if it ended there, and an error naming the byte it broke at.
+#[test]
+fn a_stream_broken_midway_gives_what_came_before() {
+    let data = numbered_lines(8000);
+    let fail_at = 200_003;
+    for threads in [1, 3] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let r = Failing {
+            data: &data,
+            piece: 7000,
+            fail_at: Some(fail_at),
+            given: Default::default(),
+        };
+        let mut v = Vec::new();
+        let res = pool.install(|| {
+            urlsift_core::parallel::scan_reader(&Extractor::new(), r, 16 << 10, 4096, |m, line| {
+                v.push((m.start, m.end, m.url.to_vec(), line))
+            })
+        });
+        let e = res.unwrap_err().to_string();
+        assert!(e.contains(&format!("at byte {fail_at}")), "{e}");
+        assert_eq!(v, with_lines(&data[..fail_at]), "{threads} threads");
+    }
+}
+
+/// A scan asked to stop stops reading too: the block read ahead is the
+/// last, not the stream.
+#[test]
+fn a_stopped_stream_reads_no_further() {
+    use std::sync::atomic::Ordering;
+    let data = numbered_lines(100_000);
+    let given = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let r = Failing {
+        data: &data,
+        piece: 4096,
+        fail_at: None,
+        given: given.clone(),
+    };
+    let block = 64 << 10;
+    let mut batches = 0;
+    urlsift_core::parallel::scan_reader_map(
+        &Extractor::new(),
+        r,
+        (block, 8192),
+        false,
+        |c| c.matches().count(),
+        |_| {
+            batches += 1;
+            false
+        },
+    )
+    .unwrap();
+    assert_eq!(batches, 1);
+    let read = given.load(Ordering::Relaxed);
+    assert!(data.len() > 40 * block);
+    assert!(read <= 3 * block, "read {read} bytes of {}", data.len());
+}
+
 /// `scan_segments_map` over `hay` on a pool of `threads`: each chunk's
 /// matches as (start, end, url, line), lines 0 unless counted.
 fn mapped(

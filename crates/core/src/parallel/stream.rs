@@ -3,6 +3,7 @@
 
 use super::segment::{SegEnd, Segmenter};
 use super::*;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Read from `r` onto the end of `buf` until it holds at least `want`
 /// bytes (reads are of at least 4 KiB) or the stream ends; true at the end
@@ -19,6 +20,17 @@ use super::*;
 /// assert_eq!(buf, b"abcdefg");
 /// ```
 pub fn fill(r: &mut impl Read, buf: &mut Vec<u8>, want: usize) -> io::Result<bool> {
+    fill_unless(r, buf, want, &AtomicBool::new(false))
+}
+
+/// [`fill`], ending early (not at the end of the stream) once `quit` is
+/// set: it is looked at before each read.
+fn fill_unless(
+    r: &mut impl Read,
+    buf: &mut Vec<u8>,
+    want: usize,
+    quit: &AtomicBool,
+) -> io::Result<bool> {
     // The room is zeroed once, and each read fills the next of it: a pipe
     // or a decoder gives a little at a time.
     let mut at = buf.len();
@@ -26,7 +38,7 @@ pub fn fill(r: &mut impl Read, buf: &mut Vec<u8>, want: usize) -> io::Result<boo
         buf.resize(want.max(at + 4096), 0);
     }
     let end = loop {
-        if at >= want {
+        if at >= want || quit.load(Ordering::Relaxed) {
             break Ok(false);
         }
         match r.read(&mut buf[at..]) {
@@ -45,11 +57,12 @@ pub const DEFAULT_BLOCK_SIZE: usize = 16 << 20;
 
 /// Scan a stream in blocks of about `block_size` bytes, carrying the tail a
 /// URL needs from one block to the next, so memory stays bounded (about
-/// `block_size` plus [`MAX_WRAPPED`], and at most `2 * MAX_RUN` more for
+/// two blocks: the next block is read, on a thread of its own, while this
+/// one is scanned; plus [`MAX_WRAPPED`], and at most `2 * MAX_RUN` more for
 /// text with no cut point at all) whatever the input size. Each match comes with its
 /// 1-based line; its offsets are absolute in the stream. The result is
 /// identical to scanning the whole stream at once. Returns the stream's size.
-pub fn scan_reader<R: Read>(
+pub fn scan_reader<R: Read + Send>(
     ex: &Extractor,
     r: R,
     block_size: usize,
@@ -67,7 +80,7 @@ pub fn scan_reader<R: Read>(
 /// as in [`scan_segments_map`]: a [`Chunk`]'s offsets are in its block,
 /// whose first byte is at [`Chunk::base`] in the stream. `each` returns
 /// false to stop reading.
-pub fn scan_reader_map<R: Read, T: Send>(
+pub fn scan_reader_map<R: Read + Send, T: Send>(
     ex: &Extractor,
     r: R,
     (block_size, chunk_size): (usize, usize),
@@ -92,8 +105,11 @@ pub fn scan_reader_map<R: Read, T: Send>(
 
 /// The block loop of [`scan_reader`]: `step(hay, (start, end, floor), base,
 /// lines)` scans a segment of the buffer (whose first byte is at `base` in
-/// the stream) and returns the floor after it, and false to stop.
-fn read_blocks<R: Read>(
+/// the stream) and returns the floor after it, and false to stop. While a
+/// segment is scanned, the next block is read on a thread of its own, so a
+/// slow source (a decoder, a pipe) is read while the pool scans: the
+/// stream's time is the larger of the two, not their sum.
+fn read_blocks<R: Read + Send>(
     ex: &Extractor,
     mut r: R,
     block_size: usize,
@@ -110,20 +126,30 @@ fn read_blocks<R: Read>(
     let c = ex.classifier();
     let mut seg = Segmenter::default();
     let mut failed: Option<io::Error> = None;
+    // The next block, read while the one before is scanned, and how its
+    // reading ended.
+    let mut next: Vec<u8> = Vec::new();
+    let mut ahead: Option<io::Result<bool>> = None;
     loop {
         // Fill to a block plus the look-ahead a wrapped URL may need.
         // (An eighth of a block more, to find the first cut point after it.)
         let want = start + need + need / 8 + MAX_WRAPPED + 1;
-        if !eof {
-            match fill(&mut r, &mut buf, want) {
-                Ok(e) => eof = e,
-                Err(e) => {
-                    // Report where the stream broke, after scanning what came before.
-                    let at = base + buf.len() as u64;
-                    failed = Some(io::Error::new(e.kind(), format!("at byte {at}: {e}")));
-                    eof = true;
-                }
+        let read = match ahead.take() {
+            // Read ahead: what it left to read, if anything, is read here.
+            Some(Ok(false)) if buf.len() < want => Some(fill(&mut r, &mut buf, want)),
+            Some(res) => Some(res),
+            None if !eof => Some(fill(&mut r, &mut buf, want)),
+            None => None,
+        };
+        match read {
+            Some(Ok(e)) => eof = e,
+            Some(Err(e)) => {
+                // Report where the stream broke, after scanning what came before.
+                let at = base + buf.len() as u64;
+                failed = Some(io::Error::new(e.kind(), format!("at byte {at}: {e}")));
+                eof = true;
             }
+            None => {}
         }
         let avail = if eof {
             buf.len()
@@ -142,20 +168,54 @@ fn read_blocks<R: Read>(
             }
         };
         need = block_size;
+        // Keep the look-behind the next block needs, and anything after `end`.
+        // A floor further back than MAX_LOOK_BEHIND changes no decision.
+        let keep_from = end.saturating_sub(MAX_LOOK_BEHIND);
         let hay: &[u8] = if hard { &buf[..end] } else { &buf };
         let counter = count_lines.then_some(&mut lines);
-        let (f, go) = step(hay, (start, end, floor), base, counter);
+        let (f, go) = if eof {
+            step(hay, (start, end, floor), base, counter)
+        } else {
+            // The next block starts with what this one keeps.
+            next.clear();
+            next.extend_from_slice(&buf[keep_from..]);
+            // As the loop's fill would: a block after the next start.
+            let want = (end - keep_from) + block_size + block_size / 8 + MAX_WRAPPED + 1;
+            let (r, next) = (&mut r, &mut next);
+            let quit = AtomicBool::new(false);
+            std::thread::scope(|s| {
+                let reader = std::thread::Builder::new()
+                    .name("urlsift-read".into())
+                    .spawn_scoped(s, || fill_unless(r, next, want, &quit));
+                // Should the scan die, the reader stops at its next read
+                // rather than read the block to its end.
+                let _quit = SetOnDrop(&quit);
+                let res = step(hay, (start, end, floor), base, counter);
+                if !res.1 {
+                    // Stopping: no need of the rest of the block.
+                    quit.store(true, Ordering::Relaxed);
+                }
+                // No thread to be had: the next block is read after this
+                // one, by the loop's own fill.
+                ahead = match reader {
+                    Ok(h) => Some(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))),
+                    Err(_) => None,
+                };
+                res
+            })
+        };
         floor = if hard { f.max(end) } else { f };
         if !go || (eof && end >= buf.len()) {
             break;
         }
-        // Keep the look-behind the next block needs, and anything after `end`.
-        // A floor further back than MAX_LOOK_BEHIND changes no decision.
-        let keep_from = end.saturating_sub(MAX_LOOK_BEHIND);
         if count_lines {
             lines.drop_front(&buf, keep_from);
         }
-        buf.drain(..keep_from);
+        if ahead.is_some() {
+            std::mem::swap(&mut buf, &mut next);
+        } else {
+            buf.drain(..keep_from);
+        }
         base += keep_from as u64;
         start = end - keep_from;
         floor = floor.saturating_sub(keep_from);
@@ -163,6 +223,16 @@ fn read_blocks<R: Read>(
     match failed {
         Some(e) => Err(e),
         None => Ok(base + buf.len() as u64),
+    }
+}
+
+/// Sets its flag when dropped (at the end of a scope, or as a panic
+/// unwinds through it).
+struct SetOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for SetOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
     }
 }
 

@@ -13,7 +13,7 @@ use urlsift_core::parallel;
 pub(super) fn read_html(
     cfg: &Config<'_>,
     name: &str,
-    mut r: impl Read,
+    mut r: impl Read + Send,
     emit: &mut Emit<'_>,
 ) -> Option<String> {
     let cap = cfg.max_html;
@@ -53,7 +53,7 @@ pub(super) fn scan_html(
     cfg: &Config<'_>,
     name: &str,
     doc: &[u8],
-    rest: Option<impl Read>,
+    rest: Option<impl Read + Send>,
     emit: &mut Emit<'_>,
 ) -> Option<String> {
     let cap = cfg.max_html;
@@ -85,7 +85,7 @@ pub(super) fn scan_html(
     } else {
         0
     };
-    let text: Box<dyn Read + '_> = match rest {
+    let text: Box<dyn Read + Send + '_> = match rest {
         Some(r) => Box::new(tail.chain(r)),
         None => Box::new(tail),
     };
