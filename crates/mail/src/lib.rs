@@ -49,6 +49,7 @@
 use std::io::{self, Read};
 use std::ops::{AddAssign, Range};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -273,7 +274,7 @@ pub const STREAM_BLOCK: usize = urlsift_core::parallel::DEFAULT_BLOCK_SIZE;
 /// at a time: complete messages are scanned as they arrive, so memory is
 /// bounded by `block` plus the largest message. The output is the same as
 /// [`scan_archive`] on the whole input.
-pub fn scan_reader<R: Read>(
+pub fn scan_reader<R: Read + Send>(
     ex: &Extractor,
     r: R,
     block: usize,
@@ -294,8 +295,9 @@ pub fn scan_reader<R: Read>(
 }
 
 /// [`scan_reader`], with each batch of messages mapped in parallel and the
-/// results sunk in file order, as in [`scan_archive_map`].
-pub fn scan_reader_map<R: Read, T: Send>(
+/// results sunk in file order, as in [`scan_archive_map`]. While a block's
+/// messages are scanned, the next block is read on a thread of its own.
+pub fn scan_reader_map<R: Read + Send, T: Send>(
     ex: &Extractor,
     mut r: R,
     block: usize,
@@ -313,9 +315,17 @@ pub fn scan_reader_map<R: Read, T: Send>(
         mboxrd: false,
     };
     let mut first = true;
+    // The next block, read while the messages before it are scanned.
+    let mut next: Vec<u8> = Vec::new();
+    let mut ahead: Option<io::Result<bool>> = None;
     loop {
-        let want = buf.len() + block;
-        let eof = urlsift_core::parallel::fill(&mut r, &mut buf, want)?;
+        let eof = match ahead.take() {
+            Some(read) => read?,
+            None => {
+                let want = buf.len() + block;
+                urlsift_core::parallel::fill(&mut r, &mut buf, want)?
+            }
+        };
         if first && (buf.len() >= 5 || eof) {
             first = false;
             at.mboxrd = buf.starts_with(b"From ");
@@ -348,21 +358,79 @@ pub fn scan_reader_map<R: Read, T: Send>(
         }
         let keep = msgs.len() - 1;
         let cut = msgs[keep - 1].end;
-        if !scan_messages(
-            ex,
-            &buf,
-            &msgs[..keep],
-            at,
-            (&map, &mut sink),
-            &mut on_problem,
-            &mut stats,
-        ) {
+        // The next block starts with the last message, maybe incomplete.
+        next.clear();
+        next.extend_from_slice(&buf[cut..]);
+        let want = next.len() + block;
+        let quit = AtomicBool::new(false);
+        let go = std::thread::scope(|s| {
+            let reader = std::thread::Builder::new()
+                .name("urlsift-read".into())
+                .spawn_scoped(s, || {
+                    let mut r = Quit {
+                        inner: &mut r,
+                        quit: &quit,
+                    };
+                    urlsift_core::parallel::fill(&mut r, &mut next, want)
+                });
+            // Should the scan stop or die, the reader stops at its next read.
+            let _quit = SetOnDrop(&quit);
+            let go = scan_messages(
+                ex,
+                &buf,
+                &msgs[..keep],
+                at,
+                (&map, &mut sink),
+                &mut on_problem,
+                &mut stats,
+            );
+            if !go {
+                quit.store(true, Ordering::Relaxed);
+            }
+            // No thread to be had: the next block is read after these
+            // messages, by the loop's own fill.
+            ahead = match reader {
+                Ok(h) => Some(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))),
+                Err(_) => None,
+            };
+            go
+        });
+        if !go {
             return Ok(stats);
         }
         at.line += urlsift_core::parallel::newlines(&buf[..cut]);
-        buf.drain(..cut);
+        if ahead.is_some() {
+            std::mem::swap(&mut buf, &mut next);
+        } else {
+            buf.drain(..cut);
+        }
         at.offset += cut as u64;
         at.index += keep as u64;
+    }
+}
+
+/// A reader that fails every read once `quit` is set.
+struct Quit<'a, R> {
+    inner: &'a mut R,
+    quit: &'a AtomicBool,
+}
+
+impl<R: Read> Read for Quit<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.quit.load(Ordering::Relaxed) {
+            return Err(io::Error::other("stopped"));
+        }
+        self.inner.read(buf)
+    }
+}
+
+/// Sets its flag when dropped (at the end of a scope, or as a panic
+/// unwinds through it).
+struct SetOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for SetOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
     }
 }
 
