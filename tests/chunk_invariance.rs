@@ -256,7 +256,10 @@ fn a_stream_broken_midway_gives_what_came_before() {
     let data = numbered_lines(8000);
     let fail_at = 200_003;
     for threads in [1, 3] {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
         let r = Failing {
             data: &data,
             piece: 7000,
