@@ -8,6 +8,10 @@
 //! - `extract/file/<isa>`, `extract/file-par/<isa>`, `extract/file/linkify`: the
 //!   file named by `URLSIFT_BENCH_FILE`, when set (e.g. a 256 MiB corpus from
 //!   `scripts/make-corpus.sh`), on one thread and on all threads.
+//! - `extract/stream/{whole,pipe}`: `parallel::scan_reader` over 48 MiB of
+//!   the sample, from a reader that gives it all at once (a file) and from
+//!   one that gives 64 KiB a read (a pipe); the stream's blocks are read
+//!   while the ones before are scanned, so the two should be close.
 //!
 //! Before timing, every ISA must find the same URLs as the scalar path, and the
 //! whole of `datasets/sample.txt` must give the count recorded in
@@ -139,5 +143,51 @@ fn bench_file(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_slice, bench_file);
+/// A reader that gives at most `piece` bytes a read, as a pipe does.
+struct Pieces<'a> {
+    data: &'a [u8],
+    piece: usize,
+}
+
+impl std::io::Read for Pieces<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.piece.min(buf.len()).min(self.data.len());
+        buf[..n].copy_from_slice(&self.data[..n]);
+        self.data = &self.data[n..];
+        Ok(n)
+    }
+}
+
+fn stream_count(ex: &Extractor, hay: &[u8], piece: usize) -> usize {
+    let mut n = 0;
+    let r = Pieces { data: hay, piece };
+    let size = parallel::scan_reader(
+        ex,
+        r,
+        parallel::DEFAULT_BLOCK_SIZE,
+        parallel::DEFAULT_CHUNK_SIZE,
+        |_, _| n += 1,
+    )
+    .expect("a slice reads");
+    assert_eq!(size, hay.len() as u64);
+    n
+}
+
+fn bench_stream(c: &mut Criterion) {
+    let hay = slice_of(&sample(), 48 * MIB);
+    let ex = Extractor::new();
+    let expected = count(&ex, &hay);
+    let mut g = c.benchmark_group("extract/stream");
+    g.sample_size(10);
+    g.throughput(Throughput::Bytes(hay.len() as u64));
+    for (name, piece) in [("whole", usize::MAX), ("pipe", 64 << 10)] {
+        assert_eq!(stream_count(&ex, &hay, piece), expected, "{name}");
+        g.bench_function(name, |b| {
+            b.iter(|| stream_count(&ex, black_box(&hay), piece))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench_slice, bench_file, bench_stream);
 criterion_main!(benches);
