@@ -144,18 +144,6 @@ impl Batch {
         self.bytes.is_empty() && self.metas.is_empty()
     }
 
-    /// Give back the room the batch does not use, when that is over a
-    /// quarter of it (a batch that waits in a queue holds only its bytes).
-    pub fn shrink_to_fit(&mut self) {
-        // Small batches are not worth the copy.
-        if self.bytes.capacity() > (1 << 20)
-            && self.bytes.capacity() > self.bytes.len() + self.bytes.len() / 4
-        {
-            self.bytes.shrink_to_fit();
-        }
-        self.metas.shrink_to_fit();
-    }
-
     /// The batch's records, leaving it empty (its count and failure are
     /// left as they are).
     pub fn take(&mut self, capacity: usize) -> Batch {
