@@ -410,6 +410,74 @@ fn issue7_cli_invalid_mbox_is_a_warning_and_others_complete() {
     );
 }
 
+/// Under `--mail`, text that is not mail is scanned as the plain text it
+/// is: the URLs and their places are those of plain mode (its first
+/// paragraph is no header block), each in the input's one `text/plain`
+/// part, for any thread count and chunk size, from a file or a pipe.
+#[test]
+fn text_under_mail_is_scanned_as_plain_text() {
+    use std::io::Write;
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("notes.txt");
+    let mut text = b"release notes (1.0) http://first.example/para\n\n".to_vec();
+    for i in 0..20_000 {
+        let line = format!("line {i} see <http://a.example/{i}> and www.b{i}.example.\n");
+        text.extend_from_slice(line.as_bytes());
+    }
+    std::fs::write(&p, &text).unwrap();
+    let path = p.to_str().unwrap();
+    let (plain, _, code) = bin(&["--format", "json", path]);
+    assert_eq!(code, 0);
+    let plain: Vec<serde_json::Value> = plain
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(plain.len(), 40_001);
+    let (mail, err, code) = bin(&["--mail", "--format", "json", path]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains(&format!("{path}: byte 0: not mail")), "{err}");
+    let mail: Vec<serde_json::Value> = mail
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(mail.len(), plain.len());
+    for (m, p) in mail.iter().zip(&plain) {
+        for k in ["start", "end", "line", "url", "style"] {
+            assert_eq!(m[k], p[k], "{k}: {m} against {p}");
+        }
+        assert_eq!((&m["message"], &m["part"]), (&1.into(), &1.into()), "{m}");
+        assert_eq!(m["content_type"], "text/plain");
+        assert_eq!(m["message_id"], serde_json::Value::Null);
+        assert_eq!(
+            (&m["message_offset"], &m["part_offset"]),
+            (&0.into(), &0.into())
+        );
+        assert_eq!(
+            (&m["part_start"], &m["part_line"]),
+            (&p["start"], &p["line"])
+        );
+    }
+    let want = bin(&["--mail", "--format", "json", "-j1", path]).0;
+    for args in [&["-j2"][..], &["-j8"], &["--chunk-size", "1000"]] {
+        let got = bin(&[&["--mail", "--format", "json", path][..], args].concat()).0;
+        assert!(got == want, "{args:?}");
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_urlsift"))
+        .args(["--mail", "--format", "json", "-j2", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feed = std::thread::spawn(move || stdin.write_all(&text));
+    let o = child.wait_with_output().unwrap();
+    feed.join().unwrap().unwrap();
+    let piped = String::from_utf8(o.stdout).unwrap();
+    let file = format!("\"file\":{}", serde_json::to_string(path).unwrap());
+    assert!(piped == want.replace(&file, "\"file\":\"-\""));
+}
+
 #[test]
 fn part_headers_are_scanned_as_their_part() {
     // MHTML (RFC 2557) names each part's URL in its own header block, and
@@ -698,12 +766,15 @@ fn issue17_cli_preamble_and_epilogue_of_multiparts_are_scanned() {
 
 #[test]
 fn issue17_cli_message_that_panics_mail_parser_is_scanned_as_text() {
-    // Found by the mail fuzz target: mail-parser panics on this message.
+    // Found by the mail fuzz target: mail-parser panics on this message,
+    // in an arithmetic overflow (so only where overflows are checked, as
+    // in the test profile; a release build wraps and parses on).
     let o = scan(&format!("{OWN}/fuzz-mail-parser-panic.eml"));
     assert!(
-        o.problems
-            .iter()
-            .any(|p| p.what.contains("MIME parser failed")),
+        !cfg!(debug_assertions)
+            || o.problems
+                .iter()
+                .any(|p| p.what.contains("MIME parser failed")),
         "{:?}",
         o.problems
     );

@@ -93,6 +93,32 @@ pub struct MailWhere {
     pub part_line: u64,
 }
 
+impl MailWhere {
+    /// Where a URL came from in an input that is not mail, scanned as plain
+    /// text ([`MailRun::plain_text`]): the whole input is one `text/plain`
+    /// part, message 1 and part 1, at offset 0, with no Message-ID; so the
+    /// URL's place in the part is its place in the file, `start` (a byte
+    /// offset) and `line` (1-based).
+    ///
+    /// ```
+    /// let w = urlsift_mail::MailWhere::plain_text(120, 4);
+    /// assert_eq!((w.message, w.part, w.content_type.as_str()), (1, 1, "text/plain"));
+    /// assert_eq!((w.part_offset, w.part_start, w.part_line), (0, 120, 4));
+    /// ```
+    pub fn plain_text(start: u64, line: u64) -> MailWhere {
+        MailWhere {
+            message: 1,
+            message_id: None,
+            message_offset: 0,
+            part: 1,
+            content_type: "text/plain".to_string(),
+            part_offset: 0,
+            part_start: start,
+            part_line: line,
+        }
+    }
+}
+
 /// Something wrong with a message. It was scanned as far as it could be.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Problem {
@@ -745,12 +771,36 @@ impl MailRun {
         }
         if error.is_none() && stats.not_mail > 0 {
             // A warning, as every other problem in mail: the text was scanned.
-            urlsift_core::report!(
-                "{name}: byte 0: not mail (no mbox From line or header block); scanned as plain text"
-            );
+            not_mail_warning(name);
         }
         error
     }
+
+    /// An input that does not start like mail ([`mbox::starts_like_mail`]),
+    /// which the caller scans as plain text rather than with
+    /// [`MailRun::scan`]: counted in [`MailStats::not_mail`] and reported
+    /// (`urlsift: FILE: byte 0: not mail (...); scanned as plain text`).
+    /// Its URLs are in no message: give each the place of
+    /// [`MailWhere::plain_text`].
+    ///
+    /// ```
+    /// let run = urlsift_mail::MailRun::default();
+    /// run.plain_text("notes.txt");
+    /// assert_eq!(run.stats.lock().unwrap().not_mail, 1);
+    /// ```
+    pub fn plain_text(&self, name: &str) {
+        if let Ok(mut s) = self.stats.lock() {
+            s.not_mail += 1;
+        }
+        not_mail_warning(name);
+    }
+}
+
+/// The warning for an input under `--mail` that is not mail.
+fn not_mail_warning(name: &str) {
+    urlsift_core::report!(
+        "{name}: byte 0: not mail (no mbox From line or header block); scanned as plain text"
+    );
 }
 
 /// Plain mode: whether an input looks like mail (an mbox or a message, or

@@ -8,6 +8,7 @@ use std::sync::mpsc::SyncSender;
 use super::{BATCH, Config, Msg, scheme_of};
 use urlsift_core::extract::Match;
 use urlsift_core::parallel;
+use urlsift_mail::MailWhere;
 use urlsift_printer::pipeline::{Batch, Mode, Plan, Sink};
 use urlsift_printer::{Format, Parts, Record, WebWhere};
 
@@ -63,6 +64,9 @@ pub(super) struct Former<'a> {
     pub(super) file: &'a str,
     pub(super) plan: Plan,
     pub(super) sink: Box<dyn Sink + Send>,
+    /// Under `--mail`, an input that is not mail, scanned as plain text:
+    /// each record's place in its one part ([`MailWhere::plain_text`]).
+    text_part: Option<MailWhere>,
 }
 
 impl<'a> Former<'a> {
@@ -72,7 +76,20 @@ impl<'a> Former<'a> {
             file,
             plan,
             sink: plan.sink(&cfg.opts),
+            text_part: None,
         }
+    }
+
+    /// With `on`, the records are those of an input that `--mail` scans as
+    /// plain text: each in the input's one part.
+    pub(super) fn text_part(mut self, on: bool) -> Self {
+        self.text_part = on.then(|| MailWhere::plain_text(0, 0));
+        self
+    }
+
+    /// Whether the records are in an input's one part ([`Former::text_part`]).
+    pub(super) fn in_text_part(&self) -> bool {
+        self.text_part.is_some()
     }
 
     /// Whether `m` passes `--strict` and `--scheme`.
@@ -100,10 +117,18 @@ impl<'a> Former<'a> {
         &mut self,
         m: &Match<'_>,
         line: u64,
-        mail: Option<&urlsift_mail::MailWhere>,
+        mail: Option<&MailWhere>,
         web: Option<&WebWhere>,
         out: &mut Batch,
     ) {
+        let mail = match (&mut self.text_part, mail) {
+            (Some(w), None) => {
+                w.part_start = m.start as u64;
+                w.part_line = line;
+                Some(&*w)
+            }
+            (_, mail) => mail,
+        };
         let rec = Record {
             file: self.file,
             line,
@@ -216,12 +241,7 @@ impl Emit<'_> {
         self.record_in(m, line, None)
     }
 
-    pub(super) fn record_in(
-        &mut self,
-        m: &Match<'_>,
-        line: u64,
-        mail: Option<&urlsift_mail::MailWhere>,
-    ) {
+    pub(super) fn record_in(&mut self, m: &Match<'_>, line: u64, mail: Option<&MailWhere>) {
         self.record_where(m, line, mail, None)
     }
 
@@ -229,7 +249,7 @@ impl Emit<'_> {
         &mut self,
         m: &Match<'_>,
         line: u64,
-        mail: Option<&urlsift_mail::MailWhere>,
+        mail: Option<&MailWhere>,
         web: Option<&WebWhere>,
     ) {
         if self.failed || !self.former.accepts(m) {

@@ -75,6 +75,18 @@ pub(super) fn scan_source(
         full: &full,
         spares,
     };
+    // Under `--mail`, an input that does not start like mail (no mbox
+    // `From ` line, no header) is scanned as the plain text it is: in
+    // parallel, a stream block by block; each URL in its one part.
+    let text = cfg.mail.filter(|_| match &opened {
+        Opened::Whole(data) => !urlsift_mail::mbox::starts_like_mail(data),
+        Opened::Stream(r) => !urlsift_mail::mbox::starts_like_mail(r.head()),
+        Opened::Warc(_) => false,
+    });
+    if let Some(run) = text {
+        run.plain_text(&name);
+        emit.former = Former::new(cfg, &name, plan).text_part(true);
+    }
     let mut error = None;
     let mut mail_like = false;
     match opened {
@@ -86,7 +98,7 @@ pub(super) fn scan_source(
             };
             error = scan_warc(cfg, &name, r, &mut emit, stop);
         }
-        o if cfg.mail.is_some() => {
+        o if cfg.mail.is_some() && text.is_none() => {
             let run = cfg.mail.unwrap_or_else(|| unreachable!());
             let input = match o {
                 Opened::Whole(ref data) => MailInput::Whole(data),
@@ -110,13 +122,13 @@ pub(super) fn scan_source(
                 })
             };
         }
-        Opened::Whole(data) if cfg.html.is_html(&data) => {
+        Opened::Whole(data) if text.is_none() && cfg.html.is_html(&data) => {
             error = scan_html(cfg, &name, &data, None::<io::Empty>, &mut emit);
             if let Some(p) = cfg.progress {
                 p(data.len() as u64);
             }
         }
-        Opened::Stream(r) if cfg.html.is_html(r.head()) => {
+        Opened::Stream(r) if text.is_none() && cfg.html.is_html(r.head()) => {
             let r = StopReader {
                 inner: r,
                 stop,
@@ -128,7 +140,7 @@ pub(super) fn scan_source(
             }
         }
         Opened::Whole(data) => {
-            mail_like = urlsift_mail::looks_like_mail(&name, &data);
+            mail_like = text.is_none() && urlsift_mail::looks_like_mail(&name, &data);
             scan_whole(cfg, &data, &mut emit, stop)
         }
         Opened::Stream(r) => {
@@ -143,13 +155,17 @@ pub(super) fn scan_source(
                 // As for a mapped file: each chunk of a block formatted on
                 // the pool.
                 let (file, plan) = (emit.former.file, emit.former.plan);
+                let text = emit.former.in_text_part();
                 let uses_line = emit.former.uses_line();
                 parallel::scan_reader_map(
                     ex,
                     r,
                     (block, cfg.chunk_size),
                     uses_line,
-                    |chunk| format_chunk(Former::new(cfg, file, plan), chunk, uses_line, spares),
+                    |chunk| {
+                        let f = Former::new(cfg, file, plan).text_part(text);
+                        format_chunk(f, chunk, uses_line, spares)
+                    },
                     |batch| emit.take(batch),
                 )
             } else {
@@ -197,6 +213,7 @@ pub(super) fn scan_whole(cfg: &Config<'_>, whole: &Data, emit: &mut Emit<'_>, st
         // Each chunk's records are formatted on the pool, in parallel; this
         // thread only sends the batches on, in input order.
         let (file, plan, spares) = (emit.former.file, emit.former.plan, emit.spares);
+        let text = emit.former.in_text_part();
         // The pages of each segment done with are let go (a segment's
         // records are formatted, so its text is not read again but for a
         // little look-behind): the map's resident pages stay few, and they
@@ -212,7 +229,10 @@ pub(super) fn scan_whole(cfg: &Config<'_>, whole: &Data, emit: &mut Emit<'_>, st
                 seg,
                 cfg.chunk_size,
                 uses_line,
-                |chunk| format_chunk(Former::new(cfg, file, plan), chunk, uses_line, spares),
+                |chunk| {
+                    let f = Former::new(cfg, file, plan).text_part(text);
+                    format_chunk(f, chunk, uses_line, spares)
+                },
                 |batch| emit.take(batch) && !stop.load(Ordering::Relaxed),
                 |n| {
                     progress(n);
