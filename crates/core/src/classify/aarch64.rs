@@ -160,36 +160,4 @@ pub(crate) fn is_available() -> bool {
     std::arch::is_aarch64_feature_detected!("neon")
 }
 
-/// Append every candidate anchor in `start..end` to `out`. See [`crate::classify::naive::candidates`].
-///
-/// # Safety
-/// The CPU supports NEON ([`is_available`]).
-#[target_feature(enable = "neon")]
-pub(crate) unsafe fn candidates(hay: &[u8], start: usize, end: usize, out: &mut Vec<usize>) {
-    // SAFETY: the features `Block` needs are enabled here and guaranteed by the caller.
-    unsafe { generic::candidates::<Block>(hay, start, end, out) }
-}
-
-/// The first stop byte at or after `from`. See [`crate::classify::naive::find_stop`].
-///
-/// # Safety
-/// The CPU supports NEON ([`is_available`]).
-#[target_feature(enable = "neon")]
-pub(crate) unsafe fn find_stop(hay: &[u8], from: usize) -> usize {
-    // SAFETY: the features `Block` needs are enabled here and guaranteed by the caller.
-    unsafe { generic::find_stop::<Block>(hay, from) }
-}
-
-/// The first stop byte at or after `from`, and the first closing bracket
-/// before it. See [`crate::classify::naive::find_run`].
-///
-/// # Safety
-/// The CPU supports NEON ([`is_available`]).
-#[target_feature(enable = "neon")]
-pub(crate) unsafe fn find_run(hay: &[u8], from: usize) -> (usize, usize) {
-    // SAFETY: the features `Block` needs are enabled here and guaranteed by the caller.
-    unsafe { generic::find_run::<Block>(hay, from) }
-}
-
-#[cfg(test)]
-generic::events_test!("neon");
+generic::entry_points!("neon", "NEON");

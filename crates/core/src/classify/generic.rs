@@ -127,11 +127,49 @@ pub(crate) unsafe fn check_events<V: Vector>() {
     }
 }
 
-/// The test module of an ISA file: [`check_events`] for its `Block`, run
-/// under `$features` when its `is_available()` says the CPU has them.
-#[cfg(test)]
-macro_rules! events_test {
-    ($features:literal) => {
+/// The entry points of an ISA file, for its `Block` under `$features`
+/// (`$cpu` names them for the docs): [`candidates`], [`find_stop`] and
+/// [`find_run`], each compiled with the features enabled; and its test
+/// module: `check_events` run when its `is_available()` says the CPU
+/// has them.
+macro_rules! entry_points {
+    ($features:literal, $cpu:literal) => {
+        /// Append every candidate anchor in `start..end` to `out`. See [`crate::classify::naive::candidates`].
+        ///
+        /// # Safety
+        #[doc = concat!("The CPU supports ", $cpu, " ([`is_available`]).")]
+        #[target_feature(enable = $features)]
+        pub(crate) unsafe fn candidates(
+            hay: &[u8],
+            start: usize,
+            end: usize,
+            out: &mut Vec<usize>,
+        ) {
+            // SAFETY: the features `Block` needs are enabled here and guaranteed by the caller.
+            unsafe { generic::candidates::<Block>(hay, start, end, out) }
+        }
+
+        /// The first stop byte at or after `from`. See [`crate::classify::naive::find_stop`].
+        ///
+        /// # Safety
+        #[doc = concat!("The CPU supports ", $cpu, " ([`is_available`]).")]
+        #[target_feature(enable = $features)]
+        pub(crate) unsafe fn find_stop(hay: &[u8], from: usize) -> usize {
+            // SAFETY: the features `Block` needs are enabled here and guaranteed by the caller.
+            unsafe { generic::find_stop::<Block>(hay, from) }
+        }
+
+        /// The first stop byte at or after `from`, and the first closing bracket
+        /// before it. See [`crate::classify::naive::find_run`].
+        ///
+        /// # Safety
+        #[doc = concat!("The CPU supports ", $cpu, " ([`is_available`]).")]
+        #[target_feature(enable = $features)]
+        pub(crate) unsafe fn find_run(hay: &[u8], from: usize) -> (usize, usize) {
+            // SAFETY: the features `Block` needs are enabled here and guaranteed by the caller.
+            unsafe { generic::find_run::<Block>(hay, from) }
+        }
+
         #[cfg(test)]
         mod tests {
             use super::*;
@@ -154,8 +192,7 @@ macro_rules! events_test {
         }
     };
 }
-#[cfg(test)]
-pub(crate) use events_test;
+pub(crate) use entry_points;
 
 /// Mask of the low `n` bits (all 64 for `n >= 64`).
 #[inline(always)]

@@ -172,36 +172,4 @@ pub(crate) fn is_available() -> bool {
     is_x86_feature_detected!("sse2") && is_x86_feature_detected!("ssse3")
 }
 
-/// Append every candidate anchor in `start..end` to `out`. See [`crate::classify::naive::candidates`].
-///
-/// # Safety
-/// The CPU supports SSE2 and SSSE3 ([`is_available`]).
-#[target_feature(enable = "sse2,ssse3")]
-pub(crate) unsafe fn candidates(hay: &[u8], start: usize, end: usize, out: &mut Vec<usize>) {
-    // SAFETY: the features `Block` needs are enabled here and guaranteed by the caller.
-    unsafe { generic::candidates::<Block>(hay, start, end, out) }
-}
-
-/// The first stop byte at or after `from`. See [`crate::classify::naive::find_stop`].
-///
-/// # Safety
-/// The CPU supports SSE2 and SSSE3 ([`is_available`]).
-#[target_feature(enable = "sse2,ssse3")]
-pub(crate) unsafe fn find_stop(hay: &[u8], from: usize) -> usize {
-    // SAFETY: the features `Block` needs are enabled here and guaranteed by the caller.
-    unsafe { generic::find_stop::<Block>(hay, from) }
-}
-
-/// The first stop byte at or after `from`, and the first closing bracket
-/// before it. See [`crate::classify::naive::find_run`].
-///
-/// # Safety
-/// The CPU supports SSE2 and SSSE3 ([`is_available`]).
-#[target_feature(enable = "sse2,ssse3")]
-pub(crate) unsafe fn find_run(hay: &[u8], from: usize) -> (usize, usize) {
-    // SAFETY: the features `Block` needs are enabled here and guaranteed by the caller.
-    unsafe { generic::find_run::<Block>(hay, from) }
-}
-
-#[cfg(test)]
-generic::events_test!("sse2,ssse3");
+generic::entry_points!("sse2,ssse3", "SSE2 and SSSE3");
