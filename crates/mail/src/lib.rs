@@ -49,7 +49,6 @@
 use std::io::{self, Read};
 use std::ops::{AddAssign, Range};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -388,19 +387,9 @@ pub fn scan_reader_map<R: Read + Send, T: Send>(
         next.clear();
         next.extend_from_slice(&buf[cut..]);
         let want = next.len() + block;
-        let quit = AtomicBool::new(false);
-        let go = std::thread::scope(|s| {
-            let reader = std::thread::Builder::new()
-                .name("urlsift-read".into())
-                .spawn_scoped(s, || {
-                    let mut r = Quit {
-                        inner: &mut r,
-                        quit: &quit,
-                    };
-                    urlsift_core::parallel::fill(&mut r, &mut next, want)
-                });
-            // Should the scan stop or die, the reader stops at its next read.
-            let _quit = SetOnDrop(&quit);
+        // No thread to be had: the next block is read after these messages,
+        // by the loop's own fill.
+        let (go, read) = urlsift_core::parallel::fill_while(&mut r, &mut next, want, || {
             let go = scan_messages(
                 ex,
                 &buf,
@@ -410,17 +399,9 @@ pub fn scan_reader_map<R: Read + Send, T: Send>(
                 &mut on_problem,
                 &mut stats,
             );
-            if !go {
-                quit.store(true, Ordering::Relaxed);
-            }
-            // No thread to be had: the next block is read after these
-            // messages, by the loop's own fill.
-            ahead = match reader {
-                Ok(h) => Some(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))),
-                Err(_) => None,
-            };
-            go
+            (go, go)
         });
+        ahead = read;
         if !go {
             return Ok(stats);
         }
@@ -432,31 +413,6 @@ pub fn scan_reader_map<R: Read + Send, T: Send>(
         }
         at.offset += cut as u64;
         at.index += keep as u64;
-    }
-}
-
-/// A reader that fails every read once `quit` is set.
-struct Quit<'a, R> {
-    inner: &'a mut R,
-    quit: &'a AtomicBool,
-}
-
-impl<R: Read> Read for Quit<'_, R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.quit.load(Ordering::Relaxed) {
-            return Err(io::Error::other("stopped"));
-        }
-        self.inner.read(buf)
-    }
-}
-
-/// Sets its flag when dropped (at the end of a scope, or as a panic
-/// unwinds through it).
-struct SetOnDrop<'a>(&'a AtomicBool);
-
-impl Drop for SetOnDrop<'_> {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::Relaxed);
     }
 }
 

@@ -52,6 +52,47 @@ fn fill_unless(
     end
 }
 
+/// Run `work` while the next block of `r` is read onto `next` ([`fill`]
+/// to `want` bytes) on a thread of its own, so reading and work overlap.
+/// `work` gives its result and whether the run goes on; should it stop or
+/// die, the reader stops at its next read rather than read the block to
+/// its end. Returns `work`'s result and the read's, or `None` when no
+/// thread could be had (nothing was read: the caller reads the block).
+///
+/// ```
+/// let mut r = &b"next block"[..];
+/// let mut next = Vec::new();
+/// let (sum, read) = urlsift_core::parallel::fill_while(&mut r, &mut next, 64, || (1 + 1, true));
+/// assert_eq!(sum, 2);
+/// match read {
+///     Some(end) => assert!(end.unwrap() && next == b"next block"),
+///     None => assert!(next.is_empty()),
+/// }
+/// ```
+pub fn fill_while<R: Read + Send, T>(
+    r: &mut R,
+    next: &mut Vec<u8>,
+    want: usize,
+    work: impl FnOnce() -> (T, bool),
+) -> (T, Option<io::Result<bool>>) {
+    let quit = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let reader = std::thread::Builder::new()
+            .name("urlsift-read".into())
+            .spawn_scoped(s, || fill_unless(r, next, want, &quit));
+        let _quit = SetOnDrop(&quit);
+        let (res, go) = work();
+        if !go {
+            quit.store(true, Ordering::Relaxed);
+        }
+        let read = match reader {
+            Ok(h) => Some(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))),
+            Err(_) => None,
+        };
+        (res, read)
+    })
+}
+
 /// How much a stream is read at a time.
 pub const DEFAULT_BLOCK_SIZE: usize = 16 << 20;
 
@@ -181,28 +222,14 @@ fn read_blocks<R: Read + Send>(
             next.extend_from_slice(&buf[keep_from..]);
             // As the loop's fill would: a block after the next start.
             let want = (end - keep_from) + block_size + block_size / 8 + MAX_WRAPPED + 1;
-            let (r, next) = (&mut r, &mut next);
-            let quit = AtomicBool::new(false);
-            std::thread::scope(|s| {
-                let reader = std::thread::Builder::new()
-                    .name("urlsift-read".into())
-                    .spawn_scoped(s, || fill_unless(r, next, want, &quit));
-                // Should the scan die, the reader stops at its next read
-                // rather than read the block to its end.
-                let _quit = SetOnDrop(&quit);
+            // No thread to be had: the next block is read after this one,
+            // by the loop's own fill.
+            let (res, read) = fill_while(&mut r, &mut next, want, || {
                 let res = step(hay, (start, end, floor), base, counter);
-                if !res.1 {
-                    // Stopping: no need of the rest of the block.
-                    quit.store(true, Ordering::Relaxed);
-                }
-                // No thread to be had: the next block is read after this
-                // one, by the loop's own fill.
-                ahead = match reader {
-                    Ok(h) => Some(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))),
-                    Err(_) => None,
-                };
-                res
-            })
+                (res, res.1)
+            });
+            ahead = read;
+            res
         };
         floor = if hard { f.max(end) } else { f };
         if !go || (eof && end >= buf.len()) {
