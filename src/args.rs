@@ -1,0 +1,267 @@
+//! The command line's arguments: what clap parses, and the size parser
+//! of `--max-memory` and `--chunk-size`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::cmd_bench;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "urlsift",
+    version,
+    about = "Find every URL in free text (RFC 3986 Appendix C) and say exactly what each one is.",
+    args_conflicts_with_subcommands = true
+)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) cmd: Option<Cmd>,
+    #[command(flatten)]
+    pub(crate) scan: ScanArgs,
+}
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum Cmd {
+    /// Print one JSON object per URL (fields as in --format json): components,
+    /// host kind, validity, errors.
+    Parse {
+        /// The URLs [default: standard input, one per line].
+        urls: Vec<String>,
+    },
+    /// Print the RFC 3986 section 6 normal form of each URL, one per line.
+    Normalize {
+        /// Syntax-based normalization only (6.2.2), without the scheme rules (6.2.3).
+        #[arg(long)]
+        syntax_only: bool,
+        /// Drop the fragment.
+        #[arg(long)]
+        drop_fragment: bool,
+        /// The URLs [default: standard input, one per line].
+        urls: Vec<String>,
+    },
+    /// Resolve each reference against BASE (RFC 3986 section 5.2), one per line.
+    Resolve {
+        /// The absolute base URI.
+        base: String,
+        /// The references [default: standard input, one per line].
+        refs: Vec<String>,
+    },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff): `urlsift man | man -l -`.
+    Man,
+    /// Per-ISA throughput report for this machine (1 and all threads, vs memory bandwidth).
+    Bench(cmd_bench::BenchOpts),
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub(crate) enum ColorArg {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub(crate) enum FormatArg {
+    Text,
+    Json,
+    Csv,
+    Tsv,
+    /// Apache Parquet (needs -o; one row per URL with its components).
+    Parquet,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub(crate) enum DedupKeyArg {
+    /// The URL as found.
+    Raw,
+    /// RFC 3986 6.2.2: case, percent-encoding, dot segments.
+    Syntax,
+    /// 6.2.2 and 6.2.3: also default port and empty path.
+    Scheme,
+    /// As scheme, without the fragment.
+    NoFragment,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub(crate) enum ShardByArg {
+    Url,
+    Host,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub(crate) enum CountByArg {
+    Url,
+    Host,
+    Scheme,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct ScanArgs {
+    /// Files or directories to scan (directories are walked); none or `-` reads stdin.
+    pub(crate) paths: Vec<PathBuf>,
+    /// Prefix each URL with its line number.
+    #[arg(short = 'n', long)]
+    pub(crate) line_number: bool,
+    /// Prefix each URL with its byte offset.
+    #[arg(short = 'b', long)]
+    pub(crate) byte_offset: bool,
+    /// Prefix each URL with the file name (the default with several inputs or a directory).
+    #[arg(short = 'H', long, overrides_with = "no_filename")]
+    pub(crate) with_filename: bool,
+    /// Never prefix file names (grep's -h).
+    #[arg(short = 'I', long, overrides_with = "with_filename")]
+    pub(crate) no_filename: bool,
+    /// Print only the names of inputs with a URL (grep's -l).
+    #[arg(short = 'l', long, conflicts_with = "files_without_match")]
+    pub(crate) files_with_matches: bool,
+    /// Print only the names of inputs without a URL (grep's -L).
+    #[arg(long)]
+    pub(crate) files_without_match: bool,
+    /// After a file name print a NUL byte instead of `:` or a newline (grep's -Z);
+    /// --files-from then reads NUL-separated paths.
+    #[arg(short = '0', long)]
+    pub(crate) null: bool,
+    /// Take at most NUM URLs from each input (grep's -m).
+    #[arg(short = 'm', long, value_name = "NUM")]
+    pub(crate) max_count: Option<u64>,
+    /// Only URLs with one of these schemes, e.g. http,https (`www.` URLs are http).
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub(crate) scheme: Vec<String>,
+    /// Only files whose path matches GLOB in directory walks; `!GLOB` excludes (repeatable, as ripgrep's -g).
+    #[arg(short = 'g', long = "glob", value_name = "GLOB")]
+    pub(crate) globs: Vec<String>,
+    /// Descend at most NUM levels into directories (1: their own files only).
+    #[arg(long, value_name = "NUM")]
+    pub(crate) max_depth: Option<usize>,
+    /// Read the paths to scan from FILE (`-`: standard input), one per line (NUL-separated with -0).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) files_from: Option<PathBuf>,
+    /// In directory walks, skip what .gitignore, .ignore and git's exclude files name.
+    #[arg(long)]
+    pub(crate) ignore_vcs: bool,
+    /// Suppress the messages about inputs (unreadable, not found) and warnings; not the exit status (grep's -s).
+    #[arg(short = 's', long)]
+    pub(crate) no_messages: bool,
+    /// Print only the number of URLs in each input.
+    #[arg(short = 'c', long)]
+    pub(crate) count: bool,
+    /// Print nothing; the exit status says whether a URL was found.
+    #[arg(short = 'q', long)]
+    pub(crate) quiet: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub(crate) format: FormatArg,
+    /// Print the RFC 3986 section 6 normal form instead of the URL as found.
+    #[arg(long)]
+    pub(crate) normalize: bool,
+    /// Only URLs that are valid RFC 3986 URIs.
+    #[arg(long)]
+    pub(crate) strict: bool,
+    /// Print each distinct URL once (with --normalize: each distinct normal form).
+    #[arg(long)]
+    pub(crate) unique: bool,
+    /// Print counts per distinct URL, host or scheme, most frequent first.
+    #[arg(long, value_enum)]
+    pub(crate) count_by: Option<CountByArg>,
+    /// What --unique, --count-by url and --shard-by url compare [default: raw; scheme with --normalize].
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    pub(crate) dedup_key: Option<DedupKeyArg>,
+    /// Memory for --unique/--count-by state (e.g. 256M, 4G); past it, sorted runs spill to --temp-dir.
+    #[arg(long, value_name = "SIZE", default_value = "1G")]
+    pub(crate) max_memory: String,
+    /// Directory for spilled runs [default: $TMPDIR or /tmp].
+    #[arg(long, value_name = "DIR")]
+    pub(crate) temp_dir: Option<PathBuf>,
+    /// Write the output to FILE (with --shards: into the directory DIR).
+    #[arg(short = 'o', long, value_name = "FILE|DIR")]
+    pub(crate) output: Option<PathBuf>,
+    /// Split the output into N files (DIR/part-00000.EXT ...) by a hash of --shard-by.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub(crate) shards: usize,
+    /// What --shards partitions on: the URL's --dedup-key form, or its host [default: url].
+    #[arg(long, value_enum)]
+    pub(crate) shard_by: Option<ShardByArg>,
+    /// Worker threads (default: one per core).
+    #[arg(short = 'j', long, value_name = "N")]
+    pub(crate) threads: Option<usize>,
+    /// Force an instruction set: auto, scalar, sse2, avx2, avx512, neon (also URLSIFT_ISA).
+    #[arg(long, value_name = "ISA")]
+    pub(crate) isa: Option<String>,
+    /// Read mail: mbox, maildir, .eml, news; scan decoded headers and text parts.
+    #[arg(long)]
+    pub(crate) mail: bool,
+    /// The base URI of HTML inputs, and of web archive records that have no
+    /// WARC-Target-URI (a <base href> in the page comes first).
+    #[arg(long, value_name = "URI")]
+    pub(crate) base: Option<String>,
+    /// Read every input as HTML: URL attributes resolved, text between tags
+    /// scanned after entities are decoded (default: inputs that sniff as HTML).
+    #[arg(long, overrides_with = "no_html")]
+    pub(crate) html: bool,
+    /// Read no input as HTML: the text rules only (web archives still are).
+    #[arg(long, overrides_with = "html")]
+    pub(crate) no_html: bool,
+    /// Print a summary on stderr: de-duplication (URLs, distinct, memory, spills); with --mail, messages and parts.
+    #[arg(long)]
+    pub(crate) stats: bool,
+    /// Colour file names and numbers: auto (only on a terminal, unless NO_COLOR is set), always, never.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
+    pub(crate) color: ColorArg,
+    /// Never memory-map files: read them as streams. A file truncated by
+    /// another program while urlsift maps it ends the run with SIGBUS; use
+    /// this for files that may change during the run.
+    #[arg(long)]
+    pub(crate) no_mmap: bool,
+    /// Size of a parallel chunk, e.g. 64K or 2M (for tests; the output never depends on it).
+    #[arg(
+        long,
+        value_name = "SIZE",
+        value_parser = parse_size,
+        default_value_t = urlsift_core::parallel::DEFAULT_CHUNK_SIZE
+    )]
+    pub(crate) chunk_size: usize,
+}
+/// Parse a size such as `256M`, `1G`, `512KiB` or `1000000` (bytes; K, M, G
+/// and T are powers of 1024), for `--max-memory` and `--chunk-size`.
+pub(crate) fn parse_size(s: &str) -> Result<usize, String> {
+    let t = s.trim();
+    let t = t
+        .strip_suffix("iB")
+        .or_else(|| t.strip_suffix('B'))
+        .unwrap_or(t);
+    let (num, mult) = match t.chars().last().map(|c| c.to_ascii_uppercase()) {
+        Some('K') => (&t[..t.len() - 1], 1u64 << 10),
+        Some('M') => (&t[..t.len() - 1], 1 << 20),
+        Some('G') => (&t[..t.len() - 1], 1 << 30),
+        Some('T') => (&t[..t.len() - 1], 1 << 40),
+        _ => (t, 1),
+    };
+    let n: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("invalid size {s:?} (use e.g. 256M, 2G)"))?;
+    if !n.is_finite() || n < 0.0 {
+        return Err(format!("invalid size {s:?}"));
+    }
+    Ok((n * mult as f64).min(usize::MAX as f64) as usize)
+}
+
+#[cfg(test)]
+mod size_tests {
+    use super::parse_size;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("256M"), Ok(256 << 20));
+        assert_eq!(parse_size("1.5GiB"), Ok(3 << 29));
+        assert_eq!(parse_size("1000000"), Ok(1_000_000));
+        assert_eq!(parse_size("512KiB"), Ok(512 << 10));
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("-1M").is_err());
+    }
+}

@@ -1,0 +1,323 @@
+//! The run's outputs: option combinations refused before a scan, and the
+//! files written under temporary names, never over an input, and renamed
+//! into place at the end.
+
+use std::io::{self, BufWriter};
+use std::path::PathBuf;
+
+use crate::args::{CountByArg, FormatArg, ScanArgs, ShardByArg};
+use urlsift_search::input::Source;
+use urlsift_search::run::RecordWriter;
+
+/// Refuse option combinations that cannot work, before scanning: a flag
+/// is honoured or refused, never silently ignored.
+pub(crate) fn check_output_args(args: &ScanArgs, parquet: bool) -> Result<(), String> {
+    let table = args.count || args.count_by.is_some();
+    let csv = matches!(args.format, FormatArg::Csv | FormatArg::Tsv);
+    if args.shards == 0 {
+        return Err("--shards must be at least 1".into());
+    }
+    if parquet && args.output.is_none() {
+        return Err("--format parquet needs -o FILE (or -o DIR with --shards)".into());
+    }
+    if parquet && table {
+        return Err(
+            "--format parquet writes one row per URL; -c and --count-by print tables".into(),
+        );
+    }
+    if args.shards > 1 {
+        if args.output.is_none() {
+            return Err("--shards needs -o DIR".into());
+        }
+        if table || args.quiet {
+            return Err("--shards splits records; -c, -q and --count-by print none".into());
+        }
+    }
+    if args.shard_by.is_some() && args.shards <= 1 {
+        return Err("--shard-by needs --shards N (N > 1)".into());
+    }
+    let what = if args.count { "-c" } else { "--count-by" };
+    if table {
+        if args.count && args.count_by.is_some() {
+            return Err("-c counts URLs per input; --count-by counts per key: use one".into());
+        }
+        if args.unique {
+            return Err(format!(
+                "{what} prints counts, --unique prints URLs: use one (--count-by url counts each distinct URL)"
+            ));
+        }
+        for (on, flag) in [(args.line_number, "-n"), (args.byte_offset, "-b")] {
+            if on {
+                return Err(format!(
+                    "{what} prints counts, which have no {flag} position"
+                ));
+            }
+        }
+        if csv {
+            return Err(format!(
+                "{what} prints text or JSON (--format json), not CSV/TSV"
+            ));
+        }
+    }
+    if args.count_by.is_some() && args.with_filename {
+        return Err("--count-by counts over every input; -H has no file to name".into());
+    }
+    if args.count && args.normalize {
+        return Err(
+            "-c counts URLs; --normalize changes no count (use --count-by url --normalize)".into(),
+        );
+    }
+    let by_url = matches!(args.count_by, Some(CountByArg::Url));
+    let sharded_by_url = args.shards > 1 && !matches!(args.shard_by, Some(ShardByArg::Host));
+    if args.dedup_key.is_some() && !(args.unique || by_url || sharded_by_url) {
+        return Err(
+            "--dedup-key sets what --unique, --count-by url and --shards compare; none is given"
+                .into(),
+        );
+    }
+    if args.html && args.mail {
+        return Err(
+            "--mail reads the HTML parts of mail as HTML; --html is for other inputs".into(),
+        );
+    }
+    if args.stats && !(args.unique || args.count_by.is_some() || args.mail) {
+        return Err("--stats reports on --unique, --count-by and --mail; none is given".into());
+    }
+    let list = if args.files_with_matches {
+        Some("-l")
+    } else if args.files_without_match {
+        Some("--files-without-match")
+    } else {
+        None
+    };
+    if let Some(l) = list {
+        let other = [
+            (args.count, "-c"),
+            (args.count_by.is_some(), "--count-by"),
+            (args.unique, "--unique"),
+            (args.line_number, "-n"),
+            (args.byte_offset, "-b"),
+            (args.normalize, "--normalize"),
+            (args.shards > 1, "--shards"),
+            (!matches!(args.format, FormatArg::Text), "--format"),
+        ];
+        if let Some((_, flag)) = other.iter().find(|(on, _)| *on) {
+            return Err(format!("{l} prints file names; {flag} shapes URLs"));
+        }
+    }
+    if args.null && !matches!(args.format, FormatArg::Text) {
+        return Err("-0 ends file names in text output; JSON, CSV and Parquet quote them".into());
+    }
+    if args
+        .files_from
+        .as_deref()
+        .is_some_and(|f| f.as_os_str() == "-")
+        && args.paths.iter().any(|p| p.as_os_str() == "-")
+    {
+        return Err("--files-from - reads standard input: it cannot be an input too".into());
+    }
+    if args.quiet {
+        let printing = [
+            (args.output.is_some(), "-o"),
+            (args.count, "-c"),
+            (args.count_by.is_some(), "--count-by"),
+            (args.unique, "--unique"),
+            (!matches!(args.format, FormatArg::Text), "--format"),
+        ];
+        if let Some((_, flag)) = printing.iter().find(|(on, _)| *on) {
+            return Err(format!("-q prints nothing; {flag} shapes output"));
+        }
+    }
+    Ok(())
+}
+
+/// The outputs of a run, written under temporary names in their directory
+/// and renamed into place by [`Outputs::commit`] at the end: a reader never
+/// sees a half-written output, and a run that fails leaves the old one.
+pub(crate) struct Outputs {
+    /// Each temporary file and where it goes.
+    pending: Vec<(tempfile::TempPath, PathBuf)>,
+    /// Shard files of an earlier run that this run does not write.
+    stale: Vec<PathBuf>,
+}
+
+impl Outputs {
+    /// Rename every output into place (with `ok`), or remove them all.
+    pub(crate) fn commit(self, ok: bool) -> Result<(), String> {
+        if !ok {
+            return Ok(()); // the temporary files are removed on drop
+        }
+        for (tmp, dest) in self.pending {
+            tmp.persist(&dest)
+                .map_err(|e| format!("{}: {}", dest.display(), e.error))?;
+        }
+        for p in self.stale {
+            std::fs::remove_file(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+        }
+        Ok(())
+    }
+}
+
+/// The identity of a file (device and inode), following links.
+fn file_id(m: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (m.dev(), m.ino())
+}
+
+/// The identity of every input that exists (standard input included).
+fn input_ids(sources: &[Source]) -> Vec<((u64, u64), String)> {
+    use std::os::fd::AsFd;
+    sources
+        .iter()
+        .filter_map(|src| {
+            let meta = match src.path() {
+                Some(p) => std::fs::metadata(p).ok()?,
+                None => {
+                    let fd = io::stdin().as_fd().try_clone_to_owned().ok()?;
+                    std::fs::File::from(fd).metadata().ok()?
+                }
+            };
+            Some((file_id(&meta), src.name()))
+        })
+        .collect()
+}
+
+/// A temporary file in `dir`, with the permissions of `like` if it exists
+/// (else those a new file gets).
+fn temp_in(dir: &std::path::Path, like: &std::path::Path) -> io::Result<tempfile::NamedTempFile> {
+    use std::os::unix::fs::PermissionsExt;
+    let perms = match std::fs::metadata(like) {
+        Ok(m) => m.permissions(),
+        Err(_) => std::fs::Permissions::from_mode(0o666),
+    };
+    tempfile::Builder::new()
+        .prefix(".urlsift-")
+        .suffix(".tmp")
+        .permissions(perms)
+        .tempfile_in(dir)
+}
+
+/// A shard file name of ours: `part-NNNNN.EXT`.
+fn is_shard_name(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix("part-") else {
+        return false;
+    };
+    let (num, ext) = rest.split_once('.').unwrap_or((rest, ""));
+    num.len() == 5
+        && num.bytes().all(|b| b.is_ascii_digit())
+        && matches!(ext, "txt" | "jsonl" | "csv" | "tsv" | "parquet")
+}
+
+/// The output file, or with `shards` > 1 the shard files
+/// `DIR/part-00000.EXT` (the directory is created; it may hold only the
+/// shard files of an earlier run, which this run replaces). An output that
+/// is also an input is refused.
+pub(crate) fn open_outputs(
+    path: &std::path::Path,
+    shards: usize,
+    ext: &str,
+    mail: bool,
+    sources: &[Source],
+) -> Result<(Vec<Box<dyn RecordWriter + 'static>>, Outputs), String> {
+    let parquet = ext == "parquet";
+    let inputs = input_ids(sources);
+    let shown = |p: &std::path::Path, e: io::Error| format!("{}: {e}", p.display());
+    let writer =
+        |f: std::fs::File, dest: &std::path::Path| -> Result<Box<dyn RecordWriter>, String> {
+            if parquet {
+                #[cfg(feature = "parquet")]
+                {
+                    let w = urlsift_printer::parquet::ParquetWriter::new(BufWriter::new(f), mail)
+                        .map_err(|e| format!("{}: {e}", dest.display()))?;
+                    return Ok(Box::new(w));
+                }
+                #[cfg(not(feature = "parquet"))]
+                {
+                    let _ = (mail, f, dest);
+                    return Err("this urlsift was built without the parquet feature".into());
+                }
+            }
+            Ok(Box::new(BufWriter::with_capacity(1 << 16, f)))
+        };
+    let open =
+        |dest: &std::path::Path| -> Result<(Box<dyn RecordWriter>, tempfile::TempPath), String> {
+            if let Ok(m) = std::fs::metadata(dest) {
+                if m.is_dir() {
+                    return Err(format!("{}: is a directory", dest.display()));
+                }
+                if let Some((_, name)) = inputs.iter().find(|(id, _)| *id == file_id(&m)) {
+                    return Err(format!("input file {name} is also the output"));
+                }
+            }
+            let dir = match dest.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d,
+                _ => std::path::Path::new("."),
+            };
+            let (f, tmp) = temp_in(dir, dest).map_err(|e| shown(dest, e))?.into_parts();
+            Ok((writer(f, dest)?, tmp))
+        };
+    let mut outs = Vec::new();
+    let mut pending = Vec::new();
+    let mut stale = Vec::new();
+    if shards <= 1
+        && let Ok(m) = std::fs::metadata(path)
+        && !m.is_file()
+        && !m.is_dir()
+    {
+        // A device, a FIFO or a socket (`-o /dev/null`): written as it is;
+        // only a regular file is replaced by a rename.
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| shown(path, e))?;
+        outs.push(writer(f, path)?);
+        return Ok((outs, Outputs { pending, stale }));
+    }
+    if shards <= 1 {
+        // Through a link: replace the file it names, keep the link.
+        let dest = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let (w, tmp) = open(&dest)?;
+        outs.push(w);
+        pending.push((tmp, dest));
+        return Ok((outs, Outputs { pending, stale }));
+    }
+    std::fs::create_dir_all(path).map_err(|e| shown(path, e))?;
+    let dir = std::fs::canonicalize(path).map_err(|e| shown(path, e))?;
+    for src in sources {
+        if let Some(p) = src.path()
+            && std::fs::canonicalize(p).is_ok_and(|c| c.starts_with(&dir))
+        {
+            return Err(format!(
+                "input file {} is in the output directory {}",
+                src.name(),
+                path.display()
+            ));
+        }
+    }
+    let names: Vec<PathBuf> = (0..shards)
+        .map(|i| path.join(format!("part-{i:05}.{ext}")))
+        .collect();
+    for entry in std::fs::read_dir(path).map_err(|e| shown(path, e))? {
+        let entry = entry.map_err(|e| shown(path, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with(".urlsift-") {
+            continue; // a temporary file of a run that did not finish
+        }
+        if !is_shard_name(&name) {
+            return Err(format!(
+                "{}: holds {name}, which urlsift did not write; give an empty or new directory",
+                path.display()
+            ));
+        }
+        let p = path.join(&name);
+        if !names.contains(&p) {
+            stale.push(p);
+        }
+    }
+    for dest in names {
+        let (w, tmp) = open(&dest)?;
+        outs.push(w);
+        pending.push((tmp, dest));
+    }
+    Ok((outs, Outputs { pending, stale }))
+}
