@@ -478,6 +478,61 @@ fn text_under_mail_is_scanned_as_plain_text() {
     assert!(piped == want.replace(&file, "\"file\":\"-\""));
 }
 
+/// `urlsift ARGS -` with `input` on standard input: stdout and stderr.
+fn bin_stdin(args: &[&str], input: &[u8]) -> (String, String) {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_urlsift"))
+        .args(args)
+        .arg("-")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let feed = std::thread::spawn(move || stdin.write_all(&input));
+    let o = child.wait_with_output().unwrap();
+    feed.join().unwrap().unwrap();
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// Whether an input is mail is judged alike from a file and from a pipe,
+/// so both give the same records and warnings: blank lines longer than
+/// the head read first, a `From ` line without headers, text, an mbox.
+#[test]
+fn mail_or_text_is_judged_alike_from_a_file_and_a_pipe() {
+    let d = tempfile::tempdir().unwrap();
+    let archive = std::fs::read(format!("{OWN}/archive.mbox")).unwrap();
+    let inputs: [(&str, Vec<u8>); 4] = [
+        (
+            "blank",
+            [&b"\n".repeat(5000)[..], b"text http://a.example/x\n"].concat(),
+        ),
+        (
+            "from",
+            b"From nobody\nnot a header http://b.example/\n".to_vec(),
+        ),
+        ("text", b"notes (1.0)\nhttp://c.example/\n".to_vec()),
+        ("mbox", archive),
+    ];
+    for (name, bytes) in inputs {
+        let p = d.path().join(name);
+        std::fs::write(&p, &bytes).unwrap();
+        let path = p.to_str().unwrap();
+        let args = ["--mail", "--format", "json"];
+        let (out, err, _) = bin(&[&args[..], &[path]].concat());
+        let (piped, piped_err) = bin_stdin(&args, &bytes);
+        let file = format!("\"file\":{}", serde_json::to_string(path).unwrap());
+        assert!(!out.is_empty(), "{name}");
+        assert_eq!(piped, out.replace(&file, "\"file\":\"-\""), "{name}");
+        assert_eq!(piped_err, err.replace(path, "-"), "{name}");
+    }
+}
+
 #[test]
 fn part_headers_are_scanned_as_their_part() {
     // MHTML (RFC 2557) names each part's URL in its own header block, and

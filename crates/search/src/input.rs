@@ -265,7 +265,7 @@ impl AsRef<[u8]> for DataReader {
 
 /// How many bytes of a stream are read first, to tell a web archive (of the
 /// stream as stored) and HTML (of the decoded stream).
-const HEAD: usize = 4096;
+pub(crate) const HEAD: usize = 4096;
 
 /// Open a stream: a web archive as it is, anything else decoded by its
 /// first bytes.

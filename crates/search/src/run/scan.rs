@@ -77,9 +77,12 @@ pub(super) fn scan_source(
     };
     // Under `--mail`, an input that does not start like mail (no mbox
     // `From ` line, no header) is scanned as the plain text it is: in
-    // parallel, a stream block by block; each URL in its one part.
+    // parallel, a stream block by block; each URL in its one part. A file
+    // is judged by the head a stream is, so both are read alike.
     let text = cfg.mail.filter(|_| match &opened {
-        Opened::Whole(data) => !urlsift_mail::mbox::starts_like_mail(data),
+        Opened::Whole(data) => {
+            !urlsift_mail::mbox::starts_like_mail(&data[..data.len().min(crate::input::HEAD)])
+        }
         Opened::Stream(r) => !urlsift_mail::mbox::starts_like_mail(r.head()),
         Opened::Warc(_) => false,
     });
