@@ -415,7 +415,7 @@ fn issue7_cli_invalid_mbox_is_a_warning_and_others_complete() {
 /// paragraph is no header block), each in the input's one `text/plain`
 /// part, for any thread count and chunk size, from a file or a pipe.
 #[test]
-fn text_under_mail_is_scanned_as_plain_text() {
+fn mail_cli_scans_text_that_is_not_mail_as_plain_text() {
     use std::io::Write;
     let d = tempfile::tempdir().unwrap();
     let p = d.path().join("notes.txt");
@@ -504,7 +504,7 @@ fn bin_stdin(args: &[&str], input: &[u8]) -> (String, String) {
 /// so both give the same records and warnings: blank lines longer than
 /// the head read first, a `From ` line without headers, text, an mbox.
 #[test]
-fn mail_or_text_is_judged_alike_from_a_file_and_a_pipe() {
+fn mail_cli_judges_a_file_and_a_pipe_alike() {
     let d = tempfile::tempdir().unwrap();
     let archive = std::fs::read(format!("{OWN}/archive.mbox")).unwrap();
     let inputs: [(&str, Vec<u8>); 4] = [
