@@ -253,8 +253,8 @@ fn numbered_lines(n: usize) -> Vec<u8> {
 /// if it ended there, and an error naming the byte it broke at.
 #[test]
 fn a_stream_broken_midway_gives_what_came_before() {
-    let data = numbered_lines(8000);
-    let fail_at = 200_003;
+    let data = numbered_lines(40_000);
+    let fail_at = 1_000_003;
     for threads in [1, 3] {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
@@ -268,7 +268,7 @@ fn a_stream_broken_midway_gives_what_came_before() {
         };
         let mut v = Vec::new();
         let res = pool.install(|| {
-            urlsift_core::parallel::scan_reader(&Extractor::new(), r, 16 << 10, 4096, |m, line| {
+            urlsift_core::parallel::scan_reader(&Extractor::new(), r, 64 << 10, 4096, |m, line| {
                 v.push((m.start, m.end, m.url.to_vec(), line))
             })
         });

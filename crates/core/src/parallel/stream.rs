@@ -57,17 +57,23 @@ fn fill_unless(
 /// `work` gives its result and whether the run goes on; should it stop or
 /// die, the reader stops at its next read rather than read the block to
 /// its end. Returns `work`'s result and the read's, or `None` when no
-/// thread could be had (nothing was read: the caller reads the block).
+/// thread could be had, or the read is too small to pay for one (under
+/// [`READ_AHEAD_MIN`] bytes): then nothing was read, and the caller reads
+/// the block itself.
 ///
 /// ```
 /// let mut r = &b"next block"[..];
 /// let mut next = Vec::new();
-/// let (sum, read) = urlsift_core::parallel::fill_while(&mut r, &mut next, 64, || (1 + 1, true));
+/// let want = urlsift_core::parallel::READ_AHEAD_MIN;
+/// let (sum, read) = urlsift_core::parallel::fill_while(&mut r, &mut next, want, || (1 + 1, true));
 /// assert_eq!(sum, 2);
 /// match read {
 ///     Some(end) => assert!(end.unwrap() && next == b"next block"),
 ///     None => assert!(next.is_empty()),
 /// }
+/// // Too little to read for a thread to pay: the caller reads it.
+/// let (_, read) = urlsift_core::parallel::fill_while(&mut r, &mut next, 64, || ((), true));
+/// assert!(read.is_none());
 /// ```
 pub fn fill_while<R: Read + Send, T>(
     r: &mut R,
@@ -75,6 +81,9 @@ pub fn fill_while<R: Read + Send, T>(
     want: usize,
     work: impl FnOnce() -> (T, bool),
 ) -> (T, Option<io::Result<bool>>) {
+    if want < READ_AHEAD_MIN {
+        return (work().0, None);
+    }
     let quit = AtomicBool::new(false);
     std::thread::scope(|s| {
         let reader = std::thread::Builder::new()
@@ -92,6 +101,10 @@ pub fn fill_while<R: Read + Send, T>(
         (res, read)
     })
 }
+
+/// The least [`fill_while`] reads on a thread of its own: a smaller read
+/// is quicker than starting a thread.
+pub const READ_AHEAD_MIN: usize = 64 << 10;
 
 /// How much a stream is read at a time.
 pub const DEFAULT_BLOCK_SIZE: usize = 16 << 20;
