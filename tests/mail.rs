@@ -416,7 +416,6 @@ fn issue7_cli_invalid_mbox_is_a_warning_and_others_complete() {
 /// part, for any thread count and chunk size, from a file or a pipe.
 #[test]
 fn mail_cli_scans_text_that_is_not_mail_as_plain_text() {
-    use std::io::Write;
     let d = tempfile::tempdir().unwrap();
     let p = d.path().join("notes.txt");
     let mut text = b"release notes (1.0) http://first.example/para\n\n".to_vec();
@@ -462,18 +461,7 @@ fn mail_cli_scans_text_that_is_not_mail_as_plain_text() {
         let got = bin(&[&["--mail", "--format", "json", path][..], args].concat()).0;
         assert!(got == want, "{args:?}");
     }
-    let mut child = Command::new(env!("CARGO_BIN_EXE_urlsift"))
-        .args(["--mail", "--format", "json", "-j2", "-"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let feed = std::thread::spawn(move || stdin.write_all(&text));
-    let o = child.wait_with_output().unwrap();
-    feed.join().unwrap().unwrap();
-    let piped = String::from_utf8(o.stdout).unwrap();
+    let (piped, _) = bin_stdin(&["--mail", "--format", "json", "-j2"], &text);
     let file = format!("\"file\":{}", serde_json::to_string(path).unwrap());
     assert!(piped == want.replace(&file, "\"file\":\"-\""));
 }

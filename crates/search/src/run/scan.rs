@@ -57,24 +57,6 @@ pub(super) fn scan_source(
         Ok(o) => o,
         Err(e) => return end(0, false, Some(format!("{name}: {e}")), false),
     };
-    let full = AtomicBool::new(false);
-    let mut plan = Plan::new(&cfg.opts, shards, cfg.quiet || cfg.list.is_some());
-    plan.shard_by = cfg.shard_by;
-    let mut emit = Emit {
-        former: Former::new(cfg, &name, plan),
-        batch: Batch::with_capacity(BATCH + 1024),
-        tx,
-        stop,
-        count: 0,
-        failed: false,
-        max: if cfg.list.is_some() {
-            Some(1)
-        } else {
-            cfg.max_count
-        },
-        full: &full,
-        spares,
-    };
     // Under `--mail`, an input that does not start like mail (no mbox
     // `From ` line, no header) is scanned as the plain text it is: in
     // parallel, a stream block by block; each URL in its one part. A file
@@ -88,8 +70,25 @@ pub(super) fn scan_source(
     });
     if let Some(run) = text {
         run.plain_text(&name);
-        emit.former = Former::new(cfg, &name, plan).text_part(true);
     }
+    let full = AtomicBool::new(false);
+    let mut plan = Plan::new(&cfg.opts, shards, cfg.quiet || cfg.list.is_some());
+    plan.shard_by = cfg.shard_by;
+    let mut emit = Emit {
+        former: Former::new(cfg, &name, plan).text_part(text.is_some()),
+        batch: Batch::with_capacity(BATCH + 1024),
+        tx,
+        stop,
+        count: 0,
+        failed: false,
+        max: if cfg.list.is_some() {
+            Some(1)
+        } else {
+            cfg.max_count
+        },
+        full: &full,
+        spares,
+    };
     let mut error = None;
     let mut mail_like = false;
     match opened {
