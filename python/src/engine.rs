@@ -206,24 +206,39 @@ fn scan_plain<'h>(
 }
 
 /// Something wrong with a message of a mail archive (it was scanned as far
-/// as it could be), as `urlsift --mail` reports it on standard error.
+/// as it could be), or an input that is not mail, as `urlsift --mail`
+/// reports it on standard error.
 #[derive(Clone, Debug)]
 pub struct Problem {
     /// The byte offset in the input where the problem is.
     pub offset: u64,
-    /// The message's 1-based index.
-    pub message: u64,
+    /// The message's 1-based index; `None` for an input that is not mail.
+    pub message: Option<u64>,
     /// What is wrong, in one line.
     pub what: String,
 }
 
 /// Scan a mail archive (mbox, maildir file, `.eml`): every match to `sink`
-/// in order, with where it came from and its line in the input.
+/// in order, with where it came from and its line in the input. An input
+/// that is not mail ([`mail::is_plain_text`]) is scanned as the CLI scans
+/// it: as plain text, each URL in its one `text/plain` part (with its line
+/// when `lines`), and one problem says so.
 fn scan_mail(
     data: &[u8],
     threads: Threads,
+    lines: bool,
     mut sink: impl FnMut(&MailWhere, u64, &Match<'_>) + Send,
 ) -> Result<Vec<Problem>, Error> {
+    if mail::is_plain_text(data) {
+        scan_plain(data, threads, lines, |m, line| {
+            sink(&MailWhere::plain_text(m.start as u64, line), line, m)
+        })?;
+        return Ok(vec![Problem {
+            offset: 0,
+            message: None,
+            what: mail::NOT_MAIL.to_string(),
+        }]);
+    }
     let ex = Extractor::new();
     let mut problems = Vec::new();
     // The mail reader spreads messages over the current rayon pool: a pool
@@ -232,7 +247,7 @@ fn scan_mail(
         mail::scan_archive(&ex, data, &mut sink, |p| {
             problems.push(Problem {
                 offset: p.offset,
-                message: p.message,
+                message: Some(p.message),
                 what: p.what.clone(),
             })
         })
@@ -330,11 +345,7 @@ fn scan_html(
     if tail.is_empty() {
         return Ok(None);
     }
-    let before = if lines {
-        parallel::newlines(page)
-    } else {
-        0
-    };
+    let before = if lines { parallel::newlines(page) } else { 0 };
     scan_plain(tail, threads, lines, |m, line| {
         let abs = Match {
             start: m.start + cut,
@@ -360,7 +371,9 @@ fn scan_any(
 ) -> Result<Notes, Error> {
     let mut notes = Notes::default();
     if opts.mail {
-        notes.problems = scan_mail(data, threads, |w, line, m| sink(m, line, Some(w), None))?;
+        notes.problems = scan_mail(data, threads, lines, |w, line, m| {
+            sink(m, line, Some(w), None)
+        })?;
     } else if opts.html.is_html(data) {
         notes.html_cut = scan_html(data, opts.base.as_deref(), threads, lines, |m, line, w| {
             sink(m, line, None, w)
@@ -656,7 +669,7 @@ impl Columns {
 fn scan_row(i: usize, data: &[u8], mail: bool, threads: Threads) -> Result<Columns, Error> {
     let mut c = Columns::default();
     if mail {
-        let problems = scan_mail(data, threads, |_, _, m| c.push(i, m))?;
+        let problems = scan_mail(data, threads, false, |_, _, m| c.push(i, m))?;
         c.problems = problems.into_iter().map(|p| (i, p)).collect();
     } else {
         scan_plain(data, threads, false, |m, _| c.push(i, m))?;

@@ -156,17 +156,18 @@ fn threads(n: Option<usize>) -> PyResult<Threads> {
 
 /// Issue one MailWarning per problem (Python's warning filters decide
 /// what is shown, once per location by default), with `prefix` before the
-/// CLI's `byte N: message M: what`.
+/// CLI's `byte N: message M: what` (`byte 0: not mail ...` for input
+/// that is not mail).
 fn warn_problems<'a>(
     py: Python<'_>,
     problems: impl IntoIterator<Item = (String, &'a engine::Problem)>,
 ) -> PyResult<()> {
     let cat = py.get_type::<MailWarning>();
     for (prefix, p) in problems {
-        let msg = format!(
-            "{prefix}byte {}: message {}: {}",
-            p.offset, p.message, p.what
-        );
+        let msg = match p.message {
+            Some(m) => format!("{prefix}byte {}: message {m}: {}", p.offset, p.what),
+            None => format!("{prefix}byte {}: {}", p.offset, p.what),
+        };
         let msg = CString::new(msg.replace('\0', "\\0")).unwrap_or_default();
         PyErr::warn(py, &cat, &msg, 2)?;
     }

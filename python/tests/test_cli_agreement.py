@@ -57,6 +57,19 @@ def test_mail_problems_are_warnings(cli):
     assert got and got == want
 
 
+def test_text_under_mail_is_a_warning(cli):
+    path = ROOT / "tests/data/mail/mail-parser/Apache-2.0.txt"
+    stderr = run_cli(cli, "--mail", path).stderr.decode()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        found = urlsift.find(path.read_bytes(), mail=True)
+    got = [str(w.message) for w in caught if issubclass(w.category, urlsift.MailWarning)]
+    want = [line.split(": ", 2)[2] for line in stderr.splitlines() if ": byte " in line]
+    assert got == want == ["byte 0: not mail (no mbox From line or header block); scanned as plain text"]
+    assert found and all(m.part == 1 and m.content_type == "text/plain" for m in found)
+    assert [(m.part_start, m.part_line) for m in found] == [(m.start, m.line) for m in found]
+
+
 def test_held_out_text(cli, held_out):
     data, path = held_out
     assert urlsift.urls(data) == cli_lines(run_cli(cli, path).stdout)

@@ -21,7 +21,8 @@ class InternalError(RuntimeError):
     """A bug: the Rust engine panicked. The interpreter is unharmed."""
 
 class MailWarning(UserWarning):
-    """A malformed message in mail input (scanned as far as it could be)."""
+    """A malformed message in mail input (scanned as far as it could be), or
+    input that is not mail (scanned as plain text)."""
 
 class InputError(OSError):
     """An input of :func:`scan_files` failed: missing, unreadable, a corrupt

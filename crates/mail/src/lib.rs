@@ -752,11 +752,31 @@ impl MailRun {
     }
 }
 
+/// What is said of an input under `--mail` that is not mail (at its byte
+/// 0): see [`is_plain_text`].
+pub const NOT_MAIL: &str = "not mail (no mbox From line or header block); scanned as plain text";
+
 /// The warning for an input under `--mail` that is not mail.
 fn not_mail_warning(name: &str) {
-    urlsift_core::report!(
-        "{name}: byte 0: not mail (no mbox From line or header block); scanned as plain text"
-    );
+    urlsift_core::report!("{name}: byte 0: {NOT_MAIL}");
+}
+
+/// How much of an input's start [`is_plain_text`] reads.
+pub const HEAD: usize = 4096;
+
+/// Under `--mail`, whether an input is not mail and is scanned as the
+/// plain text it is: its first [`HEAD`] bytes start with neither an mbox
+/// `From ` line nor a header (after any blank lines). A file and a stream
+/// of the same bytes are judged alike, by that head alone.
+///
+/// ```
+/// assert!(urlsift_mail::is_plain_text(b"Apache License\nVersion 2.0\n"));
+/// assert!(!urlsift_mail::is_plain_text(b"From a@b Mon Jan  1 00:00:00 2024\n"));
+/// assert!(!urlsift_mail::is_plain_text(b"\nSubject: hi\n\nbody\n"));
+/// assert!(!urlsift_mail::is_plain_text(b""));
+/// ```
+pub fn is_plain_text(data: &[u8]) -> bool {
+    !mbox::starts_like_mail(&data[..data.len().min(HEAD)])
 }
 
 /// Plain mode: whether an input looks like mail (an mbox or a message, or

@@ -264,8 +264,10 @@ impl AsRef<[u8]> for DataReader {
 }
 
 /// How many bytes of a stream are read first, to tell a web archive (of the
-/// stream as stored) and HTML (of the decoded stream).
+/// stream as stored), HTML and, under `--mail`, mail (of the decoded
+/// stream).
 pub(crate) const HEAD: usize = 4096;
+const _: () = assert!(HEAD >= urlsift_mail::HEAD);
 
 /// Open a stream: a web archive as it is, anything else decoded by its
 /// first bytes.

@@ -62,10 +62,8 @@ pub(super) fn scan_source(
     // parallel, a stream block by block; each URL in its one part. A file
     // is judged by the head a stream is, so both are read alike.
     let text = cfg.mail.filter(|_| match &opened {
-        Opened::Whole(data) => {
-            !urlsift_mail::mbox::starts_like_mail(&data[..data.len().min(crate::input::HEAD)])
-        }
-        Opened::Stream(r) => !urlsift_mail::mbox::starts_like_mail(r.head()),
+        Opened::Whole(data) => urlsift_mail::is_plain_text(data),
+        Opened::Stream(r) => urlsift_mail::is_plain_text(r.head()),
         Opened::Warc(_) => false,
     });
     if let Some(run) = text {
