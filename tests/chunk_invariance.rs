@@ -217,6 +217,21 @@ fn stream_long_run_without_stops() {
     assert_eq!(streamed(&hay, 100, 64, vec![777]), with_lines(&hay));
 }
 
+/// A URL of two-byte characters, streamed in blocks of every size: however
+/// a block's end splits a character, the URL is found whole.
+#[test]
+fn stream_blocks_end_inside_a_character() {
+    let mut hay = b"word ".repeat(2000);
+    hay.extend_from_slice(b"x http://a.example/");
+    hay.extend("\u{ff}é".repeat(1500).bytes());
+    hay.extend_from_slice(b" end http://b.example/\n");
+    let want = with_lines(&hay);
+    assert_eq!(want.len(), 2);
+    for block in (1..300).step_by(3) {
+        assert_eq!(streamed(&hay, block, 64, vec![97]), want, "block {block}");
+    }
+}
+
 /// A reader of `data` in pieces of `piece` bytes that fails at byte
 /// `fail_at` (if any), counting what it gave.
 struct Failing<'a> {

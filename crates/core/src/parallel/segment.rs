@@ -57,13 +57,15 @@ pub fn is_cut(hay: &[u8], i: usize) -> bool {
 }
 
 /// The first cut point ([`is_cut`]) in `hay[from..limit]`, else `limit`.
+/// Whether a byte before `limit` is a cut point is judged on the whole of
+/// `hay`: a character that starts before `limit` may end after it.
 fn find_cut(c: &Classifier, hay: &[u8], from: usize, limit: usize) -> usize {
-    let hay = &hay[..limit.min(hay.len())];
+    let limit = limit.min(hay.len());
     let mut i = from;
     loop {
         // Every non-ASCII byte is a stop byte to the classifier.
-        i = c.find_stop(hay, i);
-        if i >= hay.len() || is_cut(hay, i) {
+        i = c.find_stop(&hay[..limit], i);
+        if i >= limit || is_cut(hay, i) {
             return i.min(limit);
         }
         i += 1;
