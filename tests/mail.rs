@@ -332,6 +332,105 @@ fn issue5_stream_equals_whole_for_any_block_size() {
     }
 }
 
+/// A reader of `data` in pieces of `piece` bytes that fails at byte
+/// `fail_at`.
+struct Breaks<'a> {
+    data: &'a [u8],
+    piece: usize,
+    at: usize,
+    fail_at: usize,
+}
+
+impl std::io::Read for Breaks<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.at == self.fail_at {
+            return Err(std::io::Error::other("boom"));
+        }
+        let n = self.piece.min(buf.len()).min(self.fail_at - self.at);
+        buf[..n].copy_from_slice(&self.data[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+/// A mail stream that breaks midway: every URL before the break is found,
+/// as if the stream ended there, and the error says where it broke; for
+/// blocks read on the calling thread and blocks read ahead.
+#[test]
+fn mail_stream_broken_midway_scans_what_came_before() {
+    let one = std::fs::read(format!("{OWN}/archive.mbox")).unwrap();
+    let data = one.repeat(600);
+    let ex = Extractor::new();
+    for (block, fail_at) in [(4096, 100_003), (64 << 10, 300_001), (64 << 10, 7)] {
+        let mut want = Vec::new();
+        scan_archive(
+            &ex,
+            &data[..fail_at],
+            |w, l, m| want.push((w.clone(), l, m.url_str().into_owned())),
+            |_| {},
+        );
+        assert!(fail_at < 10 || want.len() > 50, "{}", want.len());
+        let mut got = Vec::new();
+        let r = Breaks {
+            data: &data,
+            piece: 999,
+            at: 0,
+            fail_at,
+        };
+        let err = urlsift_mail::scan_reader(
+            &ex,
+            r,
+            block,
+            |w, l, m| got.push((w.clone(), l, m.url_str().into_owned())),
+            |_| {},
+        )
+        .unwrap_err();
+        assert_eq!(got, want, "block {block}, break at {fail_at}");
+        assert_eq!(err.to_string(), format!("at byte {fail_at}: boom"));
+    }
+}
+
+/// `-m 1`, `-l` and `-q` end a `--mail` stream that never ends once it has
+/// what they take, as they end a plain one.
+#[test]
+fn mail_cli_stops_an_endless_mail_stream() {
+    use std::io::Write;
+    let one = std::fs::read(format!("{OWN}/archive.mbox")).unwrap();
+    for (args, want) in [
+        (&["--mail", "-m", "1"][..], 1),
+        (&["--mail", "-l"][..], 1),
+        (&["--mail", "-q"][..], 0),
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_urlsift"))
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let chunk = one.repeat(100);
+        // Fed until the reader goes away.
+        let feed = std::thread::spawn(move || while stdin.write_all(&chunk).is_ok() {});
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if std::time::Instant::now() > deadline {
+                child.kill().unwrap();
+                panic!("{args:?}: still running after 120 s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        feed.join().unwrap();
+        let mut out = String::new();
+        std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out).unwrap();
+        assert_eq!(status.code(), Some(0), "{args:?}");
+        assert_eq!(out.lines().count(), want, "{args:?}: {out}");
+    }
+}
+
 #[test]
 fn issue5_cli_stdin() {
     let f = format!("{OWN}/archive.mbox");
@@ -516,6 +615,10 @@ fn mail_cli_judges_a_file_and_a_pipe_alike() {
         let (piped, piped_err) = bin_stdin(&args, &bytes);
         let file = format!("\"file\":{}", serde_json::to_string(path).unwrap());
         assert!(!out.is_empty(), "{name}");
+        if name == "blank" {
+            // Blank as far as the head goes: text, each URL in its one part.
+            assert!(out.contains(r#""part_offset":0,"part_start":5005,"part_line":5001"#));
+        }
         assert_eq!(piped, out.replace(&file, "\"file\":\"-\""), "{name}");
         assert_eq!(piped_err, err.replace(path, "-"), "{name}");
     }

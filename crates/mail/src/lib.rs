@@ -344,11 +344,23 @@ pub fn scan_reader_map<R: Read + Send, T: Send>(
     let mut next: Vec<u8> = Vec::new();
     let mut ahead: Option<io::Result<bool>> = None;
     loop {
-        let eof = match ahead.take() {
-            Some(read) => read?,
+        let read = match ahead.take() {
+            Some(read) => read,
             None => {
                 let want = buf.len() + block;
-                urlsift_core::parallel::fill(&mut r, &mut buf, want)?
+                urlsift_core::parallel::fill(&mut r, &mut buf, want)
+            }
+        };
+        // A broken stream: what came before the break is scanned, as the
+        // plain reader does, then the error says where it broke.
+        let (eof, failed) = match read {
+            Ok(eof) => (eof, None),
+            Err(e) => {
+                let at = at.offset + buf.len() as u64;
+                (
+                    true,
+                    Some(io::Error::new(e.kind(), format!("at byte {at}: {e}"))),
+                )
             }
         };
         if first && (buf.len() >= 5 || eof) {
@@ -371,7 +383,10 @@ pub fn scan_reader_map<R: Read + Send, T: Send>(
                     &mut stats,
                 );
             }
-            return Ok(stats);
+            return match failed {
+                Some(e) => Err(e),
+                None => Ok(stats),
+            };
         }
         if !at.mboxrd || first {
             continue; // one message, or not sure yet: read on
@@ -765,18 +780,28 @@ fn not_mail_warning(name: &str) {
 pub const HEAD: usize = 4096;
 
 /// Under `--mail`, whether an input is not mail and is scanned as the
-/// plain text it is: its first [`HEAD`] bytes start with neither an mbox
-/// `From ` line nor a header (after any blank lines). A file and a stream
-/// of the same bytes are judged alike, by that head alone.
+/// plain text it is: its first [`HEAD`] bytes are all blank, or start with
+/// neither an mbox `From ` line nor a header (after any blank lines). A
+/// file and a stream of the same bytes are judged alike, by that head
+/// alone.
 ///
 /// ```
 /// assert!(urlsift_mail::is_plain_text(b"Apache License\nVersion 2.0\n"));
 /// assert!(!urlsift_mail::is_plain_text(b"From a@b Mon Jan  1 00:00:00 2024\n"));
 /// assert!(!urlsift_mail::is_plain_text(b"\nSubject: hi\n\nbody\n"));
 /// assert!(!urlsift_mail::is_plain_text(b""));
+/// // Blank as far as the head goes: text, whatever follows.
+/// assert!(urlsift_mail::is_plain_text(&[&b"\n".repeat(5000)[..], b"Subject: x\n"].concat()));
 /// ```
 pub fn is_plain_text(data: &[u8]) -> bool {
-    !mbox::starts_like_mail(&data[..data.len().min(HEAD)])
+    let head = &data[..data.len().min(HEAD)];
+    if head.len() == HEAD && head.iter().all(u8::is_ascii_whitespace) {
+        // Blank as far as the head goes: no header block can be read at
+        // its start (a message is parsed from its first line), so the input
+        // is text, scanned as such whatever follows.
+        return true;
+    }
+    !mbox::starts_like_mail(head)
 }
 
 /// Plain mode: whether an input looks like mail (an mbox or a message, or

@@ -117,9 +117,18 @@ pub(super) fn scan_source(
                     |batch, _| emit.take(batch),
                 )
             } else {
-                run.scan(&cfg.extractor, &name, input, |w, line, m| {
-                    emit.record_in(m, line, Some(w))
-                })
+                // -m, -l, -q: the scan stops once the input has what it may
+                // take (or the run stops), as a plain stream's does.
+                run.scan_map(
+                    &cfg.extractor,
+                    &name,
+                    input,
+                    |_| (),
+                    |(), b| {
+                        b.each(|w, line, m| emit.record_in(m, line, Some(w)));
+                        !emit.stopped()
+                    },
+                )
             };
         }
         Opened::Whole(data) if text.is_none() && cfg.html.is_html(&data) => {
