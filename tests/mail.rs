@@ -363,7 +363,7 @@ fn mail_stream_broken_midway_scans_what_came_before() {
     let ex = Extractor::new();
     for (block, fail_at) in [(4096, 100_003), (64 << 10, 300_001), (64 << 10, 7)] {
         let mut want = Vec::new();
-        scan_archive(
+        let stats = scan_archive(
             &ex,
             &data[..fail_at],
             |w, l, m| want.push((w.clone(), l, m.url_str().into_owned())),
@@ -387,6 +387,22 @@ fn mail_stream_broken_midway_scans_what_came_before() {
         .unwrap_err();
         assert_eq!(got, want, "block {block}, break at {fail_at}");
         assert_eq!(err.to_string(), format!("at byte {fail_at}: boom"));
+        // A run keeps the counts of what came before the break.
+        let run = urlsift_mail::MailRun::default();
+        let r = Breaks {
+            data: &data,
+            piece: 999,
+            at: 0,
+            fail_at,
+        };
+        let input = urlsift_mail::MailInput::Stream(Box::new(r));
+        let err = run.scan(&ex, "s", input, |_, _, _| {});
+        assert_eq!(err, Some(format!("s: at byte {fail_at}: boom")));
+        assert_eq!(
+            *run.stats.lock().unwrap(),
+            stats,
+            "block {block}, break at {fail_at}"
+        );
     }
 }
 

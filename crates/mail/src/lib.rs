@@ -324,14 +324,31 @@ pub fn scan_reader<R: Read + Send>(
 /// messages are scanned, the next block is read on a thread of its own.
 pub fn scan_reader_map<R: Read + Send, T: Send>(
     ex: &Extractor,
-    mut r: R,
+    r: R,
     block: usize,
     map: impl Fn(&MailBatch<'_>) -> T + Sync,
-    mut sink: impl FnMut(T, &MailBatch<'_>) -> bool,
-    mut on_problem: impl FnMut(&Problem),
+    sink: impl FnMut(T, &MailBatch<'_>) -> bool,
+    on_problem: impl FnMut(&Problem),
 ) -> io::Result<MailStats> {
-    let block = block.max(1);
     let mut stats = MailStats::default();
+    read_archive(ex, r, block, (map, sink, on_problem), &mut stats)?;
+    Ok(stats)
+}
+
+/// [`scan_reader_map`], counting into `stats`, which keep what was counted
+/// before a read error.
+fn read_archive<R: Read + Send, T: Send>(
+    ex: &Extractor,
+    mut r: R,
+    block: usize,
+    (map, mut sink, mut on_problem): (
+        impl Fn(&MailBatch<'_>) -> T + Sync,
+        impl FnMut(T, &MailBatch<'_>) -> bool,
+        impl FnMut(&Problem),
+    ),
+    stats: &mut MailStats,
+) -> io::Result<()> {
+    let block = block.max(1);
     let mut buf: Vec<u8> = Vec::new();
     let mut at = At {
         offset: 0,
@@ -380,12 +397,12 @@ pub fn scan_reader_map<R: Read + Send, T: Send>(
                     at,
                     (&map, &mut sink),
                     &mut on_problem,
-                    &mut stats,
+                    stats,
                 );
             }
             return match failed {
                 Some(e) => Err(e),
-                None => Ok(stats),
+                None => Ok(()),
             };
         }
         if !at.mboxrd || first {
@@ -412,13 +429,13 @@ pub fn scan_reader_map<R: Read + Send, T: Send>(
                 at,
                 (&map, &mut sink),
                 &mut on_problem,
-                &mut stats,
+                stats,
             );
             (go, go)
         });
         ahead = read;
         if !go {
-            return Ok(stats);
+            return Ok(());
         }
         at.line += urlsift_core::parallel::newlines(&buf[..cut]);
         if ahead.is_some() {
@@ -725,10 +742,11 @@ impl MailRun {
         let (stats, error) = match input {
             MailInput::Whole(data) => (scan_archive_map(ex, data, map, sink, on_problem), None),
             MailInput::Stream(r) => {
-                match scan_reader_map(ex, r, STREAM_BLOCK, map, sink, on_problem) {
-                    Ok(s) => (s, None),
-                    Err(e) => (MailStats::default(), Some(format!("{name}: {e}"))),
-                }
+                // The counts of what was read before a broken stream's
+                // break are kept, as its URLs are.
+                let mut stats = MailStats::default();
+                let read = read_archive(ex, r, STREAM_BLOCK, (map, sink, on_problem), &mut stats);
+                (stats, read.err().map(|e| format!("{name}: {e}")))
             }
         };
         if shown > MAX_PROBLEMS_SHOWN {
@@ -747,8 +765,7 @@ impl MailRun {
         error
     }
 
-    /// An input that does not start like mail ([`mbox::starts_like_mail`]),
-    /// which the caller scans as plain text rather than with
+    /// An input that is not mail ([`is_plain_text`]), which the caller scans as plain text rather than with
     /// [`MailRun::scan`]: counted in [`MailStats::not_mail`] and reported
     /// (`urlsift: FILE: byte 0: not mail (...); scanned as plain text`).
     /// Its URLs are in no message: give each the place of
