@@ -641,6 +641,61 @@ fn mail_cli_judges_a_file_and_a_pipe_alike() {
 }
 
 #[test]
+fn mail_cli_reads_text_shaped_like_a_header_as_text() {
+    // A URL list, a log and a note have the shape of a header field on
+    // their first line (`http:`, `12:`, `Note:`) but no mail field: each is
+    // text, scanned as such (never read whole as one message), its URLs
+    // in its one part, as a file and from a pipe.
+    let d = tempfile::tempdir().unwrap();
+    let inputs: [(&str, Vec<u8>, &str); 4] = [
+        (
+            "urls",
+            b"http://a.example/1\nhttp://a.example/2\n".repeat(3000),
+            "http://a.example/1",
+        ),
+        (
+            "log",
+            b"12:00:01 GET http://b.example/x 200\n".repeat(3000),
+            "http://b.example/x",
+        ),
+        (
+            "note",
+            b"Note: see http://c.example/\nmore text\n\nhttp://d.example/\n".to_vec(),
+            "http://c.example/",
+        ),
+        (
+            "iso",
+            b"2024-01-01T12:00:00Z start http://e.example/\n".to_vec(),
+            "http://e.example/",
+        ),
+    ];
+    for (name, bytes, first) in inputs {
+        let p = d.path().join(name);
+        std::fs::write(&p, &bytes).unwrap();
+        let path = p.to_str().unwrap();
+        let (piped, piped_err) = bin_stdin(&["--mail", "--format", "json"], &bytes);
+        let (out, err, _) = bin(&["--mail", "--format", "json", path]);
+        let plain = bin(&["--format", "json", path]).0;
+        assert!(piped_err.contains("not mail"), "{name}: {piped_err}");
+        assert!(err.contains("not mail"), "{name}: {err}");
+        let rec: serde_json::Value = serde_json::from_str(piped.lines().next().unwrap()).unwrap();
+        assert_eq!(rec["url"], first, "{name}");
+        assert_eq!(rec["part"], 1, "{name}");
+        assert_eq!(rec["content_type"], "text/plain", "{name}");
+        assert_eq!(rec["part_offset"], 0, "{name}");
+        // The same URLs as without --mail.
+        assert_eq!(out.lines().count(), plain.lines().count(), "{name}");
+    }
+    // A header block with a mail field is still mail, whatever comes first.
+    let (out, err) = bin_stdin(
+        &["--mail", "--format", "json"],
+        b"X-Note: 1\nSubject: hi\n\nhttp://f.example/\n",
+    );
+    assert!(!err.contains("not mail"), "{err}");
+    assert!(out.contains(r#""content_type":"text/plain""#), "{out}");
+}
+
+#[test]
 fn part_headers_are_scanned_as_their_part() {
     // MHTML (RFC 2557) names each part's URL in its own header block, and
     // message/external-body (RFC 2017) gives the body's URL as a parameter.

@@ -798,7 +798,8 @@ pub const HEAD: usize = 4096;
 
 /// Under `--mail`, whether an input is not mail and is scanned as the
 /// plain text it is: its first [`HEAD`] bytes are all blank, or start with
-/// neither an mbox `From ` line nor a header (after any blank lines). A
+/// neither an mbox `From ` line nor a header block with a mail field
+/// (after any blank lines; see [`mbox::starts_like_mail`]). A
 /// file and a stream of the same bytes are judged alike, by that head
 /// alone.
 ///
@@ -807,6 +808,8 @@ pub const HEAD: usize = 4096;
 /// assert!(!urlsift_mail::is_plain_text(b"From a@b Mon Jan  1 00:00:00 2024\n"));
 /// assert!(!urlsift_mail::is_plain_text(b"\nSubject: hi\n\nbody\n"));
 /// assert!(!urlsift_mail::is_plain_text(b""));
+/// // A list of URLs has the shape of a header, but no mail field.
+/// assert!(urlsift_mail::is_plain_text(b"http://a.example/\nhttp://b.example/\n"));
 /// // Blank as far as the head goes: text, whatever follows.
 /// assert!(urlsift_mail::is_plain_text(&[&b"\n".repeat(5000)[..], b"Subject: x\n"].concat()));
 /// ```

@@ -41,24 +41,137 @@ pub fn looks_like_mail(data: &[u8]) -> bool {
 }
 
 /// True if `data` can be mail at all: after any leading blank lines, it
-/// starts with an mbox `From ` line or a header field (`Name:`, the name
-/// printable ASCII without `:`). An input that does not is reported as an
-/// error under `--mail` (and still scanned, as plain text).
+/// starts with an mbox `From ` line, or with a header block (`Name: value`
+/// lines, the name of letters, digits, `-` and `_`, and their folded
+/// continuation lines) in which at least one field is a mail or news header
+/// ([`is_mail_field`]). Only the first [`crate::HEAD`] bytes are read, so a
+/// file and a stream of the same bytes are judged alike. An input that is
+/// not mail is scanned as plain text under `--mail`: a list of URLs
+/// (`http://...` has the shape of a field) or a log (`12:00:01 ...`) has
+/// no mail field.
+///
+/// ```
+/// use urlsift_mail::mbox::starts_like_mail;
+/// assert!(starts_like_mail(b"From a@b Mon Jan  1 00:00:00 2024\nTo: x\n"));
+/// assert!(starts_like_mail(b"\nX-Mailer: m\nSubject: hi\n\nbody\n"));
+/// assert!(starts_like_mail(b"Subject: a long\n subject\nTo: x\n\nbody"));
+/// assert!(!starts_like_mail(b"http://a.example/\nhttp://b.example/\n"));
+/// assert!(!starts_like_mail(b"12:00:01 GET /index.html\n"));
+/// assert!(!starts_like_mail(b"Note: see below\nSubject to change.\n"));
+/// ```
 pub fn starts_like_mail(data: &[u8]) -> bool {
-    let start = data
+    let cut = data.len() > crate::HEAD;
+    let data = &data[..data.len().min(crate::HEAD)];
+    let first = data
         .iter()
         .position(|b| !b.is_ascii_whitespace())
         .unwrap_or(data.len());
-    let d = &data[start..];
-    if d.is_empty() || d.starts_with(b"From ") {
+    // From the start of the first line that is not blank.
+    let start = data[..first]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |n| n + 1);
+    let mut d = &data[start..];
+    if first == data.len() || d.starts_with(b"From ") {
         return true;
     }
-    let name = d
+    if cut {
+        // The last line may be cut at the head's end: it is not judged.
+        d = &d[..memchr::memrchr(b'\n', d).unwrap_or(0)];
+    }
+    for (i, line) in d.split(|&b| b == b'\n').enumerate() {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        match line.first() {
+            None => break,                           // the end of the header block
+            Some(b' ' | b'\t') if i > 0 => continue, // a folded field
+            _ => match field_name(line) {
+                Some(name) if is_mail_field(name) => return true,
+                Some(_) => {}
+                None => return false,
+            },
+        }
+    }
+    false
+}
+
+/// The name of a header field line (`Name: value`), if it is one: letters,
+/// digits, `-` and `_`, then `:`.
+fn field_name(line: &[u8]) -> Option<&[u8]> {
+    let n = line
         .iter()
-        .take(1000)
-        .take_while(|&&b| (33..=126).contains(&b) && b != b':');
-    let n = name.count();
-    n > 0 && d.get(n) == Some(&b':')
+        .take(80)
+        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'-' || **b == b'_')
+        .count();
+    (n > 0 && line.get(n) == Some(&b':')).then(|| &line[..n])
+}
+
+/// True if `name` is a field of mail (RFC 5322, MIME, mailing lists,
+/// transport and authentication) or of news (RFC 5536), or an extension
+/// field (`X-...`), whatever its case.
+///
+/// ```
+/// use urlsift_mail::mbox::is_mail_field;
+/// assert!(is_mail_field(b"Message-ID"));
+/// assert!(is_mail_field(b"x-spam-status"));
+/// assert!(is_mail_field(b"Content-Type"));
+/// assert!(!is_mail_field(b"http"));
+/// ```
+pub fn is_mail_field(name: &[u8]) -> bool {
+    const NAMES: &[&[u8]] = &[
+        b"from",
+        b"to",
+        b"cc",
+        b"bcc",
+        b"subject",
+        b"date",
+        b"message-id",
+        b"sender",
+        b"reply-to",
+        b"in-reply-to",
+        b"references",
+        b"comments",
+        b"keywords",
+        b"received",
+        b"return-path",
+        b"delivered-to",
+        b"envelope-to",
+        b"mime-version",
+        b"organization",
+        b"user-agent",
+        b"importance",
+        b"priority",
+        b"precedence",
+        b"thread-topic",
+        b"thread-index",
+        b"authentication-results",
+        b"received-spf",
+        b"newsgroups",
+        b"path",
+        b"followup-to",
+        b"distribution",
+        b"lines",
+        b"xref",
+        b"nntp-posting-host",
+        b"nntp-posting-date",
+        b"injection-info",
+        b"injection-date",
+        b"approved",
+        b"expires",
+        b"summary",
+    ];
+    const PREFIXES: &[&[u8]] = &[
+        b"x-",
+        b"content-",
+        b"list-",
+        b"resent-",
+        b"dkim-",
+        b"arc-",
+        b"original-",
+    ];
+    NAMES.iter().any(|n| name.eq_ignore_ascii_case(n))
+        || PREFIXES
+            .iter()
+            .any(|p| name.len() > p.len() && name[..p.len()].eq_ignore_ascii_case(p))
 }
 
 /// The line after the one that starts at `at` (empty at the end).
