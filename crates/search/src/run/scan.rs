@@ -100,10 +100,17 @@ pub(super) fn scan_source(
         }
         o if cfg.mail.is_some() && text.is_none() => {
             let run = cfg.mail.unwrap_or_else(|| unreachable!());
+            // A stream stops being read once the run stops, as a plain
+            // stream does.
+            let stopping = |inner: Box<dyn Read + Send>| StopReader {
+                inner,
+                stop,
+                full: &full,
+            };
             let input = match o {
                 Opened::Whole(ref data) => MailInput::Whole(data),
-                Opened::Stream(r) => MailInput::Stream(Box::new(r)),
-                Opened::Warc(r) => MailInput::Stream(r),
+                Opened::Stream(r) => MailInput::Stream(Box::new(stopping(Box::new(r)))),
+                Opened::Warc(r) => MailInput::Stream(Box::new(stopping(r))),
             };
             error = if emit.parallel() {
                 // Each batch of messages formatted on the pool, as a chunk
@@ -114,7 +121,7 @@ pub(super) fn scan_source(
                     &name,
                     input,
                     |b| format_mail(Former::new(cfg, file, plan), b, spares),
-                    |batch, _| emit.take(batch),
+                    |batch, _| emit.take(batch) && !emit.stopped(),
                 )
             } else {
                 // -m, -l, -q: the scan stops once the input has what it may
@@ -130,6 +137,10 @@ pub(super) fn scan_source(
                     },
                 )
             };
+            if stop.load(Ordering::Relaxed) || full.load(Ordering::Relaxed) {
+                // Stopped on purpose: the read that failed was told to.
+                error = None;
+            }
         }
         Opened::Whole(data) if text.is_none() && cfg.html.is_html(&data) => {
             error = scan_html(cfg, &name, &data, None::<io::Empty>, &mut emit);
