@@ -3,39 +3,33 @@
 
 use super::segment::cuts_from;
 use super::*;
+use std::sync::mpsc::Receiver;
 
 struct ChunkOut<'h> {
     raws: Vec<RawMatch<'h>>,
     floor: usize,
+    /// When lines are counted: the lines of the matches, counted from 0 at
+    /// the chunk's start, and the newlines of the whole chunk.
+    lines: Option<(Vec<u64>, u64)>,
 }
 
 /// The work of a [`pipeline`] that maps no units in its tasks.
 pub(super) fn no_map(_: Chunk<'_, '_>) {}
 
 /// The chunks of each segment of `hay` ([`segments`]) in turn, as a
-/// [`pipeline`]'s `produce`; with `count_lines`, with their lines.
+/// [`pipeline`]'s `produce`.
 pub(super) fn segment_jobs(
     c: Classifier,
     hay: &[u8],
     target: usize,
     chunk_size: usize,
-    count_lines: bool,
 ) -> impl FnMut(bool) -> Option<VecDeque<Job>> + '_ {
     let mut segs = segments(c, hay, target);
-    let mut lines = LineCounter::default();
     move |dense| {
         let seg = segs.next()?;
         // A scan reads nothing at or past a forced cut.
         let limit = if seg.forced { seg.end } else { hay.len() };
-        let counter = count_lines.then_some(&mut lines);
-        let mut jobs = chunk_jobs(
-            &c,
-            &hay[..limit],
-            (seg.start, seg.end),
-            chunk_size,
-            dense,
-            counter,
-        );
+        let mut jobs = chunk_jobs(&c, &hay[..limit], (seg.start, seg.end), chunk_size, dense);
         if let Some(last) = jobs.back_mut() {
             last.ends = Some(seg);
         }
@@ -144,27 +138,25 @@ pub(super) fn map_range<'h, T: Send>(
         return (floor, go.get());
     }
     let mut range = Some((start, end));
-    pipeline(
+    let mut line = lines.as_deref_mut().map(|l| l.line_at(hay, start));
+    let res = pipeline(
         ex,
         hay,
-        (floor, base),
+        (floor, base, line.as_mut()),
         |dense| {
             let range = range.take()?;
-            Some(chunk_jobs(
-                &ex.classifier(),
-                hay,
-                range,
-                chunk_size,
-                dense,
-                lines.as_deref_mut(),
-            ))
+            Some(chunk_jobs(&ex.classifier(), hay, range, chunk_size, dense))
         },
         (map, SPEC_UNITS),
         hand_on(map, each, base),
         |_| true,
         (spare, dense),
         chunk_size,
-    )
+    );
+    if let (Some(l), Some(line)) = (lines, line) {
+        *l = LineCounter { pos: end, line };
+    }
+    res
 }
 
 /// One chunk of a [`pipeline`]: `hay[b..e]`, scanned in `hay[..limit]`.
@@ -174,7 +166,8 @@ pub(super) struct Job {
     limit: usize,
     b: usize,
     e: usize,
-    /// The line at `b`, when lines are counted.
+    /// The line at `b`, when lines are counted (known once the chunks
+    /// before it are scanned).
     line: Option<u64>,
     /// The segment this chunk ends, if it is the segment's last.
     ends: Option<Segment>,
@@ -182,16 +175,13 @@ pub(super) struct Job {
 
 /// The chunks of `hay[start..end]` (cut in `hay`, whose end is the scan's
 /// limit), of `chunk_size` bytes, or a quarter of that on text `dense` in
-/// URLs; with `lines`, each with the line at its start (the chunks'
-/// newlines are counted in parallel and added up in order; the counter
-/// moves to `end`).
+/// URLs.
 pub(super) fn chunk_jobs(
     c: &Classifier,
     hay: &[u8],
     (start, end): (usize, usize),
     chunk_size: usize,
     dense: bool,
-    lines: Option<&mut LineCounter>,
 ) -> VecDeque<Job> {
     let size = if dense {
         (chunk_size / 4).max(1)
@@ -200,34 +190,13 @@ pub(super) fn chunk_jobs(
     };
     let limit = hay.len();
     let end = end.min(limit);
-    let bounds = cuts_from(c, &hay[..end], start, size);
-    let chunks: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
-    // The chunks' bounds do not depend on the scan, so the lines at their
-    // starts come first.
-    let starts: Option<Vec<u64>> = lines.map(|l| {
-        let counts: Vec<u64> = chunks
-            .par_iter()
-            .map(|&(b, e)| newlines(&hay[b..e]))
-            .collect();
-        let mut line = l.line_at(hay, start);
-        let starts = counts
-            .iter()
-            .map(|n| {
-                line += n;
-                line - n
-            })
-            .collect();
-        *l = LineCounter { pos: end, line };
-        starts
-    });
-    chunks
-        .iter()
-        .enumerate()
-        .map(|(i, &(b, e))| Job {
+    cuts_from(c, &hay[..end], start, size)
+        .windows(2)
+        .map(|w| Job {
             limit,
-            b,
-            e,
-            line: starts.as_ref().map(|v| v[i]),
+            b: w[0],
+            e: w[1],
+            line: None,
             ends: None,
         })
         .collect()
@@ -243,6 +212,13 @@ pub(super) fn chunk_jobs(
 /// is called after the last chunk of a segment (one that [`Job::ends`]),
 /// and returns false to stop.
 ///
+/// With `lines` (the line at the first chunk's start; the chunks follow
+/// one another), lines are counted: each chunk's task counts its own
+/// newlines once, the lines of its matches among them, and its units are
+/// mapped with their lines in a task of their own, spawned as soon as the
+/// chunks before it are stitched (which gives its first line). `lines`
+/// ends as the line at the end of the last chunk handed on.
+///
 /// Returns the floor after the last chunk, and false if the run was asked
 /// to stop. `spare` holds emptied match vectors, reused, and `dense`
 /// whether the last chunk was so dense in URLs that smaller chunks are cut.
@@ -250,7 +226,7 @@ pub(super) fn chunk_jobs(
 pub(super) fn pipeline<'h, T: Send>(
     ex: &Extractor,
     hay: &'h [u8],
-    (floor, base): (usize, u64),
+    (floor, base, mut lines): (usize, u64, Option<&mut u64>),
     mut produce: impl FnMut(bool) -> Option<VecDeque<Job>>,
     (map, spec): (&(impl Fn(Chunk<'_, 'h>) -> T + Sync), usize),
     mut hand_on: impl FnMut(&'h [u8], &Job, &mut Vec<RawMatch<'h>>, Mapped<T>) -> bool,
@@ -266,7 +242,10 @@ pub(super) fn pipeline<'h, T: Send>(
     // A chunk's first units are mapped in the task that scanned it, while
     // its text and matches are in that core's cache, as if its start needed
     // no stitching (see [`stitch_raws`]); in the rare case it did, the
-    // stitched matches are mapped again.
+    // stitched matches are mapped again. With lines, a chunk's first line
+    // is known only once those before it are stitched, so its units are
+    // mapped in a second task, and the chunks stitched wait in order for
+    // theirs to end.
     //
     // On text so dense in URLs that a chunk of `chunk_size` would hold more
     // matches than a reused vector has room for ([`SPARE_MAX`]), the chunks
@@ -282,14 +261,17 @@ pub(super) fn pipeline<'h, T: Send>(
         2
     };
     let window = per_thread * threads;
+    let counting = lines.is_some();
     let mut floor = floor;
     let mut go = true;
     rayon::in_place_scope(|s| {
         let mut queued: VecDeque<Job> = VecDeque::new();
         let mut in_flight = VecDeque::with_capacity(window);
+        // Stitched, in order, waiting to be handed on.
+        let mut stitched: VecDeque<Stitched<'h, T>> = VecDeque::with_capacity(window);
         let mut more = true;
         loop {
-            while in_flight.len() < window {
+            while in_flight.len() < window && in_flight.len() + stitched.len() < 2 * window {
                 while queued.is_empty() && more {
                     match produce(*dense) {
                         Some(jobs) => queued = jobs,
@@ -303,8 +285,11 @@ pub(super) fn pipeline<'h, T: Send>(
                 let buf = spare.pop().unwrap_or_default();
                 let (tx, rx) = std::sync::mpsc::sync_channel(1);
                 s.spawn(move |_| {
-                    let out = scan_chunk_into(ex, h, cb, ce, buf);
-                    let mapped: Vec<T> = if spec == 0 {
+                    let mut out = scan_chunk_into(ex, h, cb, ce, buf);
+                    let mapped: Vec<T> = if counting {
+                        out.lines = Some(relative_lines(h, cb, ce, &out.raws));
+                        Vec::new()
+                    } else if spec == 0 {
                         Vec::new()
                     } else {
                         // Each unit its own task, so an idle thread can
@@ -319,41 +304,209 @@ pub(super) fn pipeline<'h, T: Send>(
                 });
                 in_flight.push_back((job, rx));
             }
-            let Some((job, rx)) = in_flight.pop_front() else {
-                break;
-            };
-            let Some((out, mapped)) = wait(&rx) else {
-                // The task died: its panic ends the scope.
-                go = false;
-                return;
-            };
-            let (h, b, e) = (&hay[..job.limit], job.b, job.e);
-            let (f, mut raws, kept) = stitch_raws(ex, h, b, e, floor, out);
-            floor = f;
-            *dense = raws.len().saturating_mul(chunk_size) > SPARE_MAX.saturating_mul(e - b);
-            if !hand_on(h, &job, &mut raws, (mapped, kept)) {
-                go = false;
-                return;
-            }
-            // Kept for reuse: as many vectors as are in flight, and none
-            // grown past what ordinary text needs (text dense in URLs
-            // frees its large vectors rather than hold them).
-            if spare.len() < window && raws.capacity() <= SPARE_MAX {
-                raws.clear();
-                spare.push(raws);
-            }
-            if let Some(seg) = job.ends {
-                if seg.forced {
-                    floor = floor.max(seg.end);
+            // The next chunk in order, if its units are mapped.
+            if let Some(next) = stitched.front_mut() {
+                match next.ready() {
+                    Some(true) => {
+                        let next = stitched.pop_front().unwrap_or_else(|| unreachable!());
+                        if !hand_on_stitched(hay, next, (&mut hand_on, &mut ends), spare, window) {
+                            go = false;
+                            return;
+                        }
+                        continue;
+                    }
+                    Some(false) => {}
+                    None => {
+                        // The task died: its panic ends the scope.
+                        go = false;
+                        return;
+                    }
                 }
-                if !ends(&seg) {
+            }
+            if let Some((mut job, rx)) = in_flight.pop_front() {
+                let Some((mut out, mapped)) = wait(&rx) else {
                     go = false;
                     return;
+                };
+                let counted = out.lines.take();
+                let (h, b, e) = (&hay[..job.limit], job.b, job.e);
+                let (f, mut raws, kept) = stitch_raws(ex, h, b, e, floor, out);
+                floor = f;
+                *dense = raws.len().saturating_mul(chunk_size) > SPARE_MAX.saturating_mul(e - b);
+                if let Some(seg) = job.ends.filter(|seg| seg.forced) {
+                    floor = floor.max(seg.end);
                 }
+                let mapping = match (lines.as_deref_mut(), counted) {
+                    (Some(line), Some((rel, total))) => {
+                        let first = *line;
+                        *line += total;
+                        job.line = Some(first);
+                        let raws = std::mem::take(&mut raws);
+                        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+                        s.spawn(move |_| {
+                            let (mapped, raws) =
+                                map_counted(h, (b, base, first), (raws, rel, kept), map);
+                            let _ = tx.send((mapped, raws));
+                        });
+                        Mapping::Pending(rx)
+                    }
+                    _ => Mapping::Done((mapped, kept)),
+                };
+                stitched.push_back(Stitched { job, raws, mapping });
+                continue;
+            }
+            let Some(next) = stitched.front_mut() else {
+                break;
+            };
+            if !next.wait() {
+                go = false;
+                return;
             }
         }
     });
     (floor, go)
+}
+
+/// A chunk stitched, waiting for its turn to be handed on.
+struct Stitched<'h, T> {
+    job: Job,
+    /// Its matches (empty while a task maps them).
+    raws: Vec<RawMatch<'h>>,
+    mapping: Mapping<'h, T>,
+}
+
+/// A stitched chunk's mapped units: mapped in the task that scanned it
+/// (and whether they are those of the stitched matches), or being mapped
+/// in a task of their own, which gives the matches back.
+enum Mapping<'h, T> {
+    Done(Mapped<T>),
+    Pending(Receiver<(Vec<T>, Vec<RawMatch<'h>>)>),
+}
+
+impl<T> Stitched<'_, T> {
+    /// Whether its units are mapped, without waiting; `None` if the task
+    /// mapping them died.
+    fn ready(&mut self) -> Option<bool> {
+        use std::sync::mpsc::TryRecvError;
+        let Mapping::Pending(rx) = &self.mapping else {
+            return Some(true);
+        };
+        match rx.try_recv() {
+            Ok((mapped, raws)) => {
+                self.raws = raws;
+                self.mapping = Mapping::Done((mapped, true));
+                Some(true)
+            }
+            Err(TryRecvError::Empty) => Some(false),
+            Err(TryRecvError::Disconnected) => None,
+        }
+    }
+
+    /// Wait until its units are mapped; false if the task mapping them died.
+    fn wait(&mut self) -> bool {
+        let Mapping::Pending(rx) = &self.mapping else {
+            return true;
+        };
+        match wait(rx) {
+            Some((mapped, raws)) => {
+                self.raws = raws;
+                self.mapping = Mapping::Done((mapped, true));
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// Hand a stitched chunk on (its units mapped), keep its match vector for
+/// reuse, and end its segment if it is the last; false to stop.
+fn hand_on_stitched<'h, T>(
+    hay: &'h [u8],
+    mut next: Stitched<'h, T>,
+    (hand_on, ends): (
+        &mut impl FnMut(&'h [u8], &Job, &mut Vec<RawMatch<'h>>, Mapped<T>) -> bool,
+        &mut impl FnMut(&Segment) -> bool,
+    ),
+    spare: &mut Vec<Vec<RawMatch<'h>>>,
+    window: usize,
+) -> bool {
+    let Mapping::Done(mapped) = next.mapping else {
+        unreachable!("handed on before its units are mapped")
+    };
+    let h = &hay[..next.job.limit];
+    if !hand_on(h, &next.job, &mut next.raws, mapped) {
+        return false;
+    }
+    // Kept for reuse: as many vectors as are in flight, and none grown
+    // past what ordinary text needs (text dense in URLs frees its large
+    // vectors rather than hold them).
+    let mut raws = next.raws;
+    if spare.len() < window && raws.capacity() <= SPARE_MAX {
+        raws.clear();
+        spare.push(raws);
+    }
+    match next.job.ends {
+        Some(seg) => ends(&seg),
+        None => true,
+    }
+}
+
+/// The lines of `raws` (matches of `hay[b..e]`, in order), counted from 0
+/// at `b`, and the newlines of `hay[b..e]`: each byte counted once.
+fn relative_lines(hay: &[u8], b: usize, e: usize, raws: &[RawMatch<'_>]) -> (Vec<u64>, u64) {
+    let mut counter = LineCounter { pos: b, line: 0 };
+    let rel = raws
+        .iter()
+        .map(|r| counter.line_at(hay, r.m.start))
+        .collect();
+    (rel, counter.line_at(hay, e))
+}
+
+/// Map the units of a stitched chunk at `b` whose first line is `first`:
+/// `rel` holds its matches' lines from the chunk's start when `kept` (the
+/// stitched matches are those the task counted); else they are counted
+/// here. Gives the mapped units and the matches back.
+#[allow(clippy::type_complexity)]
+fn map_counted<'h, T>(
+    hay: &'h [u8],
+    (b, base, first): (usize, u64, u64),
+    (raws, mut rel, kept): (Vec<RawMatch<'h>>, Vec<u64>, bool),
+    map: &impl Fn(Chunk<'_, 'h>) -> T,
+) -> (Vec<T>, Vec<RawMatch<'h>>) {
+    if kept {
+        rel.iter_mut().for_each(|l| *l += first);
+    } else {
+        let mut counter = LineCounter {
+            pos: b,
+            line: first,
+        };
+        rel.clear();
+        rel.extend(raws.iter().map(|r| counter.line_at(hay, r.m.start)));
+    }
+    let known = rel;
+    let mut at = b;
+    let mapped = raws
+        .chunks(UNIT)
+        .zip(known.chunks(UNIT))
+        .enumerate()
+        .map(|(i, (part, lines))| {
+            let line = if i == 0 {
+                first
+            } else {
+                at = part[0].m.start.max(at);
+                lines[0]
+            };
+            map(Chunk {
+                hay,
+                base,
+                start: at,
+                line,
+                raws: part,
+                known: lines,
+            })
+        })
+        .collect();
+    (mapped, raws)
 }
 
 /// The result of a task of this pipeline: `None` if it died without one.
@@ -474,7 +627,11 @@ fn scan_chunk_into<'h>(
 ) -> ChunkOut<'h> {
     let spec_floor = b.saturating_sub(MAX_LOOK_BEHIND);
     let (floor, _) = ex.scan_raw(hay, b, e, spec_floor, |_, _| true, |r| raws.push(r));
-    ChunkOut { raws, floor }
+    ChunkOut {
+        raws,
+        floor,
+        lines: None,
+    }
 }
 
 /// One chunk's matches given the true `floor` before it, with their

@@ -91,8 +91,8 @@ pub fn scan_segments<'h>(
     pipeline(
         ex,
         hay,
-        (0, 0),
-        segment_jobs(ex.classifier(), hay, target, chunk_size, false),
+        (0, 0, None),
+        segment_jobs(ex.classifier(), hay, target, chunk_size),
         (&no_map, 0),
         |_, _, raws, _| {
             raws.drain(..).for_each(|r| sink(r.m));
@@ -159,8 +159,10 @@ impl<'a, 'h> Chunk<'a, 'h> {
 /// parallel: `map` turns one [`Chunk`] into a `T` on the rayon pool (so
 /// formatting, for example, runs on every core), and `each` takes the
 /// results in input order, on the calling thread; it returns false to stop.
-/// With `count_lines`, each chunk carries the line at its start (its
-/// newlines are counted in the parallel pass). `between` is called after
+/// With `count_lines`, each chunk carries the line at its start and the
+/// lines of its matches (each chunk's newlines are counted once, in the
+/// task that scans it, and the chunk is mapped once those before it are
+/// stitched). `between` is called after
 /// each segment, as in [`scan_segments`].
 ///
 /// The matches, concatenated over the chunks, are those of [`scan`].
@@ -232,8 +234,8 @@ pub fn scan_segments_map<'h, T: Send>(
     pipeline(
         ex,
         hay,
-        (0, 0),
-        segment_jobs(ex.classifier(), hay, target, chunk_size, count_lines),
+        (0, 0, count_lines.then_some(&mut 1)),
+        segment_jobs(ex.classifier(), hay, target, chunk_size),
         (&map, SPEC_UNITS),
         hand_on(&map, &mut each, 0),
         |seg| between(seg.end - seg.start),
@@ -270,17 +272,10 @@ pub fn scan_range<'h>(
     let (floor, _) = pipeline(
         ex,
         hay,
-        (floor, 0),
+        (floor, 0, None),
         |dense| {
             let range = range.take()?;
-            Some(chunk_jobs(
-                &ex.classifier(),
-                hay,
-                range,
-                chunk_size,
-                dense,
-                None,
-            ))
+            Some(chunk_jobs(&ex.classifier(), hay, range, chunk_size, dense))
         },
         (&no_map, 0),
         |_, _, raws, _| {
