@@ -904,3 +904,55 @@ fn streaming_memory_is_bounded_for_every_shape() {
         assert!(peak_ok(rss), "{name}: peak RSS {} MiB", rss >> 10);
     }
 }
+
+/// A pipe that gives a block and a half, then goes quiet without closing
+/// (a producer that sleeps, `tail -f`): `-q`, `-m 1` and `-l` end as soon
+/// as the first block holds what they want, as grep does, though the next
+/// block is being read ahead and will not come. Plain text and `--mail`.
+#[test]
+fn a_pipe_that_goes_quiet_does_not_hold_a_stopped_scan() {
+    let text = b"see http://a.example/x and more text\n".repeat((24 << 20) / 37);
+    let mbox = std::fs::read("tests/data/mail/own/archive.mbox").expect("archive.mbox");
+    let mbox = mbox.repeat((24 << 20) / mbox.len() + 1);
+    for (data, mail) in [(&text, false), (&mbox, true)] {
+        for (args, lines, status) in [(&["-q"][..], 0, 0), (&["-m", "1"], 1, 0), (&["-l"], 1, 0)] {
+            let what = format!("{args:?} mail={mail}");
+            let mut c = cmd();
+            c.args(args);
+            if mail {
+                c.arg("--mail");
+            }
+            let mut child = c
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn");
+            let mut stdin = child.stdin.take().expect("stdin");
+            let data = data.clone();
+            // Written, and then held open: the pipe never ends.
+            let feed = std::thread::spawn(move || {
+                let _ = stdin.write_all(&data);
+                stdin
+            });
+            let t_out = read_all(child.stdout.take());
+            let t_err = read_all(child.stderr.take());
+            let st = wait_or_kill(&mut child, 60, &what);
+            let held = feed.join().expect("feed");
+            let (out, err) = (t_out.join().expect("out"), t_err.join().expect("err"));
+            drop(held);
+            assert_eq!(
+                code(st),
+                status,
+                "{what}: {}",
+                String::from_utf8_lossy(&err)
+            );
+            assert_eq!(
+                out.split(|&b| b == b'\n').filter(|l| !l.is_empty()).count(),
+                lines,
+                "{what}"
+            );
+            assert!(err.is_empty(), "{what}: {}", String::from_utf8_lossy(&err));
+        }
+    }
+}

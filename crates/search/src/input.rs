@@ -186,8 +186,7 @@ pub fn is_warc(head: &[u8]) -> bool {
 /// gzip files (by content, not by name) and standard input are streams.
 pub fn open(path: Option<&Path>) -> io::Result<Opened> {
     let Some(path) = path else {
-        let stdin = io::stdin();
-        return sniffed(Box::new(stdin));
+        return sniffed(waiting(io::stdin()));
     };
     opened(File::open(path)?, true)
 }
@@ -239,7 +238,10 @@ fn opened(file: File, mmap: bool) -> io::Result<Opened> {
             "is a directory",
         ));
     }
-    if !meta.is_file() || !mmap {
+    if !meta.is_file() {
+        return sniffed(waiting(file));
+    }
+    if !mmap {
         return sniffed(Box::new(file));
     }
     let data = map_file(&file)?;
@@ -252,6 +254,58 @@ fn opened(file: File, mmap: bool) -> io::Result<Opened> {
             let owned: Box<dyn Read + Send> = Box::new(io::Cursor::new(DataReader(data)));
             Ok(Opened::Stream(Stream::read_ahead(decoder(enc, owned)?)))
         }
+    }
+}
+
+/// `r` (standard input, a FIFO, a device), read so that a read it waits on
+/// ends once the read is abandoned
+/// ([`urlsift_core::parallel::read_abandoned`]): a stream stops at `-q` or
+/// `-m` without waiting for input it would not read. A regular file (as
+/// standard input) never waits, and is read as it is.
+#[cfg(unix)]
+fn waiting<R: Read + Send + std::os::fd::AsFd + 'static>(r: R) -> Box<dyn Read + Send> {
+    let regular = r
+        .as_fd()
+        .try_clone_to_owned()
+        .and_then(|fd| File::from(fd).metadata())
+        .is_ok_and(|m| m.is_file());
+    if regular {
+        Box::new(r)
+    } else {
+        Box::new(Waiting(r))
+    }
+}
+
+#[cfg(not(unix))]
+fn waiting<R: Read + Send + 'static>(r: R) -> Box<dyn Read + Send> {
+    Box::new(r)
+}
+
+/// A reader that waits for its input a little at a time (see [`waiting`]).
+#[cfg(unix)]
+struct Waiting<R>(R);
+
+#[cfg(unix)]
+impl<R: Read + std::os::fd::AsFd> Read for Waiting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        use std::os::fd::AsRawFd;
+        loop {
+            let mut pfd = libc::pollfd {
+                fd: self.0.as_fd().as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: `pfd` is one valid pollfd for the length of the call.
+            let n = unsafe { libc::poll(&mut pfd, 1, 100) };
+            // Ready, at its end, or in error (EINTR too): the read says.
+            if n != 0 {
+                break;
+            }
+            if urlsift_core::parallel::read_abandoned() {
+                return Err(io::Error::other("read abandoned: the scan stopped"));
+            }
+        }
+        self.0.read(buf)
     }
 }
 

@@ -47,7 +47,8 @@ use crate::extract::{Extractor, Match, RawMatch, unicode};
 use chunks::{SPEC_UNITS, chunk_jobs, hand_on, map_range, no_map, pipeline, segment_jobs};
 pub use segment::{MAX_RUN, Segment, Segments, cuts, is_cut, segments};
 pub use stream::{
-    DEFAULT_BLOCK_SIZE, READ_AHEAD_MIN, fill, fill_while, scan_reader, scan_reader_map,
+    DEFAULT_BLOCK_SIZE, READ_AHEAD_MIN, fill, fill_while, read_abandoned, scan_reader,
+    scan_reader_map,
 };
 
 /// The default chunk size: large enough to amortize the stitching, small

@@ -3,6 +3,7 @@
 
 use super::segment::{SegEnd, Segmenter};
 use super::*;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Read from `r` onto the end of `buf` until it holds at least `want`
@@ -84,11 +85,14 @@ pub fn fill_while<R: Read + Send, T>(
     if want < READ_AHEAD_MIN {
         return (work().0, None);
     }
-    let quit = AtomicBool::new(false);
+    let quit = Arc::new(AtomicBool::new(false));
     std::thread::scope(|s| {
         let reader = std::thread::Builder::new()
             .name("urlsift-read".into())
-            .spawn_scoped(s, || fill_unless(r, next, want, &quit));
+            .spawn_scoped(s, || {
+                READ_QUIT.with(|q| *q.borrow_mut() = Some(Arc::clone(&quit)));
+                fill_unless(r, next, want, &quit)
+            });
         let _quit = SetOnDrop(&quit);
         let (res, go) = work();
         if !go {
@@ -99,6 +103,29 @@ pub fn fill_while<R: Read + Send, T>(
             Err(_) => None,
         };
         (res, read)
+    })
+}
+
+thread_local! {
+    /// On a thread that [`fill_while`] reads on: set once its work ended.
+    static READ_QUIT: std::cell::RefCell<Option<Arc<AtomicBool>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Whether the read under way on this thread may stop now: it is a
+/// [`fill_while`] read ahead whose work has ended (the scan stopped at
+/// `-q`, `-m` or an error, or died), so the block is not wanted. A reader
+/// that can wait long for its input (a pipe, a terminal) looks at this
+/// while it waits, and gives up with an error, so that the scan ends
+/// without waiting for input it will not read. Elsewhere, false.
+///
+/// ```
+/// assert!(!urlsift_core::parallel::read_abandoned());
+/// ```
+pub fn read_abandoned() -> bool {
+    READ_QUIT.with(|q| {
+        q.borrow()
+            .as_ref()
+            .is_some_and(|q| q.load(Ordering::Relaxed))
     })
 }
 
