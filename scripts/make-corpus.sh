@@ -5,6 +5,14 @@
 #
 #   -s SIZE   size in bytes, with an optional K/M/G suffix (powers of 1024); default 256M
 #   -k KIND   one of:
+#               docs         real text only, none of it generated, SIZE distinct bytes:
+#                            this machine's documentation (/usr/share/doc, man and info
+#                            pages, licenses), the Rust toolchain's HTML docs, the cargo
+#                            registry's crate sources, the Python standard library, Perl
+#                            modules, Vim help and Node module READMEs, one file from
+#                            each source in turn (gzip files decompressed, binary files
+#                            skipped); sources that hold less than SIZE are cycled, with
+#                            a warning
 #               prose        URL-sparse prose: the documentation text of a Debian machine
 #                            (/usr/share/doc, /usr/share/man, /usr/share/common-licenses,
 #                            the Rust toolchain docs if present), gzip files decompressed,
@@ -39,18 +47,18 @@ while [ $# -gt 0 ]; do
         -k) kind=$2; shift 2 ;;
         -o) out=$2; shift 2 ;;
         --seed) seed=$2; shift 2 ;;
-        -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
         *) echo "make-corpus: unknown argument $1" >&2; exit 2 ;;
     esac
 done
-case "$kind" in prose|links|mail|cjk|adversarial|mixed) ;; *)
+case "$kind" in docs|prose|links|mail|cjk|adversarial|mixed) ;; *)
     echo "make-corpus: unknown kind $kind" >&2; exit 2 ;;
 esac
 [ -n "$out" ] || out="datasets/generated/$kind-$size.txt"
 mkdir -p "$(dirname "$out")"
 
 python3 - "$size" "$kind" "$out" "$seed" <<'PY'
-import base64, gzip, os, quopri, random, sys
+import base64, gzip, os, quopri, random, sys, sysconfig
 
 size_s, kind, out, seed = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
@@ -141,6 +149,70 @@ def system_text():
                             yield h.read(4 << 20)
                 except (OSError, EOFError, gzip.BadGzipFile):
                     continue
+
+
+def source_files(roots, exts):
+    """The readable files under `roots`, in sorted order, as bytes (at most
+    4 MiB each; gzip files decompressed); with `exts`, only names ending so."""
+    for root in roots:
+        for dirpath, dirs, files in os.walk(root):
+            dirs.sort()
+            for f in sorted(files):
+                p = os.path.join(dirpath, f)
+                if os.path.islink(p) or not os.path.isfile(p):
+                    continue
+                name = f[:-3] if f.endswith(".gz") else f
+                if exts and not name.endswith(exts):
+                    continue
+                try:
+                    if f.endswith(".gz"):
+                        with gzip.open(p) as g:
+                            b = g.read(4 << 20)
+                    else:
+                        with open(p, "rb") as h:
+                            b = h.read(4 << 20)
+                except (OSError, EOFError, gzip.BadGzipFile):
+                    continue
+                if b and b"\0" not in b[:8192]:
+                    yield b
+
+
+def docs(r, n):
+    home = os.path.expanduser("~")
+    rust = os.popen("rustc --print sysroot 2>/dev/null").read().strip()
+    sources = [
+        (["/usr/share/doc", "/usr/share/common-licenses"], None),
+        (["/usr/share/man", "/usr/share/info"], None),
+        ([os.path.join(rust, "share/doc")] if rust else [], (".html", ".md", ".txt")),
+        ([os.path.join(home, ".cargo/registry/src")], (".md", ".rs", ".txt", ".toml")),
+        ([sysconfig.get_paths()["stdlib"]], (".py", ".txt", ".rst", ".html")),
+        (["/usr/share/perl", "/usr/share/perl5"], (".pm", ".pod")),
+        (["/usr/share/vim"], (".txt",)),
+        (["/usr/lib/node_modules", "/usr/share/nodejs"], (".md",)),
+    ]
+    buf, total, rounds = [], 0, 0
+    while total < n:
+        its = [source_files(roots, exts) for roots, exts in sources]
+        got = 0
+        while its and total < n:
+            for it in list(its):
+                b = next(it, None)
+                if b is None:
+                    its.remove(it)
+                    continue
+                if not b.endswith(b"\n"):
+                    b += b"\n"
+                buf.append(b)
+                total += len(b)
+                got += len(b)
+                if total >= n:
+                    break
+        if got == 0:
+            sys.exit("make-corpus: no text found for -k docs")
+        rounds += 1
+        if total < n:
+            print("make-corpus: docs: the sources hold %d bytes; cycling them" % got, file=sys.stderr)
+    return b"".join(buf)[:n]
 
 
 def prose(r, n):
@@ -276,9 +348,9 @@ def mixed(r, n):
     return b"".join(parts)
 
 
-gen = {"prose": prose, "links": links, "mail": mail, "cjk": cjk,
+gen = {"docs": docs, "prose": prose, "links": links, "mail": mail, "cjk": cjk,
        "adversarial": adversarial, "mixed": mixed}[kind]
-base = gen(random.Random(seed), BASE)
+base = gen(random.Random(seed), size if kind == "docs" else BASE)
 with open(out + ".tmp", "wb") as f:
     written = 0
     while written < size:
