@@ -124,9 +124,30 @@ pub fn scan_arrow<'py>(
         .detach(|| engine::scan_rows(&rows, mail, t))
         .map_err(|e| crate::py_err(py, e))?;
     let problems = std::mem::take(&mut cols.problems);
+    // As the CLI does for a file: the first problems of the column, then
+    // how many more (a column of a million bodies that are not mail would
+    // otherwise give a million warnings, each kept by Python's registry).
+    let shown = usize::try_from(urlsift_mail::MAX_PROBLEMS_SHOWN).unwrap_or(usize::MAX);
     crate::warn_problems(
         py,
-        problems.iter().map(|(row, p)| (format!("row {row}: "), p)),
+        problems
+            .iter()
+            .take(shown)
+            .map(|(row, p)| (format!("row {row}: "), p)),
     )?;
+    if problems.len() > shown {
+        let rows = problems
+            .iter()
+            .map(|(row, _)| row)
+            .collect::<std::collections::BTreeSet<_>>()
+            .len();
+        let msg = format!(
+            "{} more problems not shown ({} problems in {rows} rows)",
+            problems.len() - shown,
+            problems.len(),
+        );
+        let msg = std::ffi::CString::new(msg).unwrap_or_default();
+        PyErr::warn(py, &py.get_type::<crate::MailWarning>(), &msg, 2)?;
+    }
     batch(cols, large)?.to_pyarrow(py)
 }

@@ -92,6 +92,26 @@ def test_mail_rows():
     assert set(got.column("row").to_pylist()) == {1}
 
 
+def test_mail_rows_that_are_not_mail_warn_a_few_times():
+    import warnings
+
+    # Bodies without headers, as a column of mail often holds: each row is
+    # scanned as plain text, and the warnings stop after the first few, as
+    # the CLI's stop after the first problems of a file.
+    rows = [b"hello http://r%d.example/ bye" % i for i in range(1000)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = urlsift.scan_arrow(pa.array(rows, pa.binary()), mail=True)
+    assert got.column("url").to_pylist() == ["http://r%d.example/" % i for i in range(1000)]
+    msgs = [str(w.message) for w in caught if issubclass(w.category, urlsift.MailWarning)]
+    assert msgs[:2] == [
+        "row 0: byte 0: not mail (no mbox From line or header block); scanned as plain text",
+        "row 1: byte 0: not mail (no mbox From line or header block); scanned as plain text",
+    ]
+    assert len(msgs) == 11
+    assert msgs[-1] == "990 more problems not shown (1000 problems in 1000 rows)"
+
+
 def test_bad_types():
     with pytest.raises(TypeError):
         urlsift.scan_arrow(pa.array([1, 2, 3]))
