@@ -60,7 +60,9 @@ pub fn looks_like_mail(data: &[u8]) -> bool {
 /// assert!(!starts_like_mail(b"Note: see below\nSubject to change.\n"));
 /// ```
 pub fn starts_like_mail(data: &[u8]) -> bool {
-    let cut = data.len() > crate::HEAD;
+    // The head alone is judged, and a full head may end inside a line:
+    // every caller (with the head or with more) decides alike.
+    let cut = data.len() >= crate::HEAD;
     let data = &data[..data.len().min(crate::HEAD)];
     let first = data
         .iter()
@@ -75,9 +77,15 @@ pub fn starts_like_mail(data: &[u8]) -> bool {
     if first == data.len() || d.starts_with(b"From ") {
         return true;
     }
-    if cut {
-        // The last line may be cut at the head's end: it is not judged.
-        d = &d[..memchr::memrchr(b'\n', d).unwrap_or(0)];
+    let whole = if cut {
+        // The last line may be cut at the head's end: it is judged only if
+        // its field name is whole (a `:` within its first 80 bytes).
+        memchr::memrchr(b'\n', d).map_or(0, |n| n + 1)
+    } else {
+        d.len()
+    };
+    if cut && d.len() - whole < 80 && memchr::memchr(b':', &d[whole..]).is_none() {
+        d = &d[..whole.saturating_sub(1)];
     }
     for (i, line) in d.split(|&b| b == b'\n').enumerate() {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
@@ -301,6 +309,35 @@ mod tests {
         assert!(is_mbox(d));
         assert!(!is_mbox(b"From here on, text"));
         assert!(looks_like_mail(b"Received: from x"));
+    }
+
+    #[test]
+    fn the_head_alone_decides() {
+        // A file and the head a stream is judged by are judged alike, also
+        // when the head ends inside a line.
+        let long =
+            |name: &str, n: usize| format!("{name}: {}\nSubject: hi\n\nbody\n", "a".repeat(n));
+        let mut cases = vec![
+            long("X-Big", 5000),
+            long("Note", 5000),
+            long("http", 5000),
+            format!("{}Subject: hi\n\nbody", "Foo: bar\n".repeat(455)),
+            format!("{}Subj", "Foo: bar\n".repeat(454)),
+            format!("{}Subject: hi\n", "Foo: bar\n".repeat(454)),
+        ];
+        cases.push("Subject: x\n".repeat(400));
+        for c in cases {
+            let c = c.as_bytes();
+            let head = &c[..c.len().min(crate::HEAD)];
+            assert_eq!(
+                starts_like_mail(c),
+                starts_like_mail(head),
+                "{:?}",
+                &c[..40]
+            );
+        }
+        assert!(starts_like_mail(long("X-Big", 5000).as_bytes()));
+        assert!(!starts_like_mail(long("Note", 5000).as_bytes()));
     }
 
     #[test]
