@@ -262,17 +262,14 @@ fn opened(file: File, mmap: bool) -> io::Result<Opened> {
 /// ([`urlsift_core::parallel::read_abandoned`]): a stream stops at `-q` or
 /// `-m` without waiting for input it would not read. A regular file (as
 /// standard input) never waits, and is read as it is.
+///
+/// It reads its own descriptor of `r`'s file, unbuffered: standard input's
+/// buffer would hold bytes a poll of the descriptor cannot see.
 #[cfg(unix)]
 fn waiting<R: Read + Send + std::os::fd::AsFd + 'static>(r: R) -> Box<dyn Read + Send> {
-    let regular = r
-        .as_fd()
-        .try_clone_to_owned()
-        .and_then(|fd| File::from(fd).metadata())
-        .is_ok_and(|m| m.is_file());
-    if regular {
-        Box::new(r)
-    } else {
-        Box::new(Waiting(r))
+    match r.as_fd().try_clone_to_owned().map(File::from) {
+        Ok(f) if f.metadata().is_ok_and(|m| !m.is_file()) => Box::new(Waiting(f)),
+        _ => Box::new(r),
     }
 }
 
