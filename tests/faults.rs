@@ -908,10 +908,17 @@ fn streaming_memory_is_bounded_for_every_shape() {
 /// A pipe that gives a block and a half, then goes quiet without closing
 /// (a producer that sleeps, `tail -f`): `-q`, `-m 1` and `-l` end as soon
 /// as the first block holds what they want, as grep does, though the next
-/// block is being read ahead and will not come. Plain text and `--mail`.
+/// block is being read ahead and will not come. Plain text (its first URL
+/// deep in the first block) and `--mail`.
 #[test]
 fn a_pipe_that_goes_quiet_does_not_hold_a_stopped_scan() {
-    let text = b"see http://a.example/x and more text\n".repeat((24 << 20) / 37);
+    // A first block (16 MiB and an eighth more) and a little: the next
+    // block's read has its little at once and then waits, while the scan
+    // is still on its way to the first URL, 15 MiB in.
+    let filler = b"no link on this line, nor on the next\n";
+    let mut text = filler.repeat((15 << 20) / filler.len());
+    text.extend_from_slice(b"see http://a.example/x here\n");
+    text.extend_from_slice(&filler.repeat((7 << 19) / filler.len()));
     let mbox = std::fs::read("tests/data/mail/own/archive.mbox").expect("archive.mbox");
     let mbox = mbox.repeat((24 << 20) / mbox.len() + 1);
     for (data, mail) in [(&text, false), (&mbox, true)] {

@@ -150,10 +150,45 @@ pub fn scan_reader<R: Read + Send>(
     chunk_size: usize,
     mut sink: impl FnMut(&Match<'_>, u64),
 ) -> io::Result<u64> {
+    scan_reader_while(ex, r, block_size, chunk_size, |m, line| {
+        sink(m, line);
+        true
+    })
+}
+
+/// [`scan_reader`] until `sink` returns false: no match after that one is
+/// handed on, and the stream is read no further than the block being read
+/// ahead (a read waiting on a quiet pipe gives up, see [`read_abandoned`]).
+/// Returns the bytes read.
+///
+/// ```
+/// use urlsift_core::extract::Extractor;
+/// let text = b"http://a.example/ http://b.example/ http://c.example/";
+/// let mut seen = Vec::new();
+/// urlsift_core::parallel::scan_reader_while(&Extractor::new(), &text[..], 1 << 20, 1 << 16, |m, _| {
+///     seen.push(m.url.to_vec());
+///     seen.len() < 2
+/// })
+/// .unwrap();
+/// assert_eq!(seen, [b"http://a.example/".to_vec(), b"http://b.example/".to_vec()]);
+/// ```
+pub fn scan_reader_while<R: Read + Send>(
+    ex: &Extractor,
+    r: R,
+    block_size: usize,
+    chunk_size: usize,
+    mut sink: impl FnMut(&Match<'_>, u64) -> bool,
+) -> io::Result<u64> {
+    let mut go = true;
     read_blocks(ex, r, block_size, true, |hay, range, base, lines| {
         let lines = lines.unwrap_or_else(|| unreachable!("lines are counted"));
-        let floor = scan_block(ex, hay, range, chunk_size, base, lines, &mut sink);
-        (floor, true)
+        let mut each = |m: &Match<'_>, line| {
+            if go {
+                go = sink(m, line);
+            }
+        };
+        let floor = scan_block(ex, hay, range, chunk_size, base, lines, &mut each);
+        (floor, go)
     })
 }
 

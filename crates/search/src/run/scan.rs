@@ -189,7 +189,12 @@ pub(super) fn scan_source(
                     |batch| emit.take(batch),
                 )
             } else {
-                parallel::scan_reader(ex, r, block, cfg.chunk_size, |m, line| emit.record(m, line))
+                // -m, -l, -q: the stream is read no further once the
+                // input has what it may take (or the run stops).
+                parallel::scan_reader_while(ex, r, block, cfg.chunk_size, |m, line| {
+                    emit.record(m, line);
+                    !emit.stopped()
+                })
             };
             match res {
                 Ok(_) => {}
