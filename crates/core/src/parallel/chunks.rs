@@ -271,7 +271,9 @@ pub(super) fn pipeline<'h, T: Send>(
         let mut stitched: VecDeque<Stitched<'h, T>> = VecDeque::with_capacity(window);
         let mut more = true;
         loop {
-            while in_flight.len() < window && in_flight.len() + stitched.len() < 2 * window {
+            // Chunks scanning, and stitched ones waiting for their turn
+            // (with lines, being formatted), are `window` at most.
+            while in_flight.len() + stitched.len() < window {
                 while queued.is_empty() && more {
                     match produce(*dense) {
                         Some(jobs) => queued = jobs,
