@@ -326,6 +326,73 @@ fn a_stopped_stream_reads_no_further() {
     assert!(read <= 3 * block, "read {read} bytes of {}", data.len());
 }
 
+/// A stream that gives its bytes, then waits as a pipe that went quiet,
+/// until its read is abandoned (or, failing that, ends after 20 s).
+struct Quiet<'a> {
+    data: &'a [u8],
+    at: usize,
+    gave_up: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl std::io::Read for Quiet<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.at < self.data.len() {
+            let n = buf.len().min(self.data.len() - self.at).min(4096);
+            buf[..n].copy_from_slice(&self.data[self.at..self.at + n]);
+            self.at += n;
+            return Ok(n);
+        }
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while std::time::Instant::now() < deadline {
+            if urlsift_core::parallel::read_abandoned() {
+                self.gave_up
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
+                return Err(std::io::Error::other("abandoned"));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        Ok(0)
+    }
+}
+
+/// A scan its sink stops abandons the block read ahead, which waits on a
+/// quiet stream: the scan ends at once, not when the stream does.
+#[test]
+fn a_sink_that_stops_abandons_a_waiting_read() {
+    use std::sync::atomic::Ordering;
+    // A block and a little more: the read ahead gets the little, then waits.
+    let data = numbered_lines(2500);
+    let block = 64 << 10;
+    assert!(data.len() > block + block / 8 + 5000 && data.len() < 2 * block);
+    let gave_up = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let r = Quiet {
+        data: &data,
+        at: 0,
+        gave_up: gave_up.clone(),
+    };
+    let mut seen = Vec::new();
+    let t = std::time::Instant::now();
+    urlsift_core::parallel::scan_reader_while(&Extractor::new(), r, block, 4096, |m, line| {
+        seen.push((m.start, line));
+        seen.len() < 3
+    })
+    .unwrap();
+    assert_eq!(seen.len(), 3);
+    assert!(
+        gave_up.load(Ordering::Relaxed),
+        "the read ahead was never abandoned"
+    );
+    assert!(t.elapsed() < std::time::Duration::from_secs(15));
+    // Not read ahead in the one-read case: the same matches.
+    assert_eq!(
+        &seen[..],
+        &with_lines(&data)[..3]
+            .iter()
+            .map(|w| (w.0, w.3))
+            .collect::<Vec<_>>()[..]
+    );
+}
+
 /// `scan_segments_map` over `hay` on a pool of `threads`: each chunk's
 /// matches as (start, end, url, line), lines 0 unless counted.
 fn mapped(
