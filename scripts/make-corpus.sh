@@ -127,54 +127,45 @@ def synthetic_prose(r, n):
     return "".join(parts).encode()
 
 
-def system_text():
-    roots = ["/usr/share/doc", "/usr/share/man", "/usr/share/common-licenses"]
-    rust = os.popen("rustc --print sysroot 2>/dev/null").read().strip()
-    if rust:
-        roots.append(os.path.join(rust, "share/doc"))
+def walk_files(roots, keep):
+    """The files under `roots` whose names `keep` accepts, in sorted order,
+    as bytes (at most 4 MiB each; gzip files decompressed)."""
     for root in roots:
         for dirpath, dirs, files in os.walk(root):
             dirs.sort()
             for f in sorted(files):
                 p = os.path.join(dirpath, f)
-                if os.path.islink(p) or not os.path.isfile(p):
+                if os.path.islink(p) or not os.path.isfile(p) or not keep(f):
                     continue
                 try:
                     if f.endswith(".gz"):
                         with gzip.open(p) as g:
                             yield g.read(4 << 20)
-                    elif f.endswith((".txt", ".md", ".html", ".htm", ".1", ".5", ".8")) \
-                            or f in ("copyright", "README", "NEWS", "changelog"):
+                    else:
                         with open(p, "rb") as h:
                             yield h.read(4 << 20)
                 except (OSError, EOFError, gzip.BadGzipFile):
                     continue
 
 
+def system_text():
+    roots = ["/usr/share/doc", "/usr/share/man", "/usr/share/common-licenses"]
+    rust = os.popen("rustc --print sysroot 2>/dev/null").read().strip()
+    if rust:
+        roots.append(os.path.join(rust, "share/doc"))
+    return walk_files(roots, lambda f: f.endswith(".gz")
+                      or f.endswith((".txt", ".md", ".html", ".htm", ".1", ".5", ".8"))
+                      or f in ("copyright", "README", "NEWS", "changelog"))
+
+
 def source_files(roots, exts):
-    """The readable files under `roots`, in sorted order, as bytes (at most
-    4 MiB each; gzip files decompressed); with `exts`, only names ending so."""
-    for root in roots:
-        for dirpath, dirs, files in os.walk(root):
-            dirs.sort()
-            for f in sorted(files):
-                p = os.path.join(dirpath, f)
-                if os.path.islink(p) or not os.path.isfile(p):
-                    continue
-                name = f[:-3] if f.endswith(".gz") else f
-                if exts and not name.endswith(exts):
-                    continue
-                try:
-                    if f.endswith(".gz"):
-                        with gzip.open(p) as g:
-                            b = g.read(4 << 20)
-                    else:
-                        with open(p, "rb") as h:
-                            b = h.read(4 << 20)
-                except (OSError, EOFError, gzip.BadGzipFile):
-                    continue
-                if b and b"\0" not in b[:8192]:
-                    yield b
+    """The text files under `roots` (walk_files; empty and binary ones
+    left out); with `exts`, only names ending so, before any `.gz`."""
+    def keep(f):
+        return not exts or (f[:-3] if f.endswith(".gz") else f).endswith(exts)
+    for b in walk_files(roots, keep):
+        if b and b"\0" not in b[:8192]:
+            yield b
 
 
 def docs(r, n):
