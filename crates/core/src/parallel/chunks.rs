@@ -308,7 +308,7 @@ pub(super) fn pipeline<'h, T: Send>(
             }
             // The next chunk in order, if its units are mapped.
             if let Some(next) = stitched.front_mut() {
-                match next.ready() {
+                match next.mapped(false) {
                     Some(true) => {
                         let next = stitched.pop_front().unwrap_or_else(|| unreachable!());
                         if !hand_on_stitched(hay, next, (&mut hand_on, &mut ends), spare, window) {
@@ -360,7 +360,7 @@ pub(super) fn pipeline<'h, T: Send>(
             let Some(next) = stitched.front_mut() else {
                 break;
             };
-            if !next.wait() {
+            if next.mapped(true).is_none() {
                 go = false;
                 return;
             }
@@ -386,37 +386,25 @@ enum Mapping<'h, T> {
 }
 
 impl<T> Stitched<'_, T> {
-    /// Whether its units are mapped, without waiting; `None` if the task
-    /// mapping them died.
-    fn ready(&mut self) -> Option<bool> {
+    /// Whether its units are mapped, waiting for them when `block`;
+    /// `None` if the task mapping them died.
+    fn mapped(&mut self, block: bool) -> Option<bool> {
         use std::sync::mpsc::TryRecvError;
         let Mapping::Pending(rx) = &self.mapping else {
             return Some(true);
         };
-        match rx.try_recv() {
-            Ok((mapped, raws)) => {
-                self.raws = raws;
-                self.mapping = Mapping::Done((mapped, true));
-                Some(true)
+        let (mapped, raws) = if block {
+            wait(rx)?
+        } else {
+            match rx.try_recv() {
+                Ok(got) => got,
+                Err(TryRecvError::Empty) => return Some(false),
+                Err(TryRecvError::Disconnected) => return None,
             }
-            Err(TryRecvError::Empty) => Some(false),
-            Err(TryRecvError::Disconnected) => None,
-        }
-    }
-
-    /// Wait until its units are mapped; false if the task mapping them died.
-    fn wait(&mut self) -> bool {
-        let Mapping::Pending(rx) = &self.mapping else {
-            return true;
         };
-        match wait(rx) {
-            Some((mapped, raws)) => {
-                self.raws = raws;
-                self.mapping = Mapping::Done((mapped, true));
-                true
-            }
-            None => false,
-        }
+        self.raws = raws;
+        self.mapping = Mapping::Done((mapped, true));
+        Some(true)
     }
 }
 
