@@ -151,10 +151,17 @@ struct Pieces<'a> {
     data: &'a [u8],
     sizes: Vec<usize>,
     k: usize,
+    /// The source pauses after every piece (see `fill_or_pause`).
+    pauses: bool,
+    paused: bool,
 }
 
 impl std::io::Read for Pieces<'_> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.pauses && !self.data.is_empty() && !std::mem::replace(&mut self.paused, true) {
+            return Err(std::io::ErrorKind::WouldBlock.into());
+        }
+        self.paused = false;
         let n = self.sizes[self.k % self.sizes.len()]
             .max(1)
             .min(buf.len())
@@ -172,11 +179,23 @@ fn streamed(
     chunk: usize,
     sizes: Vec<usize>,
 ) -> Vec<(usize, usize, Vec<u8>, u64)> {
+    streamed_pausing(hay, block, chunk, sizes, false)
+}
+
+fn streamed_pausing(
+    hay: &[u8],
+    block: usize,
+    chunk: usize,
+    sizes: Vec<usize>,
+    pauses: bool,
+) -> Vec<(usize, usize, Vec<u8>, u64)> {
     let mut v = Vec::new();
     let r = Pieces {
         data: hay,
         sizes,
         k: 0,
+        pauses,
+        paused: false,
     };
     let n = urlsift_core::parallel::scan_reader(&Extractor::new(), r, block, chunk, |m, line| {
         v.push((m.start, m.end, m.url.to_vec(), line))
@@ -206,6 +225,81 @@ proptest! {
         let hay = build(&ix);
         prop_assert_eq!(streamed(&hay, block, chunk, sizes), with_lines(&hay));
     }
+
+    /// A source that pauses after every piece: each pause scans what no
+    /// later byte can change, and the result is the whole-buffer one.
+    #[test]
+    fn stream_paused_after_every_piece(ix in prop::collection::vec(0usize..1000, 0..3000), block in 1usize..20000, chunk in 1usize..5000, sizes in prop::collection::vec(1usize..3000, 1..5)) {
+        let hay = build(&ix);
+        prop_assert_eq!(streamed_pausing(&hay, block, chunk, sizes, true), with_lines(&hay));
+    }
+
+    /// The same on random bytes, in small pieces.
+    #[test]
+    fn random_bytes_paused_after_every_piece(hay in prop::collection::vec(any::<u8>(), 0..6000), sizes in prop::collection::vec(1usize..200, 1..5)) {
+        prop_assert_eq!(streamed_pausing(&hay, 1 << 16, 512, sizes, true), with_lines(&hay));
+    }
+}
+
+/// At each pause of its source, a stream of lines has handed on every URL
+/// of the lines given so far (as `tail -f` output is wanted), and the
+/// whole is the whole-buffer result; wrapped URLs wait for their close.
+#[test]
+fn a_paused_stream_hands_on_what_it_has() {
+    let lines = numbered_lines(3000);
+    let mut hay = lines.clone();
+    hay.extend_from_slice(b"see <http://w.example/a\n b> and \"http://q.example/\n r\" end\n");
+    hay.extend_from_slice(&lines);
+    let want = with_lines(&hay);
+    // Pieces of whole lines.
+    let line_len = lines.iter().position(|&b| b == b'\n').unwrap() + 1;
+    let mut r = Pieces {
+        data: &hay,
+        sizes: vec![line_len * 7],
+        k: 0,
+        pauses: true,
+        paused: false,
+    };
+    let given = std::sync::atomic::AtomicUsize::new(0);
+    let counting = std::io::Read::by_ref(&mut r);
+    struct Given<'a, R>(R, &'a std::sync::atomic::AtomicUsize);
+    impl<R: std::io::Read> std::io::Read for Given<'_, R> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.0.read(buf)?;
+            self.1.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+            Ok(n)
+        }
+    }
+    let seen = std::cell::RefCell::new(Vec::new());
+    let mut pauses = 0;
+    let mut behind = 0;
+    urlsift_core::parallel::scan_reader_while(
+        &Extractor::new(),
+        Given(counting, &given),
+        1 << 20,
+        4096,
+        |m, line| {
+            seen.borrow_mut()
+                .push((m.start, m.end, m.url.to_vec(), line));
+            true
+        },
+        || {
+            pauses += 1;
+            // Every URL that ends before the last whole line given, unless
+            // it is inside the wrapped ones (whose close comes later).
+            let upto = given.load(std::sync::atomic::Ordering::Relaxed);
+            let owed = want.iter().filter(|w| w.1 < upto).count();
+            if seen.borrow().len() < owed {
+                behind += 1;
+            }
+            true
+        },
+    )
+    .unwrap();
+    assert_eq!(*seen.borrow(), want);
+    assert!(pauses > 100, "{pauses} pauses");
+    // Only the pauses inside the two wrapped URLs' pieces may be behind.
+    assert!(behind <= 2, "{behind} pauses were behind");
 }
 
 /// A stream with no stop byte for longer than a block still gives the same result.
@@ -318,6 +412,7 @@ fn a_stopped_stream_reads_no_further() {
             batches += 1;
             false
         },
+        || true,
     )
     .unwrap();
     assert_eq!(batches, 1);
@@ -372,10 +467,17 @@ fn a_sink_that_stops_abandons_a_waiting_read() {
     };
     let mut seen = Vec::new();
     let t = std::time::Instant::now();
-    urlsift_core::parallel::scan_reader_while(&Extractor::new(), r, block, 4096, |m, line| {
-        seen.push((m.start, line));
-        seen.len() < 3
-    })
+    urlsift_core::parallel::scan_reader_while(
+        &Extractor::new(),
+        r,
+        block,
+        4096,
+        |m, line| {
+            seen.push((m.start, line));
+            seen.len() < 3
+        },
+        || true,
+    )
     .unwrap();
     assert_eq!(seen.len(), 3);
     assert!(

@@ -963,3 +963,75 @@ fn a_pipe_that_goes_quiet_does_not_hold_a_stopped_scan() {
         }
     }
 }
+
+/// A pipe that pauses (`tail -f`, a producer that sleeps) has the URLs of
+/// what it gave printed while it is still open, in each output format, as
+/// grep prints lines; a URL in `<...>` left open waits for its close. The
+/// output, once the pipe ends, is that of the same bytes at once.
+#[test]
+fn a_pipe_that_pauses_has_its_urls_printed_before_it_ends() {
+    use std::io::BufRead;
+    let parts: [&[u8]; 3] = [
+        b"see http://a.example/x and <http://b.example/",
+        b"\n  y> then http://c.example/\n",
+        b"last www.d.example\n",
+    ];
+    // After each part: the lines that must be out before the next comes.
+    let due = [1, 3, 4];
+    for args in [&[][..], &["-n"], &["--format", "json"], &["-m", "9"]] {
+        let what = format!("{args:?}");
+        let mut child = cmd()
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let mut stdin = child.stdin.take().expect("stdin");
+        let (tx, rx) = std::sync::mpsc::channel();
+        let out = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+        let reader = std::thread::spawn(move || {
+            for line in out.split(b'\n') {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut lines = Vec::new();
+        for (part, due) in parts.iter().zip(due) {
+            stdin.write_all(part).expect("write");
+            stdin.flush().expect("flush");
+            // The pipe stays open: the lines come at the pause, or never.
+            while lines.len() < due {
+                match rx.recv_timeout(std::time::Duration::from_secs(30)) {
+                    Ok(l) => lines.push(l),
+                    Err(_) => panic!("{what}: {} lines while the pipe is open", lines.len()),
+                }
+            }
+            assert_eq!(lines.len(), due, "{what}");
+        }
+        drop(stdin);
+        let st = wait_or_kill(&mut child, 60, &what);
+        reader.join().expect("reader");
+        lines.extend(rx.try_iter());
+        assert_eq!(code(st), 0, "{what}");
+        let mut whole = cmd()
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let mut w = whole.stdin.take().expect("stdin");
+        w.write_all(&parts.concat()).expect("write");
+        drop(w);
+        let want = whole.wait_with_output().expect("output").stdout;
+        let mut got = lines.join(&b'\n');
+        got.push(b'\n');
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            String::from_utf8_lossy(&want),
+            "{what}"
+        );
+    }
+}

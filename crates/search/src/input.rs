@@ -133,6 +133,10 @@ pub fn looks_binary(head: &[u8]) -> bool {
     memchr::memchr(0, &head[..head.len().min(8192)]).is_some()
 }
 
+/// The bytes that [`sniff`] and [`is_warc`] need at least (of a stream
+/// that is not compressed).
+const MAGIC: usize = 8;
+
 /// A decoder for `enc` over `r` (plain: `r` itself).
 fn decoder(enc: Encoding, r: Box<dyn Read + Send>) -> io::Result<Box<dyn Read + Send>> {
     Ok(match enc {
@@ -268,7 +272,10 @@ fn opened(file: File, mmap: bool) -> io::Result<Opened> {
 #[cfg(unix)]
 fn waiting<R: Read + Send + std::os::fd::AsFd + 'static>(r: R) -> Box<dyn Read + Send> {
     match r.as_fd().try_clone_to_owned().map(File::from) {
-        Ok(f) if f.metadata().is_ok_and(|m| !m.is_file()) => Box::new(Waiting(f)),
+        Ok(f) if f.metadata().is_ok_and(|m| !m.is_file()) => Box::new(Waiting {
+            inner: f,
+            since: None,
+        }),
         _ => Box::new(r),
     }
 }
@@ -279,21 +286,53 @@ fn waiting<R: Read + Send + 'static>(r: R) -> Box<dyn Read + Send> {
 }
 
 /// A reader that waits for its input a little at a time (see [`waiting`]).
+///
+/// It also says when what it gave is worth scanning now: one read fails
+/// with [`io::ErrorKind::WouldBlock`] ([`urlsift_core::parallel::fill_or_pause`])
+/// when its source paused after giving something (nothing more for
+/// [`PAUSE`]), or gives it slowly (less than [`SLOW`] bytes in a
+/// [`PAUSE`]: `tail -f` on a busy log). Then what came is scanned and
+/// printed without waiting for a whole block; a fast stream is read in
+/// whole blocks.
 #[cfg(unix)]
-struct Waiting<R>(R);
+struct Waiting<R> {
+    inner: R,
+    /// When the first byte not yet said came, and the bytes since then.
+    since: Option<(std::time::Instant, usize)>,
+}
+
+/// How long a stream may be quiet, or slow, before what it gave is
+/// scanned without waiting for more, in milliseconds.
+#[cfg(unix)]
+const PAUSE: u16 = 100;
+
+/// A stream that gives less than this in a [`PAUSE`] is slow.
+#[cfg(unix)]
+const SLOW: usize = 1 << 20;
 
 #[cfg(unix)]
 impl<R: Read + std::os::fd::AsFd> Read for Waiting<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         use std::os::fd::AsRawFd;
+        let pause = std::time::Duration::from_millis(PAUSE.into());
+        if let Some((t, n)) = self.since
+            && t.elapsed() >= pause
+        {
+            if n < SLOW {
+                self.since = None;
+                return Err(io::ErrorKind::WouldBlock.into());
+            }
+            // Fast: read on, and judge the next while afresh.
+            self.since = Some((std::time::Instant::now(), 0));
+        }
         loop {
             let mut pfd = libc::pollfd {
-                fd: self.0.as_fd().as_raw_fd(),
+                fd: self.inner.as_fd().as_raw_fd(),
                 events: libc::POLLIN,
                 revents: 0,
             };
             // SAFETY: `pfd` is one valid pollfd for the length of the call.
-            let n = unsafe { libc::poll(&mut pfd, 1, 100) };
+            let n = unsafe { libc::poll(&mut pfd, 1, PAUSE.into()) };
             // Ready, at its end, or in error (EINTR too): the read says.
             if n != 0 {
                 break;
@@ -301,8 +340,16 @@ impl<R: Read + std::os::fd::AsFd> Read for Waiting<R> {
             if urlsift_core::parallel::read_abandoned() {
                 return Err(io::Error::other("read abandoned: the scan stopped"));
             }
+            if self.since.take().is_some() {
+                return Err(io::ErrorKind::WouldBlock.into());
+            }
         }
-        self.0.read(buf)
+        let n = self.inner.read(buf)?;
+        if n > 0 {
+            let (t, had) = self.since.unwrap_or((std::time::Instant::now(), 0));
+            self.since = Some((t, had + n));
+        }
+        Ok(n)
     }
 }
 
@@ -324,17 +371,46 @@ const _: () = assert!(HEAD >= urlsift_mail::HEAD);
 /// first bytes.
 fn sniffed(mut r: Box<dyn Read + Send>) -> io::Result<Opened> {
     let mut head = Vec::with_capacity(HEAD);
-    urlsift_core::parallel::fill(&mut r, &mut head, HEAD)?;
+    // A stream that pauses sooner is judged by what came before the pause
+    // (but for its first bytes, which say how it is compressed; a
+    // compressed head is read whole).
+    let paused = loop {
+        let paused = urlsift_core::parallel::fill_or_pause(&mut r, &mut head, HEAD)?
+            == urlsift_core::parallel::Filled::Paused;
+        if !paused || (head.len() >= MAGIC && sniff(&head) == Encoding::Plain) {
+            break paused;
+        }
+    };
     let enc = sniff(&head);
     if enc == Encoding::Plain && !is_warc(&head) {
-        // The head read is the decoded head.
-        return Ok(Opened::Stream(Stream::new(head, r, None)));
+        // The head read is the decoded head; its reader meets the pause
+        // after it.
+        let pause = paused.then(|| io::ErrorKind::WouldBlock.into());
+        return Ok(Opened::Stream(Stream::new(head, r, pause)));
     }
+    // Decoders and the archive reader wait out pauses: a pause is not an
+    // error to them.
+    let r = Unpaused(r);
     let chained: Box<dyn Read + Send> = Box::new(io::Cursor::new(head.clone()).chain(r));
     if is_warc(&head) {
         return Ok(Opened::Warc(chained));
     }
     Ok(Opened::Stream(Stream::read_ahead(decoder(enc, chained)?)))
+}
+
+/// A reader that waits out its source's pauses (reads that fail with
+/// [`io::ErrorKind::WouldBlock`], see [`Waiting`]).
+struct Unpaused<R>(R);
+
+impl<R: Read> Read for Unpaused<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            match self.0.read(buf) {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                other => return other,
+            }
+        }
+    }
 }
 
 /// A stream whose first bytes (after decoding) were read ahead, so what it

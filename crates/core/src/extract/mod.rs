@@ -227,13 +227,60 @@ impl Extractor {
         start: usize,
         end: usize,
         floor: usize,
+        go: impl FnMut(usize, usize) -> bool,
+        sink: impl FnMut(RawMatch<'h>),
+    ) -> (usize, Option<usize>) {
+        let mut cache = rules::RunCache::default();
+        self.scan_cached(&mut cache, hay, (start, end, floor), go, sink)
+    }
+
+    /// Where the first URL starts that [`Extractor::scan`] of
+    /// `hay[start..end]` from `floor` may find otherwise once more bytes
+    /// follow `hay`; `None` when the scan's URLs, and the floor it ends at,
+    /// are the same whatever follows. A URL is undecided when it is in
+    /// `<...>` or `"..."` and `hay` ends before it closes; all are when `hay`
+    /// ends inside a character (`Some(start)`). `end` must be a cut point
+    /// ([`crate::parallel::is_cut`]) when it is before `hay`'s end: only a
+    /// wrapped URL runs across one. This is how a stream that pauses is
+    /// scanned up to the pause without waiting for more.
+    ///
+    /// ```
+    /// use urlsift_core::extract::Extractor;
+    /// let ex = Extractor::new();
+    /// let done = b"see http://a.example/\n";
+    /// assert_eq!(ex.undecided_from(done, 0, done.len(), 0), None);
+    /// // The closing `>` may come on the next line.
+    /// let open = b"see http://a.example/ <http://b.example/\n";
+    /// assert_eq!(ex.undecided_from(open, 0, open.len(), 0), Some(23));
+    /// ```
+    pub fn undecided_from(
+        &self,
+        hay: &[u8],
+        start: usize,
+        end: usize,
+        floor: usize,
+    ) -> Option<usize> {
+        if hay.last().is_some_and(|&b| b >= 0x80) {
+            // A character may be cut at the end: what it is decides.
+            return Some(start);
+        }
+        let mut cache = rules::RunCache::default();
+        self.scan_cached(&mut cache, hay, (start, end, floor), |_, _| true, |_| {});
+        cache.open_at_end
+    }
+
+    /// [`Extractor::scan_raw`] with `cache` as its memo.
+    fn scan_cached<'h>(
+        &self,
+        cache: &mut rules::RunCache,
+        hay: &'h [u8],
+        (start, end, floor): (usize, usize, usize),
         mut go: impl FnMut(usize, usize) -> bool,
         mut sink: impl FnMut(RawMatch<'h>),
     ) -> (usize, Option<usize>) {
         let end = end.min(hay.len());
         let mut consumed = floor;
         let mut cands = Vec::with_capacity(1024);
-        let mut cache = rules::RunCache::default();
         let mut w = start.max(consumed.min(end));
         while w < end {
             let w_end = end.min(w + WINDOW);
@@ -246,7 +293,7 @@ impl Extractor {
                 if !go(c, consumed) {
                     return (consumed, Some(c));
                 }
-                if let Some(f) = rules::match_at(&self.classifier, &mut cache, hay, c, consumed) {
+                if let Some(f) = rules::match_at(&self.classifier, cache, hay, c, consumed) {
                     consumed = f.resume;
                     let url = match f.joined {
                         Some(v) => Cow::Owned(v),

@@ -105,6 +105,10 @@ pub(crate) struct RunCache {
     /// The first `)` or `]` at or after `closer_from` in the run (`end` if none).
     closer_from: usize,
     closer: usize,
+    /// Where the first URL inside `<...>` or `"..."` that the end of the
+    /// input left undecided starts: it was read as bare, and more input
+    /// could close it.
+    pub(crate) open_at_end: Option<usize>,
 }
 
 impl RunCache {
@@ -286,10 +290,6 @@ fn context(hay: &[u8], s: usize, floor: usize) -> Context {
     Context { style, open }
 }
 
-/// The pieces of a URL wrapped across lines inside `<...>` (`close == b'>'`)
-/// or `"..."` (`close == b'"'`), and the offset of the closing delimiter.
-/// `None` when the text does not close properly within [`MAX_WRAPPED`] bytes:
-/// the caller then treats the URL as bare.
 /// A URL found inside `<...>` or `"..."`.
 struct Wrapped {
     /// One past its last byte in the input.
@@ -302,8 +302,21 @@ struct Wrapped {
     ambiguous: bool,
 }
 
-fn wrapped<S: Stops>(stops: &S, hay: &[u8], s: usize, close: u8) -> Option<Wrapped> {
+/// The pieces of a URL wrapped across lines inside `<...>` (`close == b'>'`)
+/// or `"..."` (`close == b'"'`), and the offset of the closing delimiter.
+/// `None` when the text does not close properly within [`MAX_WRAPPED`] bytes:
+/// the caller then treats the URL as bare. `at_end` is set to `s` (unless
+/// it holds an earlier start) when it is `None` only because the input
+/// ended first (more input could close it).
+fn wrapped<S: Stops>(
+    stops: &S,
+    hay: &[u8],
+    s: usize,
+    close: u8,
+    at_end: &mut Option<usize>,
+) -> Option<Wrapped> {
     let limit = hay.len().min(s + MAX_WRAPPED);
+    let short = limit < s + MAX_WRAPPED;
     let mut joined: Option<Vec<u8>> = None;
     let mut last_end = s;
     let mut ambiguous = false;
@@ -321,6 +334,9 @@ fn wrapped<S: Stops>(stops: &S, hay: &[u8], s: usize, close: u8) -> Option<Wrapp
             last_end = e;
         }
         if e >= limit {
+            if short {
+                *at_end = Some(at_end.map_or(s, |a| a.min(s)));
+            }
             return None;
         }
         let done = |close_at| {
@@ -342,7 +358,13 @@ fn wrapped<S: Stops>(stops: &S, hay: &[u8], s: usize, close: u8) -> Option<Wrapp
             newlines += usize::from(newline);
             j += len;
         }
-        if j == e || j >= limit || newlines >= 2 {
+        if newlines >= 2 || j == e {
+            return None;
+        }
+        if j >= limit {
+            if short {
+                *at_end = Some(at_end.map_or(s, |a| a.min(s)));
+            }
             return None;
         }
         if hay[j] == close {
@@ -455,7 +477,7 @@ fn finish<S: Stops>(
     let mut found = None;
     if let Some(open) = ctx.open {
         let close = if open == b'<' { b'>' } else { b'"' };
-        if let Some(w) = wrapped(stops, hay, s, close)
+        if let Some(w) = wrapped(stops, hay, s, close, &mut cache.open_at_end)
             && w.end > s
         {
             found = Some(Found {

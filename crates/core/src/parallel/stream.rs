@@ -10,7 +10,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// bytes (reads are of at least 4 KiB) or the stream ends; true at the end
 /// of the stream. On an error, `buf` holds what was read before it. This is
 /// the one stream reader of the crates: every stream is read through it, a
-/// large block at a time.
+/// large block at a time. A pause of the source ([`Filled::Paused`]) is
+/// waited out.
 ///
 /// ```
 /// let mut buf = b"ab".to_vec();
@@ -21,17 +22,69 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// assert_eq!(buf, b"abcdefg");
 /// ```
 pub fn fill(r: &mut impl Read, buf: &mut Vec<u8>, want: usize) -> io::Result<bool> {
-    fill_unless(r, buf, want, &AtomicBool::new(false))
+    fill_unless(r, buf, want, &AtomicBool::new(false), None).map(|f| f == Filled::End)
+}
+
+/// How a [`fill_or_pause`] ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Filled {
+    /// The buffer holds what was wanted.
+    Full,
+    /// The source paused with less: it is still open, and has nothing more
+    /// for now.
+    Paused,
+    /// The stream ended.
+    End,
+}
+
+/// [`fill`], ending early when the source pauses. A reader says that its
+/// source paused by failing a read with [`io::ErrorKind::WouldBlock`] once it
+/// has waited a while for more (standard input read through a pipe from
+/// `tail -f`, say): what was read before the pause is then worth scanning
+/// now, and the next read waits again. Such a reader must wait before it
+/// says so; one that does not (a raw non-blocking descriptor) is read again
+/// after a millisecond.
+///
+/// ```
+/// use std::io::{self, Read};
+/// use urlsift_core::parallel::{Filled, fill_or_pause};
+/// /// Gives its bytes, then pauses once, then ends.
+/// struct Pausing(Vec<u8>, bool);
+/// impl Read for Pausing {
+///     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+///         if !self.0.is_empty() {
+///             let n = self.0.len().min(buf.len());
+///             buf[..n].copy_from_slice(&self.0[..n]);
+///             self.0.drain(..n);
+///             return Ok(n);
+///         }
+///         if std::mem::take(&mut self.1) {
+///             return Err(io::ErrorKind::WouldBlock.into());
+///         }
+///         Ok(0)
+///     }
+/// }
+/// let mut r = Pausing(b"see http://a.example/\n".to_vec(), true);
+/// let mut buf = Vec::new();
+/// assert_eq!(fill_or_pause(&mut r, &mut buf, 1 << 20).unwrap(), Filled::Paused);
+/// assert_eq!(buf, b"see http://a.example/\n");
+/// assert_eq!(fill_or_pause(&mut r, &mut buf, 1 << 20).unwrap(), Filled::End);
+/// ```
+pub fn fill_or_pause(r: &mut impl Read, buf: &mut Vec<u8>, want: usize) -> io::Result<Filled> {
+    fill_unless(r, buf, want, &AtomicBool::new(false), Some(0))
 }
 
 /// [`fill`], ending early (not at the end of the stream) once `quit` is
-/// set: it is looked at before each read.
+/// set: it is looked at before each read. With `pause_after`, a pause of
+/// the source ends it too, once `buf` holds more than that many bytes;
+/// other pauses are waited out.
 fn fill_unless(
     r: &mut impl Read,
     buf: &mut Vec<u8>,
     want: usize,
     quit: &AtomicBool,
-) -> io::Result<bool> {
+    pause_after: Option<usize>,
+) -> io::Result<Filled> {
     // The room is zeroed once, and each read fills the next of it: a pipe
     // or a decoder gives a little at a time.
     let mut at = buf.len();
@@ -40,12 +93,18 @@ fn fill_unless(
     }
     let end = loop {
         if at >= want || quit.load(Ordering::Relaxed) {
-            break Ok(false);
+            break Ok(Filled::Full);
         }
         match r.read(&mut buf[at..]) {
-            Ok(0) => break Ok(true),
+            Ok(0) => break Ok(Filled::End),
             Ok(n) => at += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                if pause_after.is_some_and(|p| at > p) {
+                    break Ok(Filled::Paused);
+                }
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
             Err(e) => break Err(e),
         }
     };
@@ -82,6 +141,18 @@ pub fn fill_while<R: Read + Send, T>(
     want: usize,
     work: impl FnOnce() -> (T, bool),
 ) -> (T, Option<io::Result<bool>>) {
+    let (res, read) = fill_ahead(r, next, (want, None), work);
+    (res, read.map(|r| r.map(|f| f == Filled::End)))
+}
+
+/// [`fill_while`], its read ending early at a pause of the source once
+/// `next` holds more than `pause_after` bytes (see [`fill_unless`]).
+fn fill_ahead<R: Read + Send, T>(
+    r: &mut R,
+    next: &mut Vec<u8>,
+    (want, pause_after): (usize, Option<usize>),
+    work: impl FnOnce() -> (T, bool),
+) -> (T, Option<io::Result<Filled>>) {
     if want < READ_AHEAD_MIN {
         return (work().0, None);
     }
@@ -91,7 +162,7 @@ pub fn fill_while<R: Read + Send, T>(
             .name("urlsift-read".into())
             .spawn_scoped(s, || {
                 READ_QUIT.with(|q| *q.borrow_mut() = Some(Arc::clone(&quit)));
-                fill_unless(r, next, want, &quit)
+                fill_unless(r, next, want, &quit, pause_after)
             });
         let _quit = SetOnDrop(&quit);
         let (res, go) = work();
@@ -143,6 +214,11 @@ pub const DEFAULT_BLOCK_SIZE: usize = 16 << 20;
 /// text with no cut point at all) whatever the input size. Each match comes with its
 /// 1-based line; its offsets are absolute in the stream. The result is
 /// identical to scanning the whole stream at once. Returns the stream's size.
+///
+/// When the source pauses ([`fill_or_pause`]: `tail -f`, a slow pipe), what
+/// came before the pause is scanned without waiting for a whole block, up
+/// to the last stop byte whose URLs no later byte can change
+/// ([`Extractor::undecided_from`]); the matches are the same as ever.
 pub fn scan_reader<R: Read + Send>(
     ex: &Extractor,
     r: R,
@@ -150,25 +226,41 @@ pub fn scan_reader<R: Read + Send>(
     chunk_size: usize,
     mut sink: impl FnMut(&Match<'_>, u64),
 ) -> io::Result<u64> {
-    scan_reader_while(ex, r, block_size, chunk_size, |m, line| {
-        sink(m, line);
-        true
-    })
+    scan_reader_while(
+        ex,
+        r,
+        block_size,
+        chunk_size,
+        |m, line| {
+            sink(m, line);
+            true
+        },
+        || true,
+    )
 }
 
 /// [`scan_reader`] until `sink` returns false: no match after that one is
 /// handed on, and the stream is read no further than the block being read
 /// ahead (a read waiting on a quiet pipe gives up, see [`read_abandoned`]).
+/// `paused` is called when the source paused and every match before the
+/// pause was handed on (time to flush what was written); false to stop.
 /// Returns the bytes read.
 ///
 /// ```
 /// use urlsift_core::extract::Extractor;
 /// let text = b"http://a.example/ http://b.example/ http://c.example/";
 /// let mut seen = Vec::new();
-/// urlsift_core::parallel::scan_reader_while(&Extractor::new(), &text[..], 1 << 20, 1 << 16, |m, _| {
-///     seen.push(m.url.to_vec());
-///     seen.len() < 2
-/// })
+/// urlsift_core::parallel::scan_reader_while(
+///     &Extractor::new(),
+///     &text[..],
+///     1 << 20,
+///     1 << 16,
+///     |m, _| {
+///         seen.push(m.url.to_vec());
+///         seen.len() < 2
+///     },
+///     || true,
+/// )
 /// .unwrap();
 /// assert_eq!(seen, [b"http://a.example/".to_vec(), b"http://b.example/".to_vec()]);
 /// ```
@@ -178,24 +270,52 @@ pub fn scan_reader_while<R: Read + Send>(
     block_size: usize,
     chunk_size: usize,
     mut sink: impl FnMut(&Match<'_>, u64) -> bool,
+    paused: impl FnMut() -> bool,
 ) -> io::Result<u64> {
     let mut go = true;
-    read_blocks(ex, r, block_size, true, |hay, range, base, lines| {
-        let lines = lines.unwrap_or_else(|| unreachable!("lines are counted"));
-        let mut each = |m: &Match<'_>, line| {
-            if go {
-                go = sink(m, line);
-            }
-        };
-        let floor = scan_block(ex, hay, range, chunk_size, base, lines, &mut each);
-        (floor, go)
-    })
+    read_blocks(
+        ex,
+        r,
+        block_size,
+        true,
+        |hay, range, base, lines| {
+            let lines = lines.unwrap_or_else(|| unreachable!("lines are counted"));
+            let mut each = |m: &Match<'_>, line| {
+                if go {
+                    go = sink(m, line);
+                }
+            };
+            let floor = scan_block(ex, hay, range, chunk_size, base, lines, &mut each);
+            (floor, go)
+        },
+        paused,
+    )
 }
 
 /// [`scan_reader`], with the work on each chunk's matches done in parallel
 /// as in [`scan_segments_map`]: a [`Chunk`]'s offsets are in its block,
 /// whose first byte is at [`Chunk::base`] in the stream. `each` returns
-/// false to stop reading.
+/// false to stop reading; `paused` is called as in [`scan_reader_while`].
+///
+/// ```
+/// use urlsift_core::extract::Extractor;
+/// let text = b"http://a.example/ http://b.example/";
+/// let mut n = 0;
+/// urlsift_core::parallel::scan_reader_map(
+///     &Extractor::new(),
+///     &text[..],
+///     (1 << 20, 1 << 16),
+///     false,
+///     |c| c.matches().len(),
+///     |k| {
+///         n += k;
+///         true
+///     },
+///     || true,
+/// )
+/// .unwrap();
+/// assert_eq!(n, 2);
+/// ```
 pub fn scan_reader_map<R: Read + Send, T: Send>(
     ex: &Extractor,
     r: R,
@@ -203,20 +323,28 @@ pub fn scan_reader_map<R: Read + Send, T: Send>(
     count_lines: bool,
     map: impl Fn(Chunk<'_, '_>) -> T + Sync,
     mut each: impl FnMut(T) -> bool,
+    paused: impl FnMut() -> bool,
 ) -> io::Result<u64> {
     let mut dense = true;
-    read_blocks(ex, r, block_size, count_lines, |hay, range, base, lines| {
-        let (map, each) = (&map, &mut each);
-        map_range(
-            ex,
-            hay,
-            range,
-            (chunk_size, base),
-            lines,
-            (map, each),
-            (&mut Vec::new(), &mut dense),
-        )
-    })
+    read_blocks(
+        ex,
+        r,
+        block_size,
+        count_lines,
+        |hay, range, base, lines| {
+            let (map, each) = (&map, &mut each);
+            map_range(
+                ex,
+                hay,
+                range,
+                (chunk_size, base),
+                lines,
+                (map, each),
+                (&mut Vec::new(), &mut dense),
+            )
+        },
+        paused,
+    )
 }
 
 /// The block loop of [`scan_reader`]: `step(hay, (start, end, floor), base,
@@ -224,13 +352,16 @@ pub fn scan_reader_map<R: Read + Send, T: Send>(
 /// the stream) and returns the floor after it, and false to stop. While a
 /// segment is scanned, the next block is read on a thread of its own, so a
 /// slow source (a decoder, a pipe) is read while the pool scans: the
-/// stream's time is the larger of the two, not their sum.
+/// stream's time is the larger of the two, not their sum. When the source
+/// pauses, the settled part of what was read is scanned at once, and then
+/// `paused()` (false to stop).
 fn read_blocks<R: Read + Send>(
     ex: &Extractor,
     mut r: R,
     block_size: usize,
     count_lines: bool,
     mut step: impl FnMut(&[u8], (usize, usize, usize), u64, Option<&mut LineCounter>) -> (usize, bool),
+    mut paused: impl FnMut() -> bool,
 ) -> io::Result<u64> {
     let block_size = block_size.max(1);
     let mut buf: Vec<u8> = Vec::new();
@@ -245,20 +376,40 @@ fn read_blocks<R: Read + Send>(
     // The next block, read while the one before is scanned, and how its
     // reading ended.
     let mut next: Vec<u8> = Vec::new();
-    let mut ahead: Option<io::Result<bool>> = None;
+    let mut ahead: Option<io::Result<Filled>> = None;
+    // A pause ends a read once the buffer holds more than this: after a
+    // pause, only once something new came.
+    let mut pause_after = 0;
     loop {
         // Fill to a block plus the look-ahead a wrapped URL may need.
         // (An eighth of a block more, to find the first cut point after it.)
         let want = start + need + need / 8 + MAX_WRAPPED + 1;
+        let quit = AtomicBool::new(false);
         let read = match ahead.take() {
             // Read ahead: what it left to read, if anything, is read here.
-            Some(Ok(false)) if buf.len() < want => Some(fill(&mut r, &mut buf, want)),
+            Some(Ok(Filled::Full)) if buf.len() < want => Some(fill_unless(
+                &mut r,
+                &mut buf,
+                want,
+                &quit,
+                Some(pause_after),
+            )),
             Some(res) => Some(res),
-            None if !eof => Some(fill(&mut r, &mut buf, want)),
+            None if !eof => Some(fill_unless(
+                &mut r,
+                &mut buf,
+                want,
+                &quit,
+                Some(pause_after),
+            )),
             None => None,
         };
+        let mut pause = false;
         match read {
-            Some(Ok(e)) => eof = e,
+            Some(Ok(f)) => {
+                eof = f == Filled::End;
+                pause = f == Filled::Paused;
+            }
             Some(Err(e)) => {
                 // Report where the stream broke, after scanning what came before.
                 let at = base + buf.len() as u64;
@@ -267,20 +418,32 @@ fn read_blocks<R: Read + Send>(
             }
             None => {}
         }
-        let avail = if eof {
-            buf.len()
+        pause_after = 0;
+        let (end, hard) = if pause {
+            // The source paused: scan what no later byte changes.
+            match paused_end(ex, &c, &mut seg, &buf, base, (start, floor)) {
+                Some(e) => e,
+                None => {
+                    pause_after = buf.len();
+                    continue;
+                }
+            }
         } else {
-            buf.len() - (MAX_WRAPPED + 1)
-        };
-        let (end, hard) = match seg.next(&c, &buf, base, (start, block_size, avail), eof) {
-            SegEnd::Cut(e) => (e, false),
-            SegEnd::End(e) => (e, false),
-            SegEnd::Forced(e) => (e, true),
-            SegEnd::More => {
-                // No segment end yet: read more before scanning (a forced
-                // cut comes within 2 * MAX_RUN bytes).
-                need = need.saturating_mul(2).min(block_size + 2 * MAX_RUN);
-                continue;
+            let avail = if eof {
+                buf.len()
+            } else {
+                buf.len() - (MAX_WRAPPED + 1)
+            };
+            match seg.next(&c, &buf, base, (start, block_size, avail), eof) {
+                SegEnd::Cut(e) => (e, false),
+                SegEnd::End(e) => (e, false),
+                SegEnd::Forced(e) => (e, true),
+                SegEnd::More => {
+                    // No segment end yet: read more before scanning (a forced
+                    // cut comes within 2 * MAX_RUN bytes).
+                    need = need.saturating_mul(2).min(block_size + 2 * MAX_RUN);
+                    continue;
+                }
             }
         };
         need = block_size;
@@ -289,7 +452,9 @@ fn read_blocks<R: Read + Send>(
         let keep_from = end.saturating_sub(MAX_LOOK_BEHIND);
         let hay: &[u8] = if hard { &buf[..end] } else { &buf };
         let counter = count_lines.then_some(&mut lines);
-        let (f, go) = if eof {
+        let (f, go) = if eof || pause {
+            // At a pause, the next read waits for the source: it is not
+            // read ahead.
             step(hay, (start, end, floor), base, counter)
         } else {
             // The next block starts with what this one keeps.
@@ -299,7 +464,7 @@ fn read_blocks<R: Read + Send>(
             let want = (end - keep_from) + block_size + block_size / 8 + MAX_WRAPPED + 1;
             // No thread to be had: the next block is read after this one,
             // by the loop's own fill.
-            let (res, read) = fill_while(&mut r, &mut next, want, || {
+            let (res, read) = fill_ahead(&mut r, &mut next, (want, Some(0)), || {
                 let res = step(hay, (start, end, floor), base, counter);
                 (res, res.1)
             });
@@ -321,10 +486,54 @@ fn read_blocks<R: Read + Send>(
         base += keep_from as u64;
         start = end - keep_from;
         floor = floor.saturating_sub(keep_from);
+        if pause {
+            // Wait for more before pausing again.
+            pause_after = buf.len();
+            if !paused() {
+                break;
+            }
+        }
     }
     match failed {
         Some(e) => Err(e),
         None => Ok(base + buf.len() as u64),
+    }
+}
+
+/// Where a segment starting at `buf[start]` ends when the source paused
+/// after `buf`: at the last ASCII stop byte before which every URL is
+/// decided whatever follows ([`Extractor::undecided_from`]), or at least [`MAX_WRAPPED`] bytes
+/// before the end (no wrapped URL from before it reaches the end); `None`
+/// if there is none after `start`. With whether the end is forced.
+fn paused_end(
+    ex: &Extractor,
+    c: &Classifier,
+    seg: &mut Segmenter,
+    buf: &[u8],
+    base: u64,
+    (start, floor): (usize, usize),
+) -> Option<(usize, bool)> {
+    let last_stop = |hi: usize| {
+        buf.get(start..hi)?
+            .iter()
+            .rposition(|&b| b < 0x80 && naive::is_stop(b))
+            .map(|i| start + i)
+            .filter(|&i| i > start)
+    };
+    let last = last_stop(buf.len())?;
+    let end = match ex.undecided_from(buf, start, last, floor) {
+        None => last,
+        // Up to the first URL left open; at least, as far as no wrapped
+        // URL reaches the end from.
+        Some(open) => {
+            last_stop(open).max(buf.len().checked_sub(MAX_WRAPPED + 1).and_then(last_stop))?
+        }
+    };
+    match seg.next(c, buf, base, (start, end - start, end + 1), false) {
+        SegEnd::Cut(e) => Some((e, false)),
+        SegEnd::Forced(e) => Some((e, true)),
+        // Unreachable: `end` is a cut point before the bytes given.
+        SegEnd::End(_) | SegEnd::More => None,
     }
 }
 

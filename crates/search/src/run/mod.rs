@@ -255,6 +255,9 @@ enum Msg {
     },
     /// The worker scanning this input panicked: the run ends.
     Died(String),
+    /// The input paused, and every record before the pause was sent: what
+    /// was written is flushed.
+    Flush,
 }
 
 /// Scan `sources` and write the result to `out` in input order; errors go to
@@ -495,6 +498,7 @@ fn consume<'o>(
                         }
                         break;
                     }
+                    Msg::Flush => printer.flush()?,
                     Msg::Died(e) => {
                         ended = true;
                         printer.flush()?;

@@ -177,6 +177,9 @@ pub(super) fn scan_source(
                 let (file, plan) = (emit.former.file, emit.former.plan);
                 let text = emit.former.in_text_part();
                 let uses_line = emit.former.uses_line();
+                // Each batch is sent as it is made: at a pause, what was
+                // sent is flushed.
+                let tx = emit.tx;
                 parallel::scan_reader_map(
                     ex,
                     r,
@@ -187,14 +190,28 @@ pub(super) fn scan_source(
                         format_chunk(f, chunk, uses_line, spares)
                     },
                     |batch| emit.take(batch),
+                    || tx.send(Msg::Flush).is_ok(),
                 )
             } else {
                 // -m, -l, -q: the stream is read no further once the
                 // input has what it may take (or the run stops).
-                parallel::scan_reader_while(ex, r, block, cfg.chunk_size, |m, line| {
-                    emit.record(m, line);
-                    !emit.stopped()
-                })
+                let emit = std::cell::RefCell::new(&mut emit);
+                parallel::scan_reader_while(
+                    ex,
+                    r,
+                    block,
+                    cfg.chunk_size,
+                    |m, line| {
+                        let mut emit = emit.borrow_mut();
+                        emit.record(m, line);
+                        !emit.stopped()
+                    },
+                    || {
+                        let mut emit = emit.borrow_mut();
+                        emit.send();
+                        !emit.failed && emit.tx.send(Msg::Flush).is_ok()
+                    },
+                )
             };
             match res {
                 Ok(_) => {}
