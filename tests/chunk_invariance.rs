@@ -427,6 +427,8 @@ struct Quiet<'a> {
     data: &'a [u8],
     at: usize,
     gave_up: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// Set once it waits.
+    waiting: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl std::io::Read for Quiet<'_> {
@@ -437,6 +439,8 @@ impl std::io::Read for Quiet<'_> {
             self.at += n;
             return Ok(n);
         }
+        self.waiting
+            .store(true, std::sync::atomic::Ordering::Relaxed);
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
         while std::time::Instant::now() < deadline {
             if urlsift_core::parallel::read_abandoned() {
@@ -460,10 +464,12 @@ fn a_sink_that_stops_abandons_a_waiting_read() {
     let block = 64 << 10;
     assert!(data.len() > block + block / 8 + 5000 && data.len() < 2 * block);
     let gave_up = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let waiting = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let r = Quiet {
         data: &data,
         at: 0,
         gave_up: gave_up.clone(),
+        waiting: waiting.clone(),
     };
     let mut seen = Vec::new();
     let t = std::time::Instant::now();
@@ -474,7 +480,16 @@ fn a_sink_that_stops_abandons_a_waiting_read() {
         4096,
         |m, line| {
             seen.push((m.start, line));
-            seen.len() < 3
+            if seen.len() < 3 {
+                return true;
+            }
+            // The stop comes once the read ahead waits (on a loaded
+            // machine its thread may start late).
+            let by = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            while !waiting.load(Ordering::Relaxed) && std::time::Instant::now() < by {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            false
         },
         || true,
     )

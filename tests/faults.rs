@@ -1035,3 +1035,55 @@ fn a_pipe_that_pauses_has_its_urls_printed_before_it_ends() {
         );
     }
 }
+
+/// What a stream is (HTML, mail) is judged the same however its writer
+/// paused: a head cut short by a pause is not judged before it says.
+#[test]
+fn a_pause_in_the_head_does_not_change_what_a_stream_is() {
+    let page: &[u8] = b"<!DOCTYPE html><base href=\"http://a.example/\"><a href=\"/rel\">x</a> see http://b.example/&amp;q\n";
+    let mail: &[u8] = b"Foo: 1\nSubject: hi\nContent-Transfer-Encoding: quoted-printable\n\nsee http://a.example/very=\nlong\n";
+    for (data, args, at) in [
+        (page, &[][..], 9),
+        (page, &[][..], 3),
+        (mail, &["--mail"][..], 10),
+        (mail, &["--mail"][..], 25),
+    ] {
+        let what = format!("{args:?} paused at {at}");
+        let run = |pause: bool| {
+            let mut child = cmd()
+                .args(args)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn");
+            let mut stdin = child.stdin.take().expect("stdin");
+            let t_out = read_all(child.stdout.take());
+            let t_err = read_all(child.stderr.take());
+            if pause {
+                stdin.write_all(&data[..at]).expect("write");
+                stdin.flush().expect("flush");
+                std::thread::sleep(Duration::from_millis(400));
+                stdin.write_all(&data[at..]).expect("write");
+            } else {
+                stdin.write_all(data).expect("write");
+            }
+            drop(stdin);
+            let st = wait_or_kill(&mut child, 60, &what);
+            (
+                code(st),
+                t_out.join().expect("out"),
+                t_err.join().expect("err"),
+            )
+        };
+        let (whole, paused) = (run(false), run(true));
+        assert_eq!(whole.0, 0, "{what}");
+        assert!(!whole.1.is_empty(), "{what}");
+        assert_eq!(
+            String::from_utf8_lossy(&paused.1),
+            String::from_utf8_lossy(&whole.1),
+            "{what}"
+        );
+        assert_eq!(paused.0, whole.0, "{what}");
+    }
+}

@@ -133,9 +133,18 @@ pub fn looks_binary(head: &[u8]) -> bool {
     memchr::memchr(0, &head[..head.len().min(8192)]).is_some()
 }
 
-/// The bytes that [`sniff`] and [`is_warc`] need at least (of a stream
-/// that is not compressed).
-const MAGIC: usize = 8;
+/// Whether `head` holds enough to say what a stream is: the bytes that
+/// say how it is compressed, and after its leading whitespace a line, or
+/// more than the longest start of HTML or a web archive
+/// ([`urlsift_warc::sniff_html`], [`is_warc`]).
+fn head_says(head: &[u8]) -> bool {
+    const LONGEST: usize = b"<!DOCTYPE HTML ".len();
+    let text = head.iter().position(|b| !b.is_ascii_whitespace());
+    head.len() >= 4
+        && text.is_some_and(|t| {
+            head.len() - t > LONGEST || memchr::memchr(b'\n', &head[t..]).is_some()
+        })
+}
 
 /// A decoder for `enc` over `r` (plain: `r` itself).
 fn decoder(enc: Encoding, r: Box<dyn Read + Send>) -> io::Result<Box<dyn Read + Send>> {
@@ -290,15 +299,17 @@ fn waiting<R: Read + Send + 'static>(r: R) -> Box<dyn Read + Send> {
 /// It also says when what it gave is worth scanning now: one read fails
 /// with [`io::ErrorKind::WouldBlock`] ([`urlsift_core::parallel::fill_or_pause`])
 /// when its source paused after giving something (nothing more for
-/// [`PAUSE`]), or gives it slowly (less than [`SLOW`] bytes in a
-/// [`PAUSE`]: `tail -f` on a busy log). Then what came is scanned and
-/// printed without waiting for a whole block; a fast stream is read in
-/// whole blocks.
+/// [`PAUSE`]), or gives it slowly (less than [`SLOW`] bytes while reads
+/// waited [`PAUSE`] in all: `tail -f` on a busy log). Then what came is
+/// scanned and printed without waiting for a whole block; a fast stream is
+/// read in whole blocks. Only the time reads wait for the source counts,
+/// not the time the scan takes between them.
 #[cfg(unix)]
 struct Waiting<R> {
     inner: R,
-    /// When the first byte not yet said came, and the bytes since then.
-    since: Option<(std::time::Instant, usize)>,
+    /// Bytes came that it has not said: how long reads waited since the
+    /// first of them, and how many came.
+    since: Option<(std::time::Duration, usize)>,
 }
 
 /// How long a stream may be quiet, or slow, before what it gave is
@@ -306,7 +317,7 @@ struct Waiting<R> {
 #[cfg(unix)]
 const PAUSE: u16 = 100;
 
-/// A stream that gives less than this in a [`PAUSE`] is slow.
+/// A stream that gives less than this while reads wait [`PAUSE`] is slow.
 #[cfg(unix)]
 const SLOW: usize = 1 << 20;
 
@@ -315,39 +326,45 @@ impl<R: Read + std::os::fd::AsFd> Read for Waiting<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         use std::os::fd::AsRawFd;
         let pause = std::time::Duration::from_millis(PAUSE.into());
-        if let Some((t, n)) = self.since
-            && t.elapsed() >= pause
+        if let Some((waited, n)) = self.since
+            && waited >= pause
         {
             if n < SLOW {
                 self.since = None;
                 return Err(io::ErrorKind::WouldBlock.into());
             }
             // Fast: read on, and judge the next while afresh.
-            self.since = Some((std::time::Instant::now(), 0));
+            self.since = Some((std::time::Duration::ZERO, 0));
         }
-        loop {
+        let poll = |ms: u16| {
             let mut pfd = libc::pollfd {
                 fd: self.inner.as_fd().as_raw_fd(),
                 events: libc::POLLIN,
                 revents: 0,
             };
             // SAFETY: `pfd` is one valid pollfd for the length of the call.
-            let n = unsafe { libc::poll(&mut pfd, 1, PAUSE.into()) };
             // Ready, at its end, or in error (EINTR too): the read says.
-            if n != 0 {
-                break;
+            unsafe { libc::poll(&mut pfd, 1, ms.into()) != 0 }
+        };
+        // Ready at once (a fast source): no clock is read.
+        if !poll(0) {
+            let t = std::time::Instant::now();
+            while !poll(PAUSE) {
+                if urlsift_core::parallel::read_abandoned() {
+                    return Err(io::Error::other("read abandoned: the scan stopped"));
+                }
+                if self.since.take().is_some() {
+                    return Err(io::ErrorKind::WouldBlock.into());
+                }
             }
-            if urlsift_core::parallel::read_abandoned() {
-                return Err(io::Error::other("read abandoned: the scan stopped"));
-            }
-            if self.since.take().is_some() {
-                return Err(io::ErrorKind::WouldBlock.into());
+            if let Some((waited, _)) = &mut self.since {
+                *waited += t.elapsed();
             }
         }
         let n = self.inner.read(buf)?;
         if n > 0 {
-            let (t, had) = self.since.unwrap_or((std::time::Instant::now(), 0));
-            self.since = Some((t, had + n));
+            let (waited, had) = self.since.unwrap_or_default();
+            self.since = Some((waited, had + n));
         }
         Ok(n)
     }
@@ -371,13 +388,13 @@ const _: () = assert!(HEAD >= urlsift_mail::HEAD);
 /// first bytes.
 fn sniffed(mut r: Box<dyn Read + Send>) -> io::Result<Opened> {
     let mut head = Vec::with_capacity(HEAD);
-    // A stream that pauses sooner is judged by what came before the pause
-    // (but for its first bytes, which say how it is compressed; a
-    // compressed head is read whole).
+    // A stream that pauses sooner is judged by what came before the pause,
+    // once that holds what says whether it is HTML or a web archive; a
+    // compressed head is read whole.
     let paused = loop {
         let paused = urlsift_core::parallel::fill_or_pause(&mut r, &mut head, HEAD)?
             == urlsift_core::parallel::Filled::Paused;
-        if !paused || (head.len() >= MAGIC && sniff(&head) == Encoding::Plain) {
+        if !paused || (sniff(&head) == Encoding::Plain && head_says(&head)) {
             break paused;
         }
     };
@@ -453,10 +470,30 @@ impl Stream {
         Stream::new(head, r, error)
     }
 
-    /// The stream's first bytes (4 KiB, fewer when it is shorter), as read
-    /// ahead.
+    /// The stream's first bytes (4 KiB, fewer when it is shorter or paused
+    /// sooner), as read ahead.
     pub fn head(&self) -> &[u8] {
         &self.head
+    }
+
+    /// Read the head to its 4 KiB (or the end), waiting out the pause that
+    /// ended it sooner: for a judgement the whole head makes (mail).
+    ///
+    /// ```
+    /// use urlsift_search::input::Stream;
+    /// let mut s = Stream::read_ahead(Box::new(&b"Subject: hi\n\nbody"[..]));
+    /// s.complete_head();
+    /// assert_eq!(s.head(), b"Subject: hi\n\nbody");
+    /// ```
+    pub fn complete_head(&mut self) {
+        let paused = self
+            .error
+            .as_ref()
+            .is_some_and(|e| e.kind() == io::ErrorKind::WouldBlock);
+        if self.at > 0 || !paused {
+            return;
+        }
+        self.error = urlsift_core::parallel::fill(&mut self.rest, &mut self.head, HEAD).err();
     }
 }
 

@@ -260,8 +260,8 @@ impl Extractor {
         end: usize,
         floor: usize,
     ) -> Option<usize> {
-        if hay.last().is_some_and(|&b| b >= 0x80) {
-            // A character may be cut at the end: what it is decides.
+        if ends_inside_char(hay) {
+            // What the character cut at the end is decides.
             return Some(start);
         }
         let mut cache = rules::RunCache::default();
@@ -319,11 +319,48 @@ impl Extractor {
     }
 }
 
+/// Whether `hay` ends inside a UTF-8 character: its last lead byte wants
+/// more continuation bytes than follow it. (Bytes that are not UTF-8
+/// whatever follows do not count: no later byte changes what they are.)
+fn ends_inside_char(hay: &[u8]) -> bool {
+    let tail = &hay[hay.len().saturating_sub(4)..];
+    let Some(lead) = tail.iter().rposition(|&b| !(0x80..0xC0).contains(&b)) else {
+        return false; // four continuation bytes: not UTF-8 whatever follows
+    };
+    let want = match tail[lead] {
+        0xC2..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF4 => 4,
+        _ => 1,
+    };
+    tail.len() - lead < want
+}
+
 /// Small enough for Miri (`scripts/miri.sh`): extraction on short inputs,
 /// every ISA against scalar, and chunked against whole.
 #[cfg(test)]
 mod small_tests {
     use super::*;
+
+    #[test]
+    fn a_character_cut_at_the_end_is_told_from_a_whole_one() {
+        for (t, cut) in [
+            (&b""[..], false),
+            (b"abc", false),
+            ("café".as_bytes(), false),
+            (b"caf\xc3", true),
+            ("中".as_bytes(), false),
+            (b"\xe4\xb8", true),
+            (b"\xe4", true),
+            (b"\xf0\x9f\x98", true),
+            ("😀".as_bytes(), false),
+            (b"\xff", false),
+            (b"\x80\x80\x80\x80", false),
+            (b"a\x80", false),
+        ] {
+            assert_eq!(ends_inside_char(t), cut, "{t:?}");
+        }
+    }
 
     #[test]
     fn small_inputs_agree_across_isas_and_restarts() {

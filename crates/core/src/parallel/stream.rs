@@ -74,6 +74,9 @@ pub fn fill_or_pause(r: &mut impl Read, buf: &mut Vec<u8>, want: usize) -> io::R
     fill_unless(r, buf, want, &AtomicBool::new(false), Some(0))
 }
 
+/// How much room [`fill`] zeroes at a time.
+const ROOM_STEP: usize = 1 << 20;
+
 /// [`fill`], ending early (not at the end of the stream) once `quit` is
 /// set: it is looked at before each read. With `pause_after`, a pause of
 /// the source ends it too, once `buf` holds more than that many bytes;
@@ -85,15 +88,16 @@ fn fill_unless(
     quit: &AtomicBool,
     pause_after: Option<usize>,
 ) -> io::Result<Filled> {
-    // The room is zeroed once, and each read fills the next of it: a pipe
-    // or a decoder gives a little at a time.
+    // The room is zeroed a step at a time, and each read fills the next of
+    // it: a pipe or a decoder gives a little at a time, and a source that
+    // pauses often has little room zeroed for it each time.
     let mut at = buf.len();
-    if at < want {
-        buf.resize(want.max(at + 4096), 0);
-    }
     let end = loop {
         if at >= want || quit.load(Ordering::Relaxed) {
             break Ok(Filled::Full);
+        }
+        if at == buf.len() {
+            buf.resize(want.min(at + ROOM_STEP).max(at + 4096), 0);
         }
         match r.read(&mut buf[at..]) {
             Ok(0) => break Ok(Filled::End),

@@ -53,10 +53,14 @@ pub(super) fn scan_source(
         Source::Error(e) => return end(0, false, Some(e.clone()), false),
         other => other.path(),
     };
-    let opened = match crate::input::open_source(src, cfg.mmap) {
+    let mut opened = match crate::input::open_source(src, cfg.mmap) {
         Ok(o) => o,
         Err(e) => return end(0, false, Some(format!("{name}: {e}")), false),
     };
+    if let (Some(_), Opened::Stream(r)) = (cfg.mail, &mut opened) {
+        // Mail is judged by the whole head, however the stream paused.
+        r.complete_head();
+    }
     // Under `--mail`, an input that does not start like mail (no mbox
     // `From ` line, no header) is scanned as the plain text it is: in
     // parallel, a stream block by block; each URL in its one part. A file
