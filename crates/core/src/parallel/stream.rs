@@ -384,11 +384,11 @@ fn read_blocks<R: Read + Send>(
     // A pause ends a read once the buffer holds more than this: after a
     // pause, only once something new came.
     let mut pause_after = 0;
+    let quit = AtomicBool::new(false);
     loop {
         // Fill to a block plus the look-ahead a wrapped URL may need.
         // (An eighth of a block more, to find the first cut point after it.)
         let want = start + need + need / 8 + MAX_WRAPPED + 1;
-        let quit = AtomicBool::new(false);
         let read = match ahead.take() {
             // Read ahead: what it left to read, if anything, is read here.
             Some(Ok(Filled::Full)) if buf.len() < want => Some(fill_unless(
