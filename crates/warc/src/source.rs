@@ -256,6 +256,13 @@ fn inflate_whole<R: Read>(
 /// Inflate `member`, one whole gzip member, into `out`: the inflated length,
 /// or `None` unless it inflates to exactly the (non-zero) size and the CRC-32
 /// of its last eight bytes, that is unless `member` ends with its trailer.
+///
+/// libdeflate stops at the end of the first member and ignores what follows
+/// it, having checked that member's own trailer. So a first member that ends
+/// early, followed by other bytes that end with the same eight trailer bytes
+/// (a copy of the member, say, after junk), would pass for one member. Those
+/// eight bytes then occur before the last eight too; an extent where they do
+/// is left to the streaming decoder, which finds the real end.
 pub(crate) fn inflate_exact(
     inflater: &mut Decompressor,
     member: &[u8],
@@ -268,6 +275,10 @@ pub(crate) fn inflate_exact(
             .map(u32::from_le_bytes)
     };
     let (crc, size) = (word(0)?, usize::try_from(word(4)?).ok()?);
+    let before_tail = member.get(10..member.len() - 1).unwrap_or_default();
+    if memchr::memmem::find(before_tail, tail).is_some() {
+        return None;
+    }
     if size == 0 || size > WHOLE_MAX_OUT || size > member.len().saturating_mul(MAX_RATIO) {
         return None;
     }
