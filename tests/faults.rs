@@ -989,54 +989,84 @@ fn a_pipe_that_goes_quiet_does_not_hold_a_stopped_scan() {
 /// output, once the pipe ends, is that of the same bytes at once.
 #[test]
 fn a_pipe_that_pauses_has_its_urls_printed_before_it_ends() {
-    use std::io::BufRead;
     let parts: [&[u8]; 3] = [
         b"see http://a.example/x and <http://b.example/",
         b"\n  y> then http://c.example/\n",
         b"last www.d.example\n",
     ];
-    // After each part: the lines that must be out before the next comes.
-    let due = [1, 3, 4];
     for args in [&[][..], &["-n"], &["--format", "json"], &["-m", "9"]] {
-        let what = format!("{args:?}");
-        let (mut child, mut stdin) = spawn_piped(args);
-        let (tx, rx) = std::sync::mpsc::channel();
-        let out = std::io::BufReader::new(child.stdout.take().expect("stdout"));
-        let reader = std::thread::spawn(move || {
-            for line in out.split(b'\n') {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut lines = Vec::new();
-        for (part, due) in parts.iter().zip(due) {
-            stdin.write_all(part).expect("write");
-            stdin.flush().expect("flush");
-            // The pipe stays open: the lines come at the pause, or never.
-            while lines.len() < due {
-                match rx.recv_timeout(std::time::Duration::from_secs(30)) {
-                    Ok(l) => lines.push(l),
-                    Err(_) => panic!("{what}: {} lines while the pipe is open", lines.len()),
-                }
-            }
-            assert_eq!(lines.len(), due, "{what}");
-        }
-        drop(stdin);
-        let st = wait_or_kill(&mut child, 60, &what);
-        reader.join().expect("reader");
-        lines.extend(rx.try_iter());
-        assert_eq!(code(st), 0, "{what}");
-        let (_, want, _) = run_on(args, &parts.concat(), &what);
-        let mut got = lines.join(&b'\n');
-        got.push(b'\n');
-        assert_eq!(
-            String::from_utf8_lossy(&got),
-            String::from_utf8_lossy(&want),
-            "{what}"
-        );
+        printed_as_it_comes(args, &parts, [1, 3, 4]);
     }
+}
+
+/// An mbox that pauses has the URLs of each message printed once the next
+/// message's `From ` line ends it, while the pipe is still open; the last
+/// message is printed at the end. The output is that of the whole mbox.
+#[test]
+fn a_paused_mbox_has_each_ended_message_printed() {
+    // The first part holds the whole head that `--mail` judges.
+    let first = format!(
+        "From a@example.org Mon Jan  1 00:00:00 2024\nSubject: one\n\nsee http://a.example/\n{}\n",
+        "plain words and no links\n".repeat(200)
+    );
+    let parts: [&[u8]; 3] = [
+        first.as_bytes(),
+        b"From b@example.org Mon Jan  1 00:00:01 2024\nSubject: two\n\nhttp://b.example/ and http://c.example/\n\n",
+        b"From c@example.org Mon Jan  1 00:00:02 2024\nSubject: three\n\nhttp://d.example/\n",
+    ];
+    for args in [
+        &["--mail"][..],
+        &["--mail", "-n", "--format", "json"],
+        &["--mail", "-m", "9"],
+    ] {
+        printed_as_it_comes(args, &parts, [0, 1, 3]);
+    }
+}
+
+/// Write `parts` to `urlsift ARGS` one at a time, the pipe left open, and
+/// check that after part `k` at least `due[k]` lines are out (waiting for
+/// them, and failing on a wait of 30 s) and no more than that; once the
+/// pipe ends, the output must be that of all the parts at once.
+fn printed_as_it_comes(args: &[&str], parts: &[&[u8]], due: [usize; 3]) {
+    use std::io::BufRead;
+    let what = format!("{args:?}");
+    let (mut child, mut stdin) = spawn_piped(args);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let out = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let reader = std::thread::spawn(move || {
+        for line in out.split(b'\n') {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut lines = Vec::new();
+    for (part, due) in parts.iter().zip(due) {
+        stdin.write_all(part).expect("write");
+        stdin.flush().expect("flush");
+        // The pipe stays open: the lines come at the pause, or never.
+        while lines.len() < due {
+            match rx.recv_timeout(std::time::Duration::from_secs(30)) {
+                Ok(l) => lines.push(l),
+                Err(_) => panic!("{what}: {} lines while the pipe is open", lines.len()),
+            }
+        }
+        assert_eq!(lines.len(), due, "{what}");
+    }
+    drop(stdin);
+    let st = wait_or_kill(&mut child, 60, &what);
+    reader.join().expect("reader");
+    lines.extend(rx.try_iter());
+    assert_eq!(code(st), 0, "{what}");
+    let (_, want, _) = run_on(args, &parts.concat(), &what);
+    let mut got = lines.join(&b'\n');
+    got.push(b'\n');
+    assert_eq!(
+        String::from_utf8_lossy(&got),
+        String::from_utf8_lossy(&want),
+        "{what}"
+    );
 }
 
 /// What a stream is (HTML, mail) is judged the same however its writer

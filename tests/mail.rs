@@ -1135,3 +1135,116 @@ fn issue19_cli_mail_batches_formatted_in_parallel_agree() {
     let first: Vec<&str> = recs.iter().take(700).copied().collect();
     assert_eq!(m.lines().collect::<Vec<_>>(), first, "-m 700");
 }
+
+/// A reader of `data` in pieces of the given sizes (cycling) that pauses
+/// (fails a read with `WouldBlock`) after every piece, as a pipe that
+/// `tail -f` feeds is read.
+struct Pausing<'a> {
+    data: &'a [u8],
+    sizes: &'a [usize],
+    k: usize,
+    at: usize,
+    paused: bool,
+}
+
+impl std::io::Read for Pausing<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.at < self.data.len() && !std::mem::replace(&mut self.paused, true) {
+            return Err(std::io::ErrorKind::WouldBlock.into());
+        }
+        self.paused = false;
+        let n = self.sizes[self.k % self.sizes.len()]
+            .min(buf.len())
+            .min(self.data.len() - self.at);
+        self.k += 1;
+        buf[..n].copy_from_slice(&self.data[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+/// A mail stream that pauses after every piece gives what the whole gives,
+/// and at each pause every message the stream has ended so far (all but
+/// the last begun) has been handed on.
+#[test]
+fn mail_stream_paused_after_every_piece_equals_whole() {
+    let mut data = std::fs::read(format!("{OWN}/archive.mbox")).unwrap();
+    for f in std::fs::read_dir("tests/data/mail/mail-parser").unwrap() {
+        let p = f.unwrap().path();
+        if p.extension().is_some_and(|e| e == "eml") {
+            data.extend_from_slice(b"From test@example.org Mon Jan  1 00:00:00 2024\n");
+            data.extend_from_slice(&std::fs::read(&p).unwrap());
+            data.extend_from_slice(b"\n");
+        }
+    }
+    let data = data.repeat(3);
+    let ex = Extractor::new();
+    let mut whole: Seen = Vec::new();
+    let stats = scan_archive(
+        &ex,
+        &data,
+        |w, l, m| whole.push((w.clone(), l, m.url_str().into_owned())),
+        |_| {},
+    );
+    assert!(stats.messages > 20 && whole.len() > 50, "{stats:?}");
+    for sizes in [&[1usize][..], &[7, 300], &[4096, 13, 999], &[20_000]] {
+        let seen = std::cell::RefCell::new(Seen::new());
+        let pauses = std::cell::Cell::new(0);
+        let r = Pausing {
+            data: &data,
+            sizes,
+            k: 0,
+            at: 0,
+            paused: false,
+        };
+        // At a pause, no read is under way: what was read is all there is.
+        let read = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let stats = urlsift_mail::scan_reader_map(
+            &ex,
+            Counted(r, read.clone()),
+            1 << 20,
+            |b| {
+                let mut v = Vec::new();
+                b.each(|w, l, m| v.push((w.clone(), l, m.url_str().into_owned())));
+                v
+            },
+            |v, _| {
+                seen.borrow_mut().extend(v);
+                true
+            },
+            |_| {},
+            || {
+                pauses.set(pauses.get() + 1);
+                // Every message but the last begun in what was read.
+                let got = &data[..read.load(std::sync::atomic::Ordering::Relaxed)];
+                let ended = urlsift_mail::mbox::split(got).len().saturating_sub(1) as u64;
+                let due = whole.iter().filter(|s| s.0.message <= ended).count();
+                assert_eq!(
+                    seen.borrow().len(),
+                    due,
+                    "sizes {sizes:?}, at byte {}",
+                    got.len()
+                );
+                true
+            },
+        )
+        .unwrap();
+        assert_eq!(seen.into_inner(), whole, "sizes {sizes:?}");
+        assert!(pauses.get() > 0, "sizes {sizes:?}");
+        assert_eq!(
+            stats.messages as usize,
+            urlsift_mail::mbox::split(&data).len()
+        );
+    }
+}
+
+/// A reader that counts the bytes it gave.
+struct Counted<R>(R, std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl<R: std::io::Read> std::io::Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.0.read(buf)?;
+        self.1.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        Ok(n)
+    }
+}

@@ -316,12 +316,44 @@ pub fn scan_reader<R: Read + Send>(
             true
         },
         on_problem,
+        || true,
     )
 }
 
 /// [`scan_reader`], with each batch of messages mapped in parallel and the
 /// results sunk in file order, as in [`scan_archive_map`]. While a block's
 /// messages are scanned, the next block is read on a thread of its own.
+///
+/// When the source pauses ([`urlsift_core::parallel::fill_or_pause`]: `tail
+/// -f` on an mbox, a slow pipe), the messages that came complete before the
+/// pause (all but the last of an mbox: the next `From ` line ends it) are
+/// scanned at once, without waiting for a whole block, and then `paused()`
+/// is called (false to stop). The output is the same as ever.
+///
+/// ```
+/// use urlsift_core::extract::Extractor;
+/// let mbox = b"From a\nSubject: x\n\nsee http://a.example/\n\nFrom b\nSubject: y\n\nhttp://b.example/\n";
+/// let mut urls = Vec::new();
+/// let stats = urlsift_mail::scan_reader_map(
+///     &Extractor::new(),
+///     &mbox[..],
+///     1 << 20,
+///     |b| {
+///         let mut v = Vec::new();
+///         b.each(|_, _, m| v.push(m.url_str().into_owned()));
+///         v
+///     },
+///     |v, _| {
+///         urls.extend(v);
+///         true
+///     },
+///     |_| {},
+///     || true,
+/// )
+/// .unwrap();
+/// assert_eq!(urls, ["http://a.example/", "http://b.example/"]);
+/// assert_eq!(stats.messages, 2);
+/// ```
 pub fn scan_reader_map<R: Read + Send, T: Send>(
     ex: &Extractor,
     r: R,
@@ -329,9 +361,10 @@ pub fn scan_reader_map<R: Read + Send, T: Send>(
     map: impl Fn(&MailBatch<'_>) -> T + Sync,
     sink: impl FnMut(T, &MailBatch<'_>) -> bool,
     on_problem: impl FnMut(&Problem),
+    paused: impl FnMut() -> bool,
 ) -> io::Result<MailStats> {
     let mut stats = MailStats::default();
-    read_archive(ex, r, block, (map, sink, on_problem), &mut stats)?;
+    read_archive(ex, r, block, (map, sink, on_problem, paused), &mut stats)?;
     Ok(stats)
 }
 
@@ -341,13 +374,15 @@ fn read_archive<R: Read + Send, T: Send>(
     ex: &Extractor,
     mut r: R,
     block: usize,
-    (map, mut sink, mut on_problem): (
+    (map, mut sink, mut on_problem, mut paused): (
         impl Fn(&MailBatch<'_>) -> T + Sync,
         impl FnMut(T, &MailBatch<'_>) -> bool,
         impl FnMut(&Problem),
+        impl FnMut() -> bool,
     ),
     stats: &mut MailStats,
 ) -> io::Result<()> {
+    use urlsift_core::parallel::{Filled, fill_or_pause, fill_while_or_pause};
     let block = block.max(1);
     let mut buf: Vec<u8> = Vec::new();
     let mut at = At {
@@ -359,27 +394,32 @@ fn read_archive<R: Read + Send, T: Send>(
     let mut first = true;
     // The next block, read while the messages before it are scanned.
     let mut next: Vec<u8> = Vec::new();
-    let mut ahead: Option<io::Result<bool>> = None;
+    let mut ahead: Option<io::Result<Filled>> = None;
+    // A pause ends a read once the buffer holds more than this: after a
+    // pause, only once something new came.
+    let mut pause_after = 0;
     loop {
         let read = match ahead.take() {
             Some(read) => read,
             None => {
                 let want = buf.len() + block;
-                urlsift_core::parallel::fill(&mut r, &mut buf, want)
+                fill_or_pause(&mut r, &mut buf, want, pause_after)
             }
         };
         // A broken stream: what came before the break is scanned, as the
         // plain reader does, then the error says where it broke.
-        let (eof, failed) = match read {
-            Ok(eof) => (eof, None),
+        let (eof, pause, failed) = match read {
+            Ok(f) => (f == Filled::End, f == Filled::Paused, None),
             Err(e) => {
                 let at = at.offset + buf.len() as u64;
                 (
                     true,
+                    false,
                     Some(io::Error::new(e.kind(), format!("at byte {at}: {e}"))),
                 )
             }
         };
+        pause_after = 0;
         if first && (buf.len() >= 5 || eof) {
             first = false;
             at.mboxrd = buf.starts_with(b"From ");
@@ -405,24 +445,30 @@ fn read_archive<R: Read + Send, T: Send>(
                 None => Ok(()),
             };
         }
-        if !at.mboxrd || first {
-            continue; // one message, or not sure yet: read on
-        }
-        // Scan every message but the last, which may be incomplete.
-        let msgs = mbox::split(&buf);
+        // Scan every message of an mbox but the last, which may be
+        // incomplete. One message (or not sure yet) is read on to its end.
+        let msgs = if at.mboxrd && !first {
+            mbox::split(&buf)
+        } else {
+            Vec::new()
+        };
         if msgs.len() < 2 {
+            // At a pause, what was found before is handed on all the same,
+            // and the next read waits for more.
+            if pause {
+                pause_after = buf.len();
+                if !paused() {
+                    return Ok(());
+                }
+            }
             continue;
         }
         let keep = msgs.len() - 1;
         let cut = msgs[keep - 1].end;
-        // The next block starts with the last message, maybe incomplete.
-        next.clear();
-        next.extend_from_slice(&buf[cut..]);
-        let want = next.len() + block;
-        // No thread to be had: the next block is read after these messages,
-        // by the loop's own fill.
-        let (go, read) = urlsift_core::parallel::fill_while(&mut r, &mut next, want, || {
-            let go = scan_messages(
+        let go = if pause {
+            // At a pause, the next read waits for the source: it is not
+            // read ahead.
+            scan_messages(
                 ex,
                 &buf,
                 &msgs[..keep],
@@ -430,10 +476,29 @@ fn read_archive<R: Read + Send, T: Send>(
                 (&map, &mut sink),
                 &mut on_problem,
                 stats,
-            );
-            (go, go)
-        });
-        ahead = read;
+            )
+        } else {
+            // The next block starts with the last message, maybe incomplete.
+            next.clear();
+            next.extend_from_slice(&buf[cut..]);
+            let want = next.len() + block;
+            // No thread to be had: the next block is read after these
+            // messages, by the loop's own fill.
+            let (go, read) = fill_while_or_pause(&mut r, &mut next, want, || {
+                let go = scan_messages(
+                    ex,
+                    &buf,
+                    &msgs[..keep],
+                    at,
+                    (&map, &mut sink),
+                    &mut on_problem,
+                    stats,
+                );
+                (go, go)
+            });
+            ahead = read;
+            go
+        };
         if !go {
             return Ok(());
         }
@@ -445,6 +510,12 @@ fn read_archive<R: Read + Send, T: Send>(
         }
         at.offset += cut as u64;
         at.index += keep as u64;
+        if pause {
+            pause_after = buf.len();
+            if !paused() {
+                return Ok(());
+            }
+        }
     }
 }
 
@@ -695,12 +766,15 @@ impl MailRun {
                 b.each(&mut on_match);
                 true
             },
+            || true,
         )
     }
 
     /// [`MailRun::scan`], with each batch of messages mapped on the rayon
     /// pool and the results sunk in file order ([`scan_archive_map`]); the
-    /// scan stops early when `sink` returns false.
+    /// scan stops early when `sink` returns false. When a stream pauses,
+    /// `paused` is called once what came before the pause is sunk (see
+    /// [`scan_reader_map`]); false stops the scan.
     ///
     /// ```
     /// use urlsift_core::extract::Extractor;
@@ -716,6 +790,7 @@ impl MailRun {
     ///         n += k;
     ///         true
     ///     },
+    ///     || true,
     /// );
     /// assert_eq!((n, err), (1, None));
     /// ```
@@ -726,6 +801,7 @@ impl MailRun {
         input: MailInput<'_>,
         map: impl Fn(&MailBatch<'_>) -> T + Sync,
         sink: impl FnMut(T, &MailBatch<'_>) -> bool,
+        paused: impl FnMut() -> bool,
     ) -> Option<String> {
         let mut shown = 0u64;
         let on_problem = |p: &Problem| {
@@ -745,7 +821,13 @@ impl MailRun {
                 // The counts of what was read before a broken stream's
                 // break are kept, as its URLs are.
                 let mut stats = MailStats::default();
-                let read = read_archive(ex, r, STREAM_BLOCK, (map, sink, on_problem), &mut stats);
+                let read = read_archive(
+                    ex,
+                    r,
+                    STREAM_BLOCK,
+                    (map, sink, on_problem, paused),
+                    &mut stats,
+                );
                 (stats, read.err().map(|e| format!("{name}: {e}")))
             }
         };

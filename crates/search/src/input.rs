@@ -392,7 +392,8 @@ fn sniffed(mut r: Box<dyn Read + Send>) -> io::Result<Opened> {
     // once that holds what says whether it is HTML or a web archive; a
     // compressed head is read whole.
     let paused = loop {
-        let paused = urlsift_core::parallel::fill_or_pause(&mut r, &mut head, HEAD)?
+        let after = head.len();
+        let paused = urlsift_core::parallel::fill_or_pause(&mut r, &mut head, HEAD, after)?
             == urlsift_core::parallel::Filled::Paused;
         if !paused || (sniff(&head) == Encoding::Plain && head_says(&head)) {
             break paused;

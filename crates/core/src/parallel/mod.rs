@@ -47,8 +47,8 @@ use crate::extract::{Extractor, Match, RawMatch, unicode};
 use chunks::{SPEC_UNITS, chunk_jobs, hand_on, map_range, no_map, pipeline, segment_jobs};
 pub use segment::{MAX_RUN, Segment, Segments, cuts, is_cut, segments};
 pub use stream::{
-    DEFAULT_BLOCK_SIZE, Filled, READ_AHEAD_MIN, fill, fill_or_pause, fill_while, read_abandoned,
-    scan_reader, scan_reader_map, scan_reader_while,
+    DEFAULT_BLOCK_SIZE, Filled, READ_AHEAD_MIN, fill, fill_or_pause, fill_while,
+    fill_while_or_pause, read_abandoned, scan_reader, scan_reader_map, scan_reader_while,
 };
 
 /// The default chunk size: large enough to amortize the stitching, small

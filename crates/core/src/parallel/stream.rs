@@ -37,7 +37,10 @@ pub enum Filled {
     End,
 }
 
-/// [`fill`], ending early when the source pauses. A reader says that its
+/// [`fill`], ending early when the source pauses once `buf` holds more
+/// than `after` bytes (an earlier pause is waited out: after a pause, pass
+/// the length then, so that the next one ends a read only once something
+/// new came). A reader says that its
 /// source paused by failing a read with [`io::ErrorKind::WouldBlock`] once it
 /// has waited a while for more (standard input read through a pipe from
 /// `tail -f`, say): what was read before the pause is then worth scanning
@@ -66,12 +69,18 @@ pub enum Filled {
 /// }
 /// let mut r = Pausing(b"see http://a.example/\n".to_vec(), true);
 /// let mut buf = Vec::new();
-/// assert_eq!(fill_or_pause(&mut r, &mut buf, 1 << 20).unwrap(), Filled::Paused);
+/// assert_eq!(fill_or_pause(&mut r, &mut buf, 1 << 20, 0).unwrap(), Filled::Paused);
 /// assert_eq!(buf, b"see http://a.example/\n");
-/// assert_eq!(fill_or_pause(&mut r, &mut buf, 1 << 20).unwrap(), Filled::End);
+/// let after = buf.len();
+/// assert_eq!(fill_or_pause(&mut r, &mut buf, 1 << 20, after).unwrap(), Filled::End);
 /// ```
-pub fn fill_or_pause(r: &mut impl Read, buf: &mut Vec<u8>, want: usize) -> io::Result<Filled> {
-    fill_unless(r, buf, want, &AtomicBool::new(false), Some(0))
+pub fn fill_or_pause(
+    r: &mut impl Read,
+    buf: &mut Vec<u8>,
+    want: usize,
+    after: usize,
+) -> io::Result<Filled> {
+    fill_unless(r, buf, want, &AtomicBool::new(false), Some(after))
 }
 
 /// How much room [`fill`] zeroes at a time.
@@ -147,6 +156,30 @@ pub fn fill_while<R: Read + Send, T>(
 ) -> (T, Option<io::Result<bool>>) {
     let (res, read) = fill_ahead(r, next, (want, None), work);
     (res, read.map(|r| r.map(|f| f == Filled::End)))
+}
+
+/// [`fill_while`], its read ending early at a pause of the source, as
+/// [`fill_or_pause`] with `after` 0 (once `next` holds anything): the
+/// caller then scans what is settled and says what it found, without
+/// waiting for more.
+///
+/// ```
+/// use urlsift_core::parallel::{Filled, READ_AHEAD_MIN, fill_while_or_pause};
+/// let mut r = &b"next block"[..];
+/// let mut next = Vec::new();
+/// let (n, read) = fill_while_or_pause(&mut r, &mut next, READ_AHEAD_MIN, || (2, true));
+/// assert_eq!(n, 2);
+/// if let Some(read) = read {
+///     assert_eq!((read.unwrap(), &next[..]), (Filled::End, &b"next block"[..]));
+/// }
+/// ```
+pub fn fill_while_or_pause<R: Read + Send, T>(
+    r: &mut R,
+    next: &mut Vec<u8>,
+    want: usize,
+    work: impl FnOnce() -> (T, bool),
+) -> (T, Option<io::Result<Filled>>) {
+    fill_ahead(r, next, (want, Some(0)), work)
 }
 
 /// [`fill_while`], its read ending early at a pause of the source once

@@ -118,26 +118,36 @@ pub(super) fn scan_source(
             };
             error = if emit.parallel() {
                 // Each batch of messages formatted on the pool, as a chunk
-                // of a plain file is.
+                // of a plain file is. Each batch is sent as it is made: at a
+                // pause, what was sent is flushed.
                 let (file, plan) = (emit.former.file, emit.former.plan);
+                let tx = emit.tx;
                 run.scan_map(
                     &cfg.extractor,
                     &name,
                     input,
                     |b| format_mail(Former::new(cfg, file, plan), b, spares),
                     |batch, _| emit.take(batch) && !emit.stopped(),
+                    || tx.send(Msg::Flush).is_ok(),
                 )
             } else {
                 // -m, -l, -q: the scan stops once the input has what it may
                 // take (or the run stops), as a plain stream's does.
+                let emit = std::cell::RefCell::new(&mut emit);
                 run.scan_map(
                     &cfg.extractor,
                     &name,
                     input,
                     |_| (),
                     |(), b| {
+                        let mut emit = emit.borrow_mut();
                         b.each(|w, line, m| emit.record_in(m, line, Some(w)));
                         !emit.stopped()
+                    },
+                    || {
+                        let mut emit = emit.borrow_mut();
+                        emit.send();
+                        !emit.failed && emit.tx.send(Msg::Flush).is_ok()
                     },
                 )
             };
