@@ -1248,3 +1248,80 @@ impl<R: std::io::Read> std::io::Read for Counted<R> {
         Ok(n)
     }
 }
+
+/// Every input under tests/data (mail and not), as it is, with CRLF line
+/// ends and after blank lines.
+fn heads_to_judge() -> Vec<Vec<u8>> {
+    fn walk(dir: &Path, out: &mut Vec<Vec<u8>>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else {
+                let d = std::fs::read(&p).unwrap();
+                out.push(d[..d.len().min(2 * urlsift_mail::HEAD)].to_vec());
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(Path::new("tests/data"), &mut files);
+    files.extend(
+        [
+            &b"Note: see below\nSubject to change.\n"[..],
+            b"12:00:01 GET /index.html\n12:00:02 GET /a\n",
+            b"http://a.example/\nhttp://b.example/\n",
+            b"From here on, text\nwith no header\n",
+            b"From\nSubject: x\n",
+            b"X-Spam: no\n folded\nSubject: hi\n\nbody\n",
+        ]
+        .map(<[u8]>::to_vec),
+    );
+    let mut out = Vec::new();
+    for f in files {
+        let crlf: Vec<u8> = f
+            .iter()
+            .flat_map(|&b| {
+                if b == b'\n' {
+                    vec![b'\r', b'\n']
+                } else {
+                    vec![b]
+                }
+            })
+            .collect();
+        out.push([&b"\n \n"[..], &f].concat());
+        out.push(crlf);
+        out.push(f);
+    }
+    out
+}
+
+/// A stream's head that paused early is judged at once when
+/// `decided_early` says so, and then the same as the whole head: for every
+/// prefix of every test input.
+#[test]
+fn a_head_decided_early_is_judged_as_the_whole() {
+    let (mut decided, mut mail) = (0, 0);
+    for data in heads_to_judge() {
+        let whole = urlsift_mail::is_plain_text(&data);
+        let mbox_whole = urlsift_mail::mbox::starts_like_mail(&data);
+        for p in 0..data.len().min(urlsift_mail::HEAD) {
+            let head = &data[..p];
+            if urlsift_mail::mbox::decided_early(head) {
+                decided += 1;
+                mail += usize::from(mbox_whole);
+                let at = String::from_utf8_lossy(head);
+                assert_eq!(urlsift_mail::is_plain_text(head), whole, "{at:?}");
+                assert_eq!(
+                    urlsift_mail::mbox::starts_like_mail(head),
+                    mbox_whole,
+                    "{at:?}"
+                );
+            }
+        }
+    }
+    // Both answers are given early, often.
+    assert!(
+        decided > 10_000 && mail > 1000 && decided - mail > 1000,
+        "{decided} {mail}"
+    );
+}

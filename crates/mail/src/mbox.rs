@@ -64,16 +64,7 @@ pub fn starts_like_mail(data: &[u8]) -> bool {
     // every caller (with the head or with more) decides alike.
     let cut = data.len() >= crate::HEAD;
     let data = &data[..data.len().min(crate::HEAD)];
-    let first = data
-        .iter()
-        .position(|b| !b.is_ascii_whitespace())
-        .unwrap_or(data.len());
-    // From the start of the first line that is not blank.
-    let start = data[..first]
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |n| n + 1);
-    let mut d = &data[start..];
+    let (first, mut d) = from_first_line(data);
     if first == data.len() || d.starts_with(b"From ") {
         return true;
     }
@@ -87,19 +78,70 @@ pub fn starts_like_mail(data: &[u8]) -> bool {
     if cut && d.len() - whole < 80 && memchr::memchr(b':', &d[whole..]).is_none() {
         d = &d[..whole.saturating_sub(1)];
     }
+    header_says(d).unwrap_or(false)
+}
+
+/// The offset of the first byte of `data` that is not blank (its length if
+/// none), and `data` from the start of that byte's line.
+fn from_first_line(data: &[u8]) -> (usize, &[u8]) {
+    let first = data
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(data.len());
+    let start = data[..first]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |n| n + 1);
+    (first, &data[start..])
+}
+
+/// What the lines of `d` say of a header block, in order: mail at the
+/// first mail field, not mail at a line that is not a field or at the
+/// blank line that ends the block; `None` when its lines end first.
+fn header_says(d: &[u8]) -> Option<bool> {
     for (i, line) in d.split(|&b| b == b'\n').enumerate() {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         match line.first() {
-            None => break,                           // the end of the header block
+            None => return Some(false),              // the end of the header block
             Some(b' ' | b'\t') if i > 0 => continue, // a folded field
             _ => match field_name(line) {
-                Some(name) if is_mail_field(name) => return true,
+                Some(name) if is_mail_field(name) => return Some(true),
                 Some(_) => {}
-                None => return false,
+                None => return Some(false),
             },
         }
     }
-    false
+    None
+}
+
+/// Whether [`starts_like_mail`] on `data`, a stream's start shorter than
+/// [`crate::HEAD`] (it paused), gives the answer it gives on any longer
+/// start of the same stream: the first line that is not blank is an mbox
+/// `From ` line, or whole lines (each ended by a newline) decide it.
+///
+/// ```
+/// use urlsift_mail::mbox::decided_early;
+/// assert!(decided_early(b"\nFrom a@b Mon Jan  1 00:00:00 2024\n"));
+/// assert!(decided_early(b"X-Spam: no\nSubject: hi"));
+/// assert!(decided_early(b"Note: see below\nSubject to change.\n"));
+/// // Field-shaped lines with no mail field: more may follow.
+/// assert!(!decided_early(b"http://a.example/\nhttp://b.example/\n"));
+/// assert!(!decided_early(b"Fro"));
+/// assert!(!decided_early(b"Foo: no\nSubj"));
+/// ```
+pub fn decided_early(data: &[u8]) -> bool {
+    if data.len() >= crate::HEAD {
+        return true;
+    }
+    let (first, d) = from_first_line(data);
+    if first == data.len() {
+        return false;
+    }
+    if d.starts_with(b"From ") {
+        return true;
+    }
+    // `From` cut short has no newline: undecided, as any cut line.
+    memchr::memrchr(b'\n', d).is_some_and(|n| header_says(&d[..n]).is_some())
 }
 
 /// The name of a header field line (`Name: value`), if it is one: letters,

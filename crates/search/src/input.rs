@@ -478,15 +478,18 @@ impl Stream {
     }
 
     /// Read the head to its 4 KiB (or the end), waiting out the pause that
-    /// ended it sooner: for a judgement the whole head makes (mail).
+    /// ended it sooner, for a judgement the whole head makes (mail), unless
+    /// `decided` says that what came before a pause decides it already
+    /// (then the stream's reader meets that pause after the head).
     ///
     /// ```
     /// use urlsift_search::input::Stream;
     /// let mut s = Stream::read_ahead(Box::new(&b"Subject: hi\n\nbody"[..]));
-    /// s.complete_head();
+    /// s.complete_head(|_| false);
     /// assert_eq!(s.head(), b"Subject: hi\n\nbody");
     /// ```
-    pub fn complete_head(&mut self) {
+    pub fn complete_head(&mut self, decided: impl Fn(&[u8]) -> bool) {
+        use urlsift_core::parallel::{Filled, fill_or_pause};
         let paused = self
             .error
             .as_ref()
@@ -494,7 +497,20 @@ impl Stream {
         if self.at > 0 || !paused {
             return;
         }
-        self.error = urlsift_core::parallel::fill(&mut self.rest, &mut self.head, HEAD).err();
+        while !decided(&self.head) {
+            let after = self.head.len();
+            match fill_or_pause(&mut self.rest, &mut self.head, HEAD, after) {
+                Ok(Filled::Paused) => {}
+                Ok(Filled::Full | Filled::End) => {
+                    self.error = None;
+                    return;
+                }
+                Err(e) => {
+                    self.error = Some(e);
+                    return;
+                }
+            }
+        }
     }
 }
 

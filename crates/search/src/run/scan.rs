@@ -58,8 +58,9 @@ pub(super) fn scan_source(
         Err(e) => return end(0, false, Some(format!("{name}: {e}")), false),
     };
     if let (Some(_), Opened::Stream(r)) = (cfg.mail, &mut opened) {
-        // Mail is judged by the whole head, however the stream paused.
-        r.complete_head();
+        // Mail is judged by the whole head, however the stream paused (or
+        // by what came before a pause, when more changes nothing).
+        r.complete_head(urlsift_mail::mbox::decided_early);
     }
     // Under `--mail`, an input that does not start like mail (no mbox
     // `From ` line, no header) is scanned as the plain text it is: in
