@@ -1325,3 +1325,48 @@ fn a_head_decided_early_is_judged_as_the_whole() {
         "{decided} {mail}"
     );
 }
+
+/// A stream that pauses once, at any byte, is judged mail or not as the
+/// whole is (`MailStats::not_mail`), with the same URLs: also when it does
+/// not start with a `From ` line.
+#[test]
+fn a_pause_at_any_byte_keeps_the_mail_judgement() {
+    let cases: [&[u8]; 4] = [
+        b"Foo: a\nSubject: b\n\nsee http://a.example/\n",
+        b"\n\n\n\n\nhello http://a.example/\n",
+        b"\nFrom a@b Mon Jan  1 00:00:00 2024\nSubject: x\n\nhttp://a.example/\n",
+        b"http://a.example/\nhttp://b.example/\n",
+    ];
+    let ex = Extractor::new();
+    for data in cases {
+        let mut whole: Seen = Vec::new();
+        let want = scan_archive(
+            &ex,
+            data,
+            |w, l, m| whole.push((w.clone(), l, m.url_str().into_owned())),
+            |_| {},
+        );
+        for p in 1..data.len() {
+            let mut seen: Seen = Vec::new();
+            let sizes = [p, data.len()];
+            let r = Pausing {
+                data,
+                sizes: &sizes,
+                k: 0,
+                at: 0,
+                paused: true,
+            };
+            let got = urlsift_mail::scan_reader(
+                &ex,
+                r,
+                1 << 20,
+                |w, l, m| seen.push((w.clone(), l, m.url_str().into_owned())),
+                |_| {},
+            )
+            .unwrap();
+            let at = format!("{:?} paused at {p}", String::from_utf8_lossy(data));
+            assert_eq!(got.not_mail, want.not_mail, "{at}");
+            assert_eq!(seen, whole, "{at}");
+        }
+    }
+}

@@ -392,6 +392,7 @@ fn read_archive<R: Read + Send, T: Send>(
         mboxrd: false,
     };
     let mut first = true;
+    let mut judged = false;
     // The next block, read while the messages before it are scanned.
     let mut next: Vec<u8> = Vec::new();
     let mut ahead: Option<io::Result<Filled>> = None;
@@ -423,6 +424,12 @@ fn read_archive<R: Read + Send, T: Send>(
         if first && (buf.len() >= 5 || eof) {
             first = false;
             at.mboxrd = buf.starts_with(b"From ");
+        }
+        // Mail or not is judged by the whole head, or by what came before a
+        // pause when more cannot change it. Nothing is dropped from `buf`
+        // before: only an mbox is, and its `From ` line decides at once.
+        if !judged && (eof || mbox::decided_early(&buf)) {
+            judged = true;
             if !mbox::starts_like_mail(&buf) {
                 stats.not_mail += 1;
             }
@@ -773,8 +780,9 @@ impl MailRun {
     /// [`MailRun::scan`], with each batch of messages mapped on the rayon
     /// pool and the results sunk in file order ([`scan_archive_map`]); the
     /// scan stops early when `sink` returns false. When a stream pauses,
-    /// `paused` is called once what came before the pause is sunk (see
-    /// [`scan_reader_map`]); false stops the scan.
+    /// `paused` is called once the messages it ended before the pause are
+    /// sunk (see [`scan_reader_map`]; the last message waits for the next
+    /// `From ` line or the end); false stops the scan.
     ///
     /// ```
     /// use urlsift_core::extract::Extractor;

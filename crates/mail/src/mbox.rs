@@ -114,10 +114,14 @@ fn header_says(d: &[u8]) -> Option<bool> {
     None
 }
 
-/// Whether [`starts_like_mail`] on `data`, a stream's start shorter than
-/// [`crate::HEAD`] (it paused), gives the answer it gives on any longer
-/// start of the same stream: the first line that is not blank is an mbox
-/// `From ` line, or whole lines (each ended by a newline) decide it.
+/// Whether [`starts_like_mail`] (and [`crate::is_plain_text`]) on `data`,
+/// a stream's start that may be cut short (it paused), gives the answer it
+/// gives on any longer start of the same stream: `data` holds the whole
+/// [`crate::HEAD`], or the first line that is not blank is an mbox `From `
+/// line, or whole lines (each ended by a newline) decide it. Lines shaped
+/// like fields with no mail field among them (a list of URLs, a log) leave
+/// it undecided until a line that is not a field, a blank line, or the
+/// whole head.
 ///
 /// ```
 /// use urlsift_mail::mbox::decided_early;

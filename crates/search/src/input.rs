@@ -484,10 +484,14 @@ impl Stream {
     ///
     /// ```
     /// use urlsift_search::input::Stream;
+    /// // A stream read whole at once: the head is all there is.
     /// let mut s = Stream::read_ahead(Box::new(&b"Subject: hi\n\nbody"[..]));
-    /// s.complete_head(|_| false);
+    /// s.complete_head(urlsift_mail::mbox::decided_early);
     /// assert_eq!(s.head(), b"Subject: hi\n\nbody");
     /// ```
+    ///
+    /// A stream that paused (standard input) is read on until `decided`
+    /// holds: tests/faults.rs shows it with a pipe.
     pub fn complete_head(&mut self, decided: impl Fn(&[u8]) -> bool) {
         use urlsift_core::parallel::{Filled, fill_or_pause};
         let paused = self

@@ -159,18 +159,29 @@ pub fn fill_while<R: Read + Send, T>(
 }
 
 /// [`fill_while`], its read ending early at a pause of the source, as
-/// [`fill_or_pause`] with `after` 0 (once `next` holds anything): the
-/// caller then scans what is settled and says what it found, without
-/// waiting for more.
+/// [`fill_or_pause`] with `after` 0: at any pause once `next` holds a byte,
+/// so also when `next` starts with bytes carried over and nothing new came.
+/// The caller then scans what is settled and hands on what it found,
+/// without waiting for more.
 ///
 /// ```
+/// use std::io::{self, Read};
 /// use urlsift_core::parallel::{Filled, READ_AHEAD_MIN, fill_while_or_pause};
-/// let mut r = &b"next block"[..];
-/// let mut next = Vec::new();
-/// let (n, read) = fill_while_or_pause(&mut r, &mut next, READ_AHEAD_MIN, || (2, true));
+/// /// Pauses (after a wait) whenever it has nothing for now.
+/// struct Quiet;
+/// impl Read for Quiet {
+///     fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+///         Err(io::ErrorKind::WouldBlock.into())
+///     }
+/// }
+/// // A message carried over from the block before: the pause ends the read.
+/// let mut next = b"From a@b\n".to_vec();
+/// let (n, read) = fill_while_or_pause(&mut Quiet, &mut next, READ_AHEAD_MIN, || (2, true));
 /// assert_eq!(n, 2);
+/// // `None`: no thread could be had, and the caller reads it itself.
 /// if let Some(read) = read {
-///     assert_eq!((read.unwrap(), &next[..]), (Filled::End, &b"next block"[..]));
+///     assert_eq!(read.unwrap(), Filled::Paused);
+///     assert_eq!(next, b"From a@b\n");
 /// }
 /// ```
 pub fn fill_while_or_pause<R: Read + Send, T>(
