@@ -1187,7 +1187,12 @@ fn mail_stream_paused_after_every_piece_equals_whole() {
         |_| {},
     );
     assert!(stats.messages > 20 && whole.len() > 50, "{stats:?}");
-    for sizes in [&[1usize][..], &[7, 300], &[4096, 13, 999], &[20_000]] {
+    for sizes in [
+        &[1usize, 2, 3, 4000][..],
+        &[7, 3000],
+        &[4096, 13, 999],
+        &[20_000],
+    ] {
         let seen = std::cell::RefCell::new(Seen::new());
         let pauses = std::cell::Cell::new(0);
         let r = Pausing {
