@@ -472,9 +472,7 @@ fn read_archive<R: Read + Send, T: Send>(
         }
         let keep = msgs.len() - 1;
         let cut = msgs[keep - 1].end;
-        let go = if pause {
-            // At a pause, the next read waits for the source: it is not
-            // read ahead.
+        let mut scan = || {
             scan_messages(
                 ex,
                 &buf,
@@ -484,6 +482,11 @@ fn read_archive<R: Read + Send, T: Send>(
                 &mut on_problem,
                 stats,
             )
+        };
+        let go = if pause {
+            // At a pause, the next read waits for the source: it is not
+            // read ahead.
+            scan()
         } else {
             // The next block starts with the last message, maybe incomplete.
             next.clear();
@@ -492,15 +495,7 @@ fn read_archive<R: Read + Send, T: Send>(
             // No thread to be had: the next block is read after these
             // messages, by the loop's own fill.
             let (go, read) = fill_while_or_pause(&mut r, &mut next, want, || {
-                let go = scan_messages(
-                    ex,
-                    &buf,
-                    &msgs[..keep],
-                    at,
-                    (&map, &mut sink),
-                    &mut on_problem,
-                    stats,
-                );
+                let go = scan();
                 (go, go)
             });
             ahead = read;
