@@ -12,7 +12,7 @@ fn both(msg: &[u8]) -> (String, String, bool) {
     let uq = Unquoted::borrowed(msg);
     let run = |fast| {
         let mut s = Scanned::default();
-        scan_unquoted(&ex, &parser, &uq, 7, 1, &mut s, fast);
+        scan_unquoted(&ex, &parser, &uq, 7, 1, &mut s, fast, None);
         format!("{s:?}")
     };
     (run(true), run(false), mime::walk(msg).is_some())

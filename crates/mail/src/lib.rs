@@ -63,6 +63,8 @@ pub mod html;
 pub mod mbox;
 pub mod message;
 pub mod mime;
+#[cfg(test)]
+mod overlong;
 pub mod rfc2047;
 pub mod simple;
 
@@ -78,6 +80,8 @@ pub struct MailWhere {
     /// The part: 0 is the message's header block; body parts are numbered
     /// from 1 in depth-first order (multipart containers count). A part's
     /// own header block has the part's number and content type `header`.
+    /// The rest of a message longer than [`MAX_MESSAGE`] is one more part,
+    /// after those, `text/plain`, as it is stored.
     pub part: u32,
     /// The part's `type/subtype` (`header` for a header block).
     pub content_type: String,
@@ -205,10 +209,20 @@ pub struct Scanned {
     pub problems: Vec<Problem>,
     /// Counts.
     pub stats: MailStats,
+    /// After the head or a piece of the rest of a message longer than the
+    /// cap: where the rest goes on ([`message::scan_rest`]).
+    pub rest: Option<message::Rest>,
 }
 
 /// Messages are scanned in batches of about this many bytes.
 pub const BATCH_BYTES: usize = 1 << 20;
+
+/// The most bytes of one message read as mail, by default
+/// ([`MailRun::max_message`]): a longer message is mail to its last line
+/// end within them, and the text rules read the rest, in pieces of this
+/// size at most ([`message::scan_message`]). This bounds the memory one
+/// message takes, from a file or a stream.
+pub const MAX_MESSAGE: usize = 64 << 20;
 
 /// Scan a whole archive (an mbox, or one message): `on_match(where, line,
 /// match)` for every URL in file order, `on_problem` for every problem.
@@ -262,8 +276,22 @@ pub fn scan_archive_map<T: Send>(
     ex: &Extractor,
     data: &[u8],
     map: impl Fn(&MailBatch<'_>) -> T + Sync,
-    mut sink: impl FnMut(T, &MailBatch<'_>) -> bool,
-    mut on_problem: impl FnMut(&Problem),
+    sink: impl FnMut(T, &MailBatch<'_>) -> bool,
+    on_problem: impl FnMut(&Problem),
+) -> MailStats {
+    scan_archive_capped(ex, data, MAX_MESSAGE, (map, sink, on_problem))
+}
+
+/// [`scan_archive_map`], with messages read as mail to `cap` bytes.
+fn scan_archive_capped<T: Send>(
+    ex: &Extractor,
+    data: &[u8],
+    cap: usize,
+    (map, mut sink, mut on_problem): (
+        impl Fn(&MailBatch<'_>) -> T + Sync,
+        impl FnMut(T, &MailBatch<'_>) -> bool,
+        impl FnMut(&Problem),
+    ),
 ) -> MailStats {
     let mut stats = MailStats::default();
     if data.iter().all(u8::is_ascii_whitespace) {
@@ -278,12 +306,13 @@ pub fn scan_archive_map<T: Send>(
         line: 0,
         index: 0,
         mboxrd: data.starts_with(b"From "),
+        cap: cap.max(1),
     };
-    let msgs = mbox::split(data);
+    let items: Vec<Item> = mbox::split(data).into_iter().map(Item::Message).collect();
     scan_messages(
         ex,
         data,
-        &msgs,
+        &items,
         at,
         (&map, &mut sink),
         &mut on_problem,
@@ -297,7 +326,8 @@ pub const STREAM_BLOCK: usize = urlsift_core::parallel::DEFAULT_BLOCK_SIZE;
 
 /// Scan an archive read from a stream (standard input, gzip), `block` bytes
 /// at a time: complete messages are scanned as they arrive, so memory is
-/// bounded by `block` plus the largest message. The output is the same as
+/// bounded by `block` plus [`MAX_MESSAGE`] (the rest of a longer message is
+/// read as text, a piece at a time). The output is the same as
 /// [`scan_archive`] on the whole input.
 pub fn scan_reader<R: Read + Send>(
     ex: &Extractor,
@@ -364,7 +394,13 @@ pub fn scan_reader_map<R: Read + Send, T: Send>(
     paused: impl FnMut() -> bool,
 ) -> io::Result<MailStats> {
     let mut stats = MailStats::default();
-    read_archive(ex, r, block, (map, sink, on_problem, paused), &mut stats)?;
+    read_archive(
+        ex,
+        r,
+        (block, MAX_MESSAGE),
+        (map, sink, on_problem, paused),
+        &mut stats,
+    )?;
     Ok(stats)
 }
 
@@ -373,7 +409,7 @@ pub fn scan_reader_map<R: Read + Send, T: Send>(
 fn read_archive<R: Read + Send, T: Send>(
     ex: &Extractor,
     mut r: R,
-    block: usize,
+    (block, cap): (usize, usize),
     (map, mut sink, mut on_problem, mut paused): (
         impl Fn(&MailBatch<'_>) -> T + Sync,
         impl FnMut(T, &MailBatch<'_>) -> bool,
@@ -384,15 +420,23 @@ fn read_archive<R: Read + Send, T: Send>(
 ) -> io::Result<()> {
     use urlsift_core::parallel::{Filled, fill_or_pause, fill_while_or_pause};
     let block = block.max(1);
+    let cap = cap.max(1);
     let mut buf: Vec<u8> = Vec::new();
     let mut at = At {
         offset: 0,
         line: 0,
         index: 0,
         mboxrd: false,
+        cap,
     };
     let mut first = true;
     let mut judged = false;
+    // When `buf` is within the rest of a message longer than the cap
+    // (past its head, or a piece of the rest): where the rest goes on,
+    // and how many bytes before it `buf` keeps (whether a `From ` line
+    // right after them follows a blank line).
+    let mut rest: Option<message::Rest> = None;
+    let mut behind = 0;
     // The next block, read while the messages before it are scanned.
     let mut next: Vec<u8> = Vec::new();
     let mut ahead: Option<io::Result<Filled>> = None;
@@ -434,13 +478,31 @@ fn read_archive<R: Read + Send, T: Send>(
                 stats.not_mail += 1;
             }
         }
+        // What `buf` holds: the rest of a long message first, if it is in
+        // one, then messages; the last may be incomplete. Not an mbox: one
+        // message (not sure yet: nothing).
+        let units = match &rest {
+            Some(_) if at.mboxrd => mbox::split_within(&buf, behind),
+            Some(_) => std::iter::once(behind..buf.len()).collect(),
+            None if first => Vec::new(),
+            None if at.mboxrd => mbox::split(&buf),
+            None => std::iter::once(0..buf.len()).collect(),
+        };
+        let item = |i: usize, u: Range<usize>| match &rest {
+            Some(rest) if i == 0 => Item::Rest(u, rest.clone()),
+            _ => Item::Message(u),
+        };
         if eof {
-            if !buf.iter().all(u8::is_ascii_whitespace) {
-                let msgs = mbox::split(&buf);
+            if rest.is_some() || !buf.iter().all(u8::is_ascii_whitespace) {
+                let items: Vec<Item> = units
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, u)| item(i, u))
+                    .collect();
                 scan_messages(
                     ex,
                     &buf,
-                    &msgs,
+                    &items,
                     at,
                     (&map, &mut sink),
                     &mut on_problem,
@@ -452,14 +514,37 @@ fn read_archive<R: Read + Send, T: Send>(
                 None => Ok(()),
             };
         }
-        // Scan every message of an mbox but the last, which may be
-        // incomplete. One message (or not sure yet) is read on to its end.
-        let msgs = if at.mboxrd && !first {
-            mbox::split(&buf)
+        // Scan every unit but the last, which may be incomplete; of that,
+        // a piece of the cap, once more than the cap of it is sure to
+        // belong to it. Otherwise read on.
+        let n = units.len();
+        let long = units
+            .last()
+            .filter(|u| u.len() >= cap.saturating_add(mbox::DECIDED_AFTER))
+            .cloned();
+        let (items, cut) = if let Some(last) = long.clone() {
+            let piece = last.start..last.start + message::head_len(&buf[last.clone()], cap);
+            let cut = piece.end;
+            let mut items: Vec<Item> = units[..n - 1]
+                .iter()
+                .cloned()
+                .enumerate()
+                .map(|(i, u)| item(i, u))
+                .collect();
+            items.push(match &rest {
+                Some(rest) if n == 1 => Item::Rest(piece, rest.clone()),
+                _ => Item::Head(piece),
+            });
+            (items, cut)
+        } else if n >= 2 {
+            let items = units[..n - 1]
+                .iter()
+                .cloned()
+                .enumerate()
+                .map(|(i, u)| item(i, u))
+                .collect();
+            (items, units[n - 2].end)
         } else {
-            Vec::new()
-        };
-        if msgs.len() < 2 {
             // At a pause, what was found before is handed on all the same,
             // and the next read waits for more.
             if pause {
@@ -469,19 +554,24 @@ fn read_archive<R: Read + Send, T: Send>(
                 }
             }
             continue;
-        }
-        let keep = msgs.len() - 1;
-        let cut = msgs[keep - 1].end;
+        };
+        // In the rest of a long message, the bytes just before it are
+        // kept, to read a `From ` line right after them.
+        let keep_behind = if long.is_some() { cut.min(2) } else { 0 };
+        let drop = cut - keep_behind;
+        let mut carried = None;
         let mut scan = || {
-            scan_messages(
+            let (go, r) = scan_messages(
                 ex,
                 &buf,
-                &msgs[..keep],
+                &items,
                 at,
                 (&map, &mut sink),
                 &mut on_problem,
                 stats,
-            )
+            );
+            carried = r;
+            go
         };
         let go = if pause {
             // At a pause, the next read waits for the source: it is not
@@ -490,7 +580,7 @@ fn read_archive<R: Read + Send, T: Send>(
         } else {
             // The next block starts with the last message, maybe incomplete.
             next.clear();
-            next.extend_from_slice(&buf[cut..]);
+            next.extend_from_slice(&buf[drop..]);
             let want = next.len() + block;
             // No thread to be had: the next block is read after these
             // messages, by the loop's own fill.
@@ -504,14 +594,19 @@ fn read_archive<R: Read + Send, T: Send>(
         if !go {
             return Ok(());
         }
-        at.line += urlsift_core::parallel::newlines(&buf[..cut]);
+        rest = if long.is_some() { carried } else { None };
+        behind = keep_behind;
+        at.line += urlsift_core::parallel::newlines(&buf[..drop]);
         if ahead.is_some() {
             std::mem::swap(&mut buf, &mut next);
         } else {
-            buf.drain(..cut);
+            buf.drain(..drop);
         }
-        at.offset += cut as u64;
-        at.index += keep as u64;
+        at.offset += drop as u64;
+        at.index += items
+            .iter()
+            .filter(|i| !matches!(i, Item::Rest(..)))
+            .count() as u64;
         if pause {
             pause_after = buf.len();
             if !paused() {
@@ -532,6 +627,8 @@ struct At {
     index: u64,
     /// The file is an mbox (undo `>From ` quoting).
     mboxrd: bool,
+    /// The most bytes of a message read as mail ([`MAX_MESSAGE`]).
+    cap: usize,
 }
 
 /// 1-based line numbers of offsets in a slice of a file whose first byte
@@ -630,15 +727,35 @@ impl MailBatch<'_> {
     }
 }
 
-/// Scan `msgs` of `data` in batches, a window of batches at a time on the
+/// What a range of the buffer is, to [`scan_messages`].
+#[derive(Clone, Debug)]
+enum Item {
+    /// A message, whole (its rest past the cap read as text).
+    Message(Range<usize>),
+    /// The head of a message longer than the cap, whose end is to come.
+    Head(Range<usize>),
+    /// Bytes of the rest of such a message, from where it goes on.
+    Rest(Range<usize>, message::Rest),
+}
+
+impl Item {
+    fn range(&self) -> &Range<usize> {
+        match self {
+            Item::Message(r) | Item::Head(r) | Item::Rest(r, _) => r,
+        }
+    }
+}
+
+/// Scan `items` of `data` in batches, a window of batches at a time on the
 /// pool: the batches are scanned and their newlines counted in parallel,
 /// their first lines added up in order, `map` run on each in parallel, and
 /// `sink`, problems and counts taken in order. False when `sink` stopped
-/// the scan.
+/// the scan; and, when the last item is a long message's head or rest,
+/// where its rest goes on.
 fn scan_messages<T: Send>(
     ex: &Extractor,
     data: &[u8],
-    msgs: &[Range<usize>],
+    items: &[Item],
     at: At,
     (map, sink): (
         &(impl Fn(&MailBatch<'_>) -> T + Sync),
@@ -646,9 +763,19 @@ fn scan_messages<T: Send>(
     ),
     on_problem: &mut impl FnMut(&Problem),
     stats: &mut MailStats,
-) -> bool {
-    let batches = batches(msgs, BATCH_BYTES);
+) -> (bool, Option<message::Rest>) {
+    let ranges: Vec<Range<usize>> = items.iter().map(|i| i.range().clone()).collect();
+    let batches = batches(&ranges, BATCH_BYTES);
     let parser = message::parser();
+    // The 1-based index of each item's message in the file.
+    let mut index = Vec::with_capacity(items.len());
+    let mut before = at.index;
+    for i in items {
+        if !matches!(i, Item::Rest(..)) {
+            before += 1;
+        }
+        index.push(before);
+    }
     // A batch's slice of `data`: from its first message (the start of
     // `data` for the first batch) to the next batch's first message, so the
     // slices cover `data` and every newline is counted once.
@@ -656,31 +783,40 @@ fn scan_messages<T: Send>(
         let from = if b == 0 {
             0
         } else {
-            msgs[batches[b].start].start
+            ranges[batches[b].start].start
         };
         let to = batches
             .get(b + 1)
-            .map_or(data.len(), |n| msgs[n.start].start);
+            .map_or(data.len(), |n| ranges[n.start].start);
         from..to
     };
     let scan_batch = |b: usize| {
         let mut s = Scanned::default();
         for i in batches[b].clone() {
-            let m = &msgs[i];
-            message::scan_message(
-                ex,
-                &parser,
-                &data[m.clone()],
-                at.offset + m.start as u64,
-                at.index + i as u64 + 1,
-                at.mboxrd,
-                &mut s,
-            );
+            let r = ranges[i].clone();
+            let place = (at.offset + r.start as u64, index[i], at.mboxrd);
+            match &items[i] {
+                Item::Message(_) => {
+                    message::scan_message(ex, &parser, &data[r], place, at.cap, &mut s);
+                    s.rest = None;
+                }
+                Item::Head(_) => {
+                    let rest =
+                        message::scan_head(ex, &parser, &data[r], place, Some(at.cap), &mut s);
+                    s.rest = Some(rest);
+                }
+                Item::Rest(_, rest) => {
+                    let mut rest = rest.clone();
+                    message::scan_rest(ex, &data[r], &mut rest, at.cap, &mut s);
+                    s.rest = Some(rest);
+                }
+            }
         }
         let newlines = urlsift_core::parallel::newlines(&data[slice(b)]);
         (s, newlines)
     };
     let finish = |(b, mut s, line): (usize, Scanned, u64)| {
+        let rest = s.rest.take();
         let problems = std::mem::take(&mut s.problems);
         let st = std::mem::take(&mut s.stats);
         let r = slice(b);
@@ -690,7 +826,7 @@ fn scan_messages<T: Send>(
             data: &data[r],
             line,
         };
-        (map(&batch), batch, problems, st)
+        (map(&batch), batch, problems, st, rest)
     };
     // One batch (a small file) is scanned here, without starting the pool.
     let window = if batches.len() <= 1 {
@@ -699,6 +835,7 @@ fn scan_messages<T: Send>(
         rayon::current_num_threads().max(1) * 4
     };
     let mut line = at.line;
+    let mut last = None;
     let all: Vec<usize> = (0..batches.len()).collect();
     for group in all.chunks(window) {
         let scanned: Vec<(Scanned, u64)> = if group.len() <= 1 {
@@ -716,17 +853,18 @@ fn scan_messages<T: Send>(
         } else {
             ready.into_par_iter().map(finish).collect()
         };
-        for (t, batch, problems, st) in done {
+        for (t, batch, problems, st, rest) in done {
             if !sink(t, &batch) {
-                return false;
+                return (false, None);
             }
             for p in &problems {
                 on_problem(p);
             }
             *stats += &st;
+            last = rest;
         }
     }
-    true
+    (true, last)
 }
 
 /// Problems printed per file; the rest are only counted (`--stats`).
@@ -741,10 +879,22 @@ pub enum MailInput<'a> {
 }
 
 /// The state of a `--mail` run shared by the workers: the counts for `--stats`.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct MailRun {
     /// Counts over all inputs so far.
     pub stats: Mutex<MailStats>,
+    /// The most bytes of one message read as mail ([`MAX_MESSAGE`] by
+    /// default): the rest of a longer one is read as text.
+    pub max_message: usize,
+}
+
+impl Default for MailRun {
+    fn default() -> Self {
+        MailRun {
+            stats: Mutex::default(),
+            max_message: MAX_MESSAGE,
+        }
+    }
 }
 
 impl MailRun {
@@ -819,7 +969,10 @@ impl MailRun {
             }
         };
         let (stats, error) = match input {
-            MailInput::Whole(data) => (scan_archive_map(ex, data, map, sink, on_problem), None),
+            MailInput::Whole(data) => (
+                scan_archive_capped(ex, data, self.max_message, (map, sink, on_problem)),
+                None,
+            ),
             MailInput::Stream(r) => {
                 // The counts of what was read before a broken stream's
                 // break are kept, as its URLs are.
@@ -827,7 +980,7 @@ impl MailRun {
                 let read = read_archive(
                     ex,
                     r,
-                    STREAM_BLOCK,
+                    (STREAM_BLOCK, self.max_message),
                     (map, sink, on_problem, paused),
                     &mut stats,
                 );

@@ -228,9 +228,11 @@ pub fn is_mail_field(name: &[u8]) -> bool {
             .any(|p| name.len() > p.len() && name[..p.len()].eq_ignore_ascii_case(p))
 }
 
-/// The line after the one that starts at `at` (empty at the end).
+/// The line after the one that starts at `at` (empty at the end, or when
+/// the line at `at` is longer than [`FROM_LINE_MAX`]).
 fn next_line(data: &[u8], at: usize) -> &[u8] {
-    match memchr::memchr(b'\n', &data[at..]) {
+    let end = data.len().min(at.saturating_add(FROM_LINE_MAX + 1));
+    match memchr::memchr(b'\n', &data[at..end]) {
         Some(n) => {
             let s = at + n + 1;
             let e = memchr::memchr(b'\n', &data[s..]).map_or(data.len(), |k| s + k);
@@ -242,7 +244,7 @@ fn next_line(data: &[u8], at: usize) -> &[u8] {
 
 /// `Name: value`: a field name of printable ASCII without spaces, then `:`.
 fn header_like(line: &[u8]) -> bool {
-    let lim = line.len().min(80);
+    let lim = line.len().min(HEADER_LOOK);
     match memchr::memchr(b':', &line[..lim]) {
         Some(0) | None => false,
         Some(c) => line[..c].iter().all(|&b| (b'!'..=b'~').contains(&b)),
@@ -250,19 +252,66 @@ fn header_like(line: &[u8]) -> bool {
 }
 
 /// Split `data` into messages. A file that is not an mbox is one message.
+///
+/// Each message's range leaves out its `From ` line. A `From ` line is a
+/// message's first if a blank line comes before it, or if the line after
+/// it looks like a header field; so whether one starts a message depends
+/// on the bytes before it and at most [`DECIDED_AFTER`] after it.
+///
+/// ```
+/// let mbox = b"From a\nSubject: x\n\nbody\n\nFrom b\nSubject: y\n\nmore\n";
+/// let msgs = urlsift_mail::mbox::split(mbox);
+/// assert_eq!(msgs.len(), 2);
+/// assert!(mbox[msgs[1].clone()].starts_with(b"Subject: y"));
+/// ```
 pub fn split(data: &[u8]) -> Vec<Range<usize>> {
     if !data.starts_with(b"From ") {
         #[allow(clippy::single_range_in_vec_init)] // one message: the whole file
         return vec![0..data.len()];
     }
-    let mut starts = vec![0usize];
-    for p in memmem::find_iter(data, b"\nFrom ") {
+    let mut starts = vec![0];
+    starts.extend(message_starts(data, 0));
+    messages(data, &starts)
+}
+
+/// [`split`] of an mbox's bytes from within a message on: the range from
+/// `from` to the first `From ` line after it that starts a message, then
+/// the messages after it (each without its `From ` line). The bytes before
+/// `from` (two are enough) say whether a `From ` line right after it
+/// follows a blank line.
+///
+/// ```
+/// let rest = b"\nmore of a message\n\nFrom b\nSubject: y\n\nbody\n";
+/// let r = urlsift_mail::mbox::split_within(rest, 1);
+/// assert_eq!(r[0], 1..20);
+/// assert!(rest[r[1].clone()].starts_with(b"Subject: y"));
+/// ```
+pub fn split_within(data: &[u8], from: usize) -> Vec<Range<usize>> {
+    let starts = message_starts(data, from);
+    let before = from..starts.first().copied().unwrap_or(data.len());
+    let mut out = Vec::with_capacity(starts.len() + 1);
+    out.push(before);
+    out.extend(messages(data, &starts));
+    out
+}
+
+/// Where the `From ` lines that start a message are, after `from`: a
+/// `From ` line after a blank line, or followed by a header-like line.
+fn message_starts(data: &[u8], from: usize) -> Vec<usize> {
+    let mut starts = Vec::new();
+    for p in memmem::find_iter(&data[from.min(data.len())..], b"\nFrom ").map(|p| p + from) {
         let blank_before = (p >= 1 && data[p - 1] == b'\n')
             || (p >= 2 && data[p - 1] == b'\r' && data[p - 2] == b'\n');
         if blank_before || header_like(next_line(data, p + 1)) {
             starts.push(p + 1);
         }
     }
+    starts
+}
+
+/// The messages that start at `starts` (sorted), each without its `From `
+/// line, the last to the end of `data`.
+fn messages(data: &[u8], starts: &[usize]) -> Vec<Range<usize>> {
     let mut out = Vec::with_capacity(starts.len());
     for (i, &s) in starts.iter().enumerate() {
         let end = starts.get(i + 1).copied().unwrap_or(data.len());
@@ -271,6 +320,17 @@ pub fn split(data: &[u8]) -> Vec<Range<usize>> {
     }
     out
 }
+
+/// The longest `From ` line read as one: a longer one starts a message
+/// only after a blank line.
+const FROM_LINE_MAX: usize = 4096;
+
+/// Whether a `From ` line starts a message is decided by at most this
+/// many bytes after the line's start (the line, and the start of the next).
+pub const DECIDED_AFTER: usize = FROM_LINE_MAX + 1 + HEADER_LOOK;
+
+/// How much of a line [`header_like`] reads.
+const HEADER_LOOK: usize = 80;
 
 /// A message with mboxrd quoting undone (`>From ` -> `From `, `>>From ` ->
 /// `>From `), and where bytes were removed, to map offsets back.

@@ -78,26 +78,165 @@ struct Walk<'a> {
 /// Scan the message `raw` (the `index`-th of its file, at `file_offset`).
 /// `mboxrd`: undo `>From ` quoting first. Never fails: problems are recorded
 /// in `out` and what can be scanned is scanned.
+///
+/// A message longer than `cap` bytes is mail to its last line end within
+/// the cap ([`head_len`]); the rest is one more part, `text/plain`, read
+/// by the text rules as it is stored, in pieces of at most `cap` bytes cut
+/// the same way ([`scan_rest`]), and a problem says where it starts. So the
+/// memory a message takes is bounded by `cap`, whatever its size.
 pub fn scan_message(
     ex: &Extractor,
     parser: &MessageParser,
     raw: &[u8],
-    file_offset: u64,
-    index: u64,
-    mboxrd: bool,
+    (file_offset, index, mboxrd): (u64, u64, bool),
+    cap: usize,
     out: &mut Scanned,
 ) {
+    if raw.len() <= cap {
+        scan_head(ex, parser, raw, (file_offset, index, mboxrd), None, out);
+        return;
+    }
+    let head = head_len(raw, cap);
+    let mut rest = scan_head(
+        ex,
+        parser,
+        &raw[..head],
+        (file_offset, index, mboxrd),
+        Some(cap),
+        out,
+    );
+    scan_rest(ex, &raw[head..], &mut rest, cap, out);
+}
+
+/// How much of a message (or of its rest) longer than `cap` bytes is read
+/// as one piece: to the last line end within `cap` bytes, or `cap` bytes
+/// when there is none. It depends on the first `cap` bytes alone.
+///
+/// ```
+/// assert_eq!(urlsift_mail::message::head_len(b"ab\ncd\nef", 7), 6);
+/// assert_eq!(urlsift_mail::message::head_len(b"abcdefgh", 4), 4);
+/// ```
+pub fn head_len(raw: &[u8], cap: usize) -> usize {
+    let cap = cap.clamp(1, raw.len().max(1));
+    memchr::memrchr(b'\n', &raw[..cap.min(raw.len())]).map_or(cap, |n| n + 1)
+}
+
+/// The rest of a message longer than the cap, past its head: where its
+/// URLs are reported, and how much of it was read.
+#[derive(Clone, Debug)]
+pub struct Rest {
+    index: u64,
+    message_id: Option<String>,
+    message_offset: u64,
+    part: u32,
+    /// The file offset of the rest's first byte.
+    offset: u64,
+    /// Bytes of the rest read so far, and their newlines.
+    read: u64,
+    lines: u64,
+}
+
+/// Scan the head of a message: all of it (`cap` `None`), or the first
+/// [`head_len`] bytes of one longer than `cap` (then a problem says where
+/// its rest starts, and the rest is counted as a text part). Returns the
+/// rest's place, for [`scan_rest`].
+pub fn scan_head(
+    ex: &Extractor,
+    parser: &MessageParser,
+    raw: &[u8],
+    (file_offset, index, mboxrd): (u64, u64, bool),
+    cap: Option<usize>,
+    out: &mut Scanned,
+) -> Rest {
     out.stats.messages += 1;
     let uq = if mboxrd {
         unquote(raw)
     } else {
         Unquoted::borrowed(raw)
     };
-    scan_unquoted(ex, parser, &uq, file_offset, index, out, true);
+    let rest_at = file_offset + raw.len() as u64;
+    let overlong = cap.map(|cap| {
+        (
+            rest_at,
+            format!(
+                "message longer than {cap} bytes: the rest, from byte {rest_at}, \
+                 is read as plain text"
+            ),
+        )
+    });
+    let (message_id, part) =
+        scan_unquoted(ex, parser, &uq, file_offset, index, out, true, overlong);
+    Rest {
+        index,
+        message_id,
+        message_offset: file_offset,
+        part,
+        offset: rest_at,
+        read: 0,
+        lines: 0,
+    }
+}
+
+/// Scan `text`, the next bytes of the rest of a message longer than `cap`
+/// ([`scan_head`]), by the text rules, in pieces of at most `cap` bytes
+/// ([`head_len`]), as part [`Rest`] says; `rest` then says how much of it
+/// was read. Whether `text` comes whole or in pieces cut by [`head_len`]
+/// (a stream), the URLs are the same.
+pub fn scan_rest(ex: &Extractor, text: &[u8], rest: &mut Rest, cap: usize, out: &mut Scanned) {
+    let mut at = 0;
+    while at < text.len() {
+        let left = &text[at..];
+        let n = if left.len() > cap {
+            head_len(left, cap)
+        } else {
+            left.len()
+        };
+        scan_rest_piece(ex, &left[..n], rest, out);
+        at += n;
+    }
+}
+
+/// One piece of a message's rest, by the text rules.
+fn scan_rest_piece(ex: &Extractor, piece: &[u8], rest: &mut Rest, out: &mut Scanned) {
+    let mut lines = LineCounter::default();
+    let mut where_at: Option<usize> = None;
+    let (read, before) = (rest.read, rest.lines);
+    ex.scan(piece, 0, piece.len(), 0, |m| {
+        let wi = *where_at.get_or_insert_with(|| {
+            out.wheres.push(MailWhere {
+                message: rest.index,
+                message_id: rest.message_id.clone(),
+                message_offset: rest.message_offset,
+                part: rest.part,
+                content_type: "text/plain".into(),
+                part_offset: rest.offset,
+                part_start: 0,
+                part_line: 0,
+            });
+            out.wheres.len() - 1
+        });
+        let line = before + lines.line_at(piece, m.start);
+        let mut m = owned(m);
+        let len = m.end - m.start;
+        m.start += read as usize;
+        m.end = m.start + len;
+        out.found.push(Found {
+            part: wi,
+            line,
+            file_start: rest.offset + m.start as u64,
+            m,
+        });
+    });
+    rest.read += piece.len() as u64;
+    rest.lines += urlsift_core::parallel::newlines(piece);
 }
 
 /// [`scan_message`] after unquoting; `fast`: try the multipart walk
-/// ([`mime`]) before mail-parser (tests compare both ways).
+/// ([`mime`]) before mail-parser (tests compare both ways). With
+/// `overlong`, the message is the head of a longer one: that problem is
+/// recorded, at that offset, and its rest is counted as a text part.
+/// Returns the Message-ID and the first part number not given.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn scan_unquoted(
     ex: &Extractor,
     parser: &MessageParser,
@@ -106,7 +245,18 @@ pub(super) fn scan_unquoted(
     index: u64,
     out: &mut Scanned,
     fast: bool,
-) {
+    overlong: Option<(u64, String)>,
+) -> (Option<String>, u32) {
+    let end = |mut w: Walk<'_>| {
+        if let Some((at, what)) = overlong {
+            w.problem(at, what);
+            w.out.stats.parts_scanned += 1;
+        }
+        if w.problems > 0 {
+            w.out.stats.problem_messages += 1;
+        }
+        (w.message_id, w.next_part)
+    };
     if let Some(sm) = simple::parse(&uq.text) {
         let mut w = Walk {
             ex,
@@ -121,10 +271,7 @@ pub(super) fn scan_unquoted(
             covered: 0,
         };
         w.simple(&uq.text, &sm);
-        if w.problems > 0 {
-            w.out.stats.problem_messages += 1;
-        }
-        return;
+        return end(w);
     }
     if let Some(walked) = mime::walk(&uq.text).filter(|_| fast) {
         let mut w = Walk {
@@ -140,10 +287,7 @@ pub(super) fn scan_unquoted(
             covered: 0,
         };
         w.walked(&uq.text, &walked);
-        if w.problems > 0 {
-            w.out.stats.problem_messages += 1;
-        }
-        return;
+        return end(w);
     }
     // mail-parser panics on some malformed messages: such a message is
     // scanned as plain text, with a warning, and the run goes on.
@@ -198,12 +342,11 @@ pub(super) fn scan_unquoted(
             );
         }
     }
-    if w.problems > 0 {
-        w.out.stats.problem_messages += 1;
-    }
+    let ended = end(w);
     if let Some(m) = msg {
         dismantle(m);
     }
+    ended
 }
 
 /// Drop a parsed message one nested message at a time: dropping it whole
