@@ -1375,3 +1375,37 @@ fn a_pause_at_any_byte_keeps_the_mail_judgement() {
         }
     }
 }
+
+/// An mbox led by blank lines is split into its messages as without them,
+/// from a file and from a stream.
+#[test]
+fn an_mbox_led_by_blank_lines_is_split() {
+    let data = std::fs::read(format!("{OWN}/archive.mbox")).unwrap();
+    let plain = scan_bytes(&data);
+    let lead = b"\n\r\n  \n";
+    let mut led = lead.to_vec();
+    led.extend_from_slice(&data);
+    let o = scan_bytes(&led);
+    assert_eq!(o.stats.messages, plain.stats.messages);
+    assert!(plain.stats.messages > 1);
+    let shift = |w: &MailWhere| {
+        let mut w = w.clone();
+        w.message_offset -= lead.len() as u64;
+        w.part_offset -= lead.len() as u64;
+        w
+    };
+    let got: Vec<_> = o.urls.iter().map(|(w, u)| (shift(w), u.clone())).collect();
+    assert_eq!(got, plain.urls);
+    // A stream, read in small pieces, gives the same.
+    let mut streamed = Vec::new();
+    let stats = urlsift_mail::scan_reader(
+        &Extractor::new(),
+        std::io::Read::chain(&lead[..2], &led[2..]),
+        3,
+        |w, _, m| streamed.push((w.clone(), m.url_str().into_owned())),
+        |_| {},
+    )
+    .unwrap();
+    assert_eq!(stats, o.stats);
+    assert_eq!(streamed, o.urls);
+}

@@ -305,7 +305,7 @@ fn scan_archive_capped<T: Send>(
         offset: 0,
         line: 0,
         index: 0,
-        mboxrd: data.starts_with(b"From "),
+        mboxrd: mbox::mbox_start(data).is_some(),
         cap: cap.max(1),
     };
     let items: Vec<Item> = mbox::split(data).into_iter().map(Item::Message).collect();
@@ -465,9 +465,9 @@ fn read_archive<R: Read + Send, T: Send>(
             }
         };
         pause_after = 0;
-        if first && (buf.len() >= 5 || eof) {
+        if first && (eof || mbox::mbox_start_known(&buf)) {
             first = false;
-            at.mboxrd = buf.starts_with(b"From ");
+            at.mboxrd = mbox::mbox_start(&buf).is_some();
         }
         // Mail or not is judged by the whole head, or by what came before a
         // pause when more cannot change it. Nothing is dropped from `buf`

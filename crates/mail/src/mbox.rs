@@ -1,7 +1,8 @@
 //! mbox archives: finding the messages (`From ` separator lines) and undoing
 //! mboxrd `>From ` quoting.
 //!
-//! A separator is a line that starts with `From ` at the start of the file or
+//! A separator is a line that starts with `From ` at the start of the file
+//! (after any blank lines in its first 4 KiB: the first message's) or
 //! after a newline, and that is either preceded by a blank line (as mbox(5)
 //! writes it) or followed by a header line (`Name: value`). The second rule
 //! accepts archives written without blank lines; the first keeps an unquoted
@@ -265,13 +266,52 @@ fn header_like(line: &[u8]) -> bool {
 /// assert!(mbox[msgs[1].clone()].starts_with(b"Subject: y"));
 /// ```
 pub fn split(data: &[u8]) -> Vec<Range<usize>> {
-    if !data.starts_with(b"From ") {
+    let Some(first) = mbox_start(data) else {
         #[allow(clippy::single_range_in_vec_init)] // one message: the whole file
         return vec![0..data.len()];
-    }
-    let mut starts = vec![0];
-    starts.extend(message_starts(data, 0));
+    };
+    let mut starts = vec![first];
+    starts.extend(message_starts(data, first));
     messages(data, &starts)
+}
+
+/// Where the first `From ` line of an mbox starts: `data`'s start, or the
+/// start of its first line that is not blank, within its first
+/// [`crate::HEAD`] bytes. `None`: not an mbox.
+///
+/// ```
+/// use urlsift_mail::mbox::mbox_start;
+/// assert_eq!(mbox_start(b"From a\nSubject: x\n"), Some(0));
+/// assert_eq!(mbox_start(b"\n\r\nFrom a\nSubject: x\n"), Some(3));
+/// assert_eq!(mbox_start(b"Subject: x\n\nFrom a\n"), None);
+/// assert_eq!(mbox_start(b"\n  From a\n"), None);
+/// ```
+pub fn mbox_start(data: &[u8]) -> Option<usize> {
+    let head = &data[..data.len().min(crate::HEAD)];
+    let (first, line) = from_first_line(head);
+    let start = head.len() - line.len();
+    (first < head.len() && data[start..].starts_with(b"From ")).then_some(start)
+}
+
+/// Whether the first bytes of a stream, `data`, are enough to say what
+/// [`mbox_start`] says of the whole stream.
+///
+/// ```
+/// use urlsift_mail::mbox::mbox_start_known;
+/// assert!(!mbox_start_known(b"\n\nFro"));
+/// assert!(mbox_start_known(b"\n\nFrom "));
+/// assert!(mbox_start_known(b"\nSubj"));
+/// ```
+pub fn mbox_start_known(data: &[u8]) -> bool {
+    let head = &data[..data.len().min(crate::HEAD)];
+    let (first, line) = from_first_line(head);
+    let start = head.len() - line.len();
+    if first == head.len() {
+        // Blank so far: known once the head is.
+        return data.len() >= crate::HEAD;
+    }
+    // The first line that is not blank is a `From ` line or not.
+    data.len() - start >= 5 || !b"From ".starts_with(&data[start..])
 }
 
 /// [`split`] of an mbox's bytes from within a message on: the range from

@@ -129,6 +129,10 @@ fn inputs() -> Vec<Vec<u8>> {
     }
     mbox.extend_from_slice(&archive);
     out.push(mbox.clone());
+    // After blank lines.
+    let mut led = b"\n\r\n \t\n".to_vec();
+    led.extend_from_slice(&mbox);
+    out.push(led);
     // The same after the test archive, and with CRLF line ends.
     let mut after = archive.clone();
     after.extend_from_slice(&mbox);
