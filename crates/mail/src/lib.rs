@@ -294,8 +294,10 @@ fn scan_archive_capped<T: Send>(
     ),
 ) -> MailStats {
     let mut stats = MailStats::default();
-    if data.iter().all(u8::is_ascii_whitespace) {
-        // An empty file (a maildir's tmp/ placeholder) holds no message.
+    if data.len() <= cap && data.iter().all(u8::is_ascii_whitespace) {
+        // An empty file (a maildir's tmp/ placeholder) holds no message. (A
+        // blank one longer than the cap is one, as a stream must have
+        // handed its head on before its end.)
         return stats;
     }
     if !mbox::starts_like_mail(data) {
@@ -437,6 +439,8 @@ fn read_archive<R: Read + Send, T: Send>(
     // right after them follows a blank line).
     let mut rest: Option<message::Rest> = None;
     let mut behind = 0;
+    // `buf` starts within the `From ` line of its first message.
+    let mut in_from_line = false;
     // The next block, read while the messages before it are scanned.
     let mut next: Vec<u8> = Vec::new();
     let mut ahead: Option<io::Result<Filled>> = None;
@@ -485,6 +489,7 @@ fn read_archive<R: Read + Send, T: Send>(
             Some(_) if at.mboxrd => mbox::split_within(&buf, behind),
             Some(_) => std::iter::once(behind..buf.len()).collect(),
             None if first => Vec::new(),
+            None if at.mboxrd && in_from_line => mbox::split_in_from_line(&buf),
             None if at.mboxrd => mbox::split(&buf),
             None => std::iter::once(0..buf.len()).collect(),
         };
@@ -493,7 +498,7 @@ fn read_archive<R: Read + Send, T: Send>(
             _ => Item::Message(u),
         };
         if eof {
-            if rest.is_some() || !buf.iter().all(u8::is_ascii_whitespace) {
+            if rest.is_some() || buf.len() > cap || !buf.iter().all(u8::is_ascii_whitespace) {
                 let items: Vec<Item> = units
                     .into_iter()
                     .enumerate()
@@ -545,6 +550,25 @@ fn read_archive<R: Read + Send, T: Send>(
                 .collect();
             (items, units[n - 2].end)
         } else {
+            // A `From ` line that has not ended yet: its bytes are never
+            // scanned, so all but its last two are let go (they say
+            // whether a `From ` line after it follows a blank line).
+            if at.mboxrd && rest.is_none() && n == 1 {
+                let from = if in_from_line {
+                    0
+                } else {
+                    mbox::mbox_start(&buf).unwrap_or(0)
+                };
+                if buf.len() - from > mbox::DECIDED_AFTER
+                    && memchr::memchr(b'\n', &buf[from..]).is_none()
+                {
+                    let drop = buf.len() - 2;
+                    at.line += urlsift_core::parallel::newlines(&buf[..drop]);
+                    at.offset += drop as u64;
+                    buf.drain(..drop);
+                    in_from_line = true;
+                }
+            }
             // At a pause, what was found before is handed on all the same,
             // and the next read waits for more.
             if pause {
@@ -596,6 +620,7 @@ fn read_archive<R: Read + Send, T: Send>(
         }
         rest = if long.is_some() { carried } else { None };
         behind = keep_behind;
+        in_from_line = false;
         at.line += urlsift_core::parallel::newlines(&buf[..drop]);
         if ahead.is_some() {
             std::mem::swap(&mut buf, &mut next);

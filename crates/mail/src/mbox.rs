@@ -275,6 +275,14 @@ pub fn split(data: &[u8]) -> Vec<Range<usize>> {
     messages(data, &starts)
 }
 
+/// [`split`] of an mbox's bytes that start within a `From ` line that
+/// starts a message (its start let go, see `read_archive`).
+pub(crate) fn split_in_from_line(data: &[u8]) -> Vec<Range<usize>> {
+    let mut starts = vec![0];
+    starts.extend(message_starts(data, 0));
+    messages(data, &starts)
+}
+
 /// Where the first `From ` line of an mbox starts: `data`'s start, or the
 /// start of its first line that is not blank, within its first
 /// [`crate::HEAD`] bytes. `None`: not an mbox.

@@ -115,10 +115,11 @@ pub fn scan_message(
 /// ```
 /// assert_eq!(urlsift_mail::message::head_len(b"ab\ncd\nef", 7), 6);
 /// assert_eq!(urlsift_mail::message::head_len(b"abcdefgh", 4), 4);
+/// assert_eq!(urlsift_mail::message::head_len(b"", 4), 0);
 /// ```
 pub fn head_len(raw: &[u8], cap: usize) -> usize {
-    let cap = cap.clamp(1, raw.len().max(1));
-    memchr::memrchr(b'\n', &raw[..cap.min(raw.len())]).map_or(cap, |n| n + 1)
+    let cap = cap.max(1).min(raw.len());
+    memchr::memrchr(b'\n', &raw[..cap]).map_or(cap, |n| n + 1)
 }
 
 /// The rest of a message longer than the cap, past its head: where its
@@ -229,6 +230,7 @@ fn scan_rest_piece(ex: &Extractor, piece: &[u8], rest: &mut Rest, out: &mut Scan
     });
     rest.read += piece.len() as u64;
     rest.lines += urlsift_core::parallel::newlines(piece);
+    out.stats.decoded_bytes += piece.len() as u64;
 }
 
 /// [`scan_message`] after unquoting; `fast`: try the multipart walk
@@ -319,7 +321,7 @@ pub(super) fn scan_unquoted(
         }
         None if parser_failed => {
             w.problem(
-                0,
+                file_offset,
                 "the MIME parser failed on this message; scanned as plain text".into(),
             );
             w.scan(
@@ -332,7 +334,10 @@ pub(super) fn scan_unquoted(
         }
         None => {
             // Not even a header block: scan the bytes as they are.
-            w.problem(0, "no message headers; scanned as plain text".into());
+            w.problem(
+                file_offset,
+                "no message headers; scanned as plain text".into(),
+            );
             w.scan(
                 &uq.text,
                 0,

@@ -187,6 +187,18 @@ fn inputs() -> Vec<Vec<u8>> {
         near.extend_from_slice(&body);
     }
     out.push(near);
+    // `From ` lines longer than FROM_LINE_MAX: first, after a blank line,
+    // and after none (then no message start).
+    let mut long_from = b"From ".to_vec();
+    long_from.extend_from_slice(&b"y".repeat(9000));
+    long_from.extend_from_slice(b"\nSubject: a\n\nhttp://a.example/\n\nFrom ");
+    long_from.extend_from_slice(&b"z".repeat(6000));
+    long_from.extend_from_slice(b"\nSubject: b\n\nhttp://b.example/\nFrom ");
+    long_from.extend_from_slice(&b"w".repeat(5000));
+    long_from.extend_from_slice(b"\nSubject: c\n\nhttp://c.example/\n");
+    out.push(long_from);
+    // Blanks only.
+    out.push(b"\n \r\n".repeat(1500));
     // A line with no line end longer than the cap.
     let mut flat = b"Subject: flat\n\n".to_vec();
     for i in 0..2000 {
@@ -201,7 +213,8 @@ fn a_long_message_streamed_equals_whole() {
     for (n, data) in inputs().iter().enumerate() {
         for cap in [64, 700, 8000, 1 << 20] {
             let want = whole(data, cap);
-            assert!(!want.0.is_empty(), "input {n}");
+            let blank = data.iter().all(u8::is_ascii_whitespace);
+            assert!(blank || !want.0.is_empty(), "input {n}");
             for (block, piece, pauses) in [
                 (1, 1 << 20, false),
                 (100, 37, false),
@@ -286,9 +299,12 @@ fn the_rest_of_a_long_message_is_one_text_part() {
     assert!(problems.is_empty() && all.iter().all(|u| u.0.part == 1));
 }
 
-/// A message of `len` bytes, made as it is read: a header, then lines
-/// with a URL each. Counts the bytes it gave.
+/// A stream made as it is read: `head`, then `line` repeated to `len`
+/// bytes in all, then `tail`. Counts the bytes it gave.
 struct Endless {
+    head: &'static [u8],
+    line: &'static [u8],
+    tail: &'static [u8],
     at: usize,
     len: usize,
     given: std::sync::Arc<std::sync::atomic::AtomicUsize>,
@@ -296,14 +312,16 @@ struct Endless {
 
 impl Read for Endless {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        const HEAD: &[u8] = b"Subject: long\n\n";
-        const LINE: &[u8] = b"see http://u.example/a/b?c=d in this line\n";
-        let n = buf.len().min(self.len - self.at);
+        let all = self.len + self.tail.len();
+        let n = buf.len().min(all - self.at);
         for (i, b) in buf[..n].iter_mut().enumerate() {
             let k = self.at + i;
-            *b = match HEAD.get(k) {
-                Some(&h) => h,
-                None => LINE[(k - HEAD.len()) % LINE.len()],
+            *b = if k < self.head.len() {
+                self.head[k]
+            } else if k < self.len {
+                self.line[(k - self.head.len()) % self.line.len()]
+            } else {
+                self.tail[k - self.len]
             };
         }
         self.at += n;
@@ -313,24 +331,17 @@ impl Read for Endless {
     }
 }
 
-/// A stream of one long message is handed on a piece at a time: each
-/// batch comes while the reader has given at most the cap and a few blocks
-/// more than where the batch starts, so what is held stays bounded.
-#[test]
-fn a_long_message_is_handed_on_before_its_end() {
-    let (cap, block, len) = (64 << 10, 16 << 10, 4 << 20);
-    let given = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let r = Endless {
-        at: 0,
-        len,
-        given: given.clone(),
-    };
+/// Runs `r` through the stream reader with a cap of 64 KiB and blocks of
+/// 16 KiB: the batches, URLs, the most bytes read past a batch's start
+/// when it came, and the counts.
+fn held(r: Endless) -> (usize, usize, u64, MailStats) {
+    let given = r.given.clone();
     let (mut batches, mut urls, mut held) = (0, 0, 0);
     let mut stats = MailStats::default();
     read_archive(
         &Extractor::new(),
         r,
-        (block, cap),
+        (16 << 10, 64 << 10),
         (
             |b: &MailBatch<'_>| b.len(),
             |n, b: &MailBatch<'_>| {
@@ -346,10 +357,257 @@ fn a_long_message_is_handed_on_before_its_end() {
         &mut stats,
     )
     .unwrap();
-    let line = b"see http://u.example/a/b?c=d in this line\n".len();
-    assert!(urls + 2 >= (len - 15) / line, "{urls}");
+    (batches, urls, held, stats)
+}
+
+/// What [`held`] may find: the cap, what decides a message start, and
+/// a few blocks.
+const HELD_MAX: u64 = ((64 << 10) + mbox::DECIDED_AFTER + 3 * (16 << 10)) as u64;
+
+/// An mbox whose `From ` line is 4 MiB long is read in bounded memory:
+/// the line is never scanned, and is let go as it comes.
+#[test]
+fn a_long_from_line_is_let_go_as_it_comes() {
+    let (batches, urls, held, stats) = held(Endless {
+        head: b"From ",
+        line: b"x",
+        tail: b"\nSubject: s\n\nhttp://a.example/\n",
+        at: 0,
+        len: 4 << 20,
+        given: Default::default(),
+    });
+    assert_eq!((batches, urls, stats.messages), (1, 1, 1));
+    assert!(held <= HELD_MAX, "held {held} > {HELD_MAX}");
+}
+
+/// A stream of one long message is handed on a piece at a time: each
+/// batch comes while the reader has given at most the cap and a few blocks
+/// more than where the batch starts, so what is held stays bounded.
+#[test]
+fn a_long_message_is_handed_on_before_its_end() {
+    const LINE: &[u8] = b"see http://u.example/a/b?c=d in this line\n";
+    let len = 4 << 20;
+    let (batches, urls, held, stats) = held(Endless {
+        head: b"Subject: long\n\n",
+        line: LINE,
+        tail: b"",
+        at: 0,
+        len,
+        given: Default::default(),
+    });
+    assert!(urls + 2 >= (len - 15) / LINE.len(), "{urls}");
     assert!(batches > 40, "{batches}");
-    let bound = (cap + mbox::DECIDED_AFTER + 3 * block) as u64;
-    assert!(held <= bound, "held {held} > {bound}");
+    assert!(held <= HELD_MAX, "held {held} > {HELD_MAX}");
     assert_eq!((stats.messages, stats.problems), (1, 1));
+}
+
+/// A small deterministic generator (xorshift).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// Mail-shaped bytes: mbox or not, `From ` lines that start messages and
+/// some that do not (quoted, in bodies, longer than `FROM_LINE_MAX`),
+/// CRLF, MIME parts, URLs, long lines.
+fn random_mail(rng: &mut Rng) -> Vec<u8> {
+    let mut v = Vec::new();
+    match rng.below(6) {
+        0..=2 => v.extend_from_slice(b"From a@b Mon Jan  1 00:00:00 2024\n"),
+        3 => v.extend_from_slice(b"Subject: s\nMessage-ID: <x@y>\n\n"),
+        4 => v.extend_from_slice(b"\n\n  \n"),
+        _ => {}
+    }
+    let target = match rng.below(4) {
+        0 => rng.below(600),
+        1 => rng.below(6000),
+        _ => 4000 + rng.below(30_000),
+    };
+    let crlf = rng.below(4) == 0;
+    let sparse = rng.below(2) == 0;
+    let mut i = 0;
+    while v.len() < target {
+        i += 1;
+        let nl: &[u8] = if crlf && rng.below(2) == 0 {
+            b"\r\n"
+        } else {
+            b"\n"
+        };
+        match rng.below(24) {
+            0 | 1 if !sparse || rng.below(40) == 0 => {
+                v.extend_from_slice(b"From a@b Mon Jan  1 00:00:00 2024");
+                v.extend_from_slice(nl);
+            }
+            2 => {
+                v.extend_from_slice(b"From ");
+                v.extend(std::iter::repeat_n(b'f', 4085 + rng.below(20)));
+                v.extend_from_slice(nl);
+            }
+            3 | 4 => {
+                v.extend_from_slice(b"Subject: s");
+                v.extend_from_slice(nl);
+            }
+            5 => v.extend_from_slice(
+                b"X-Long-Name-Of-A-Field-That-Goes-On-And-On-Past-Eighty-Bytes-In-All-Of-It: v\n",
+            ),
+            6..=8 => v.extend_from_slice(nl),
+            9 => v.extend_from_slice(b">From q\n"),
+            10 => v.extend_from_slice(b">>From q\n"),
+            11..=13 => {
+                v.extend_from_slice(format!("http://u{i}.example/p?q={i}").as_bytes());
+                v.extend_from_slice(nl);
+            }
+            14 => v.extend_from_slice(format!("see www.w{i}.example ok ").as_bytes()),
+            15 => v.extend(std::iter::repeat_n(b'x', rng.below(300))),
+            16 => v.extend_from_slice(b"<http://w.example/a\n  /b>\n"),
+            17 => v.extend_from_slice(
+                b"Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Transfer-Encoding: base64\n\naHR0cDovL2I2NC5leGFtcGxlL3BhdGg=\n--b\nContent-Type: text/html\n\n<a href=\"http://h.example/\">x</a>\n",
+            ),
+            18 => v.extend_from_slice(
+                b"Content-Transfer-Encoding: quoted-printable\n\nhttp://q.example/=\nab=3D\n",
+            ),
+            19 if !sparse || rng.below(10) == 0 => v.extend_from_slice(b"From x\n\n"),
+            20 => v.extend(std::iter::repeat_n(b' ', rng.below(100))),
+            21 => v.extend_from_slice(b"\nFrom "),
+            22 => v.push(b'\r'),
+            _ => v.extend_from_slice(format!("(http://p{i}.example/(x)) ").as_bytes()),
+        }
+    }
+    v
+}
+
+/// A reader of `data` in pieces that fails once it reached `fail_at`.
+struct Failing<'a> {
+    inner: Pieces<'a>,
+    fail_at: usize,
+}
+
+impl Read for Failing<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.inner.at >= self.fail_at {
+            return Err(io::Error::other("broken"));
+        }
+        let room = (self.fail_at - self.inner.at).min(buf.len());
+        self.inner.read(&mut buf[..room])
+    }
+}
+
+/// The stream reader on `r`, its sink stopping after `stop` batches;
+/// with whether it failed.
+fn streamed_from(
+    r: impl Read + Send,
+    cap: usize,
+    block: usize,
+    stop: Option<usize>,
+) -> (Seen, bool) {
+    let (mut urls, mut problems) = (Vec::new(), Vec::new());
+    let mut stats = MailStats::default();
+    let mut batches = 0;
+    let res = read_archive(
+        &Extractor::new(),
+        r,
+        (block, cap),
+        (
+            |b: &MailBatch<'_>| {
+                let mut v = Vec::new();
+                b.each(|w, l, m| v.push((w.clone(), l, m.url_str().into_owned())));
+                v
+            },
+            |v, _: &MailBatch<'_>| {
+                batches += 1;
+                if stop.is_some_and(|s| batches > s) {
+                    return false;
+                }
+                urls.extend(v);
+                true
+            },
+            |p: &Problem| problems.push(p.clone()),
+            || true,
+        ),
+        &mut stats,
+    );
+    ((urls, problems, stats), res.is_err())
+}
+
+/// Random mail, caps, blocks, reads and pauses: the stream gives what the
+/// whole gives; broken at a random byte, what the whole of the bytes
+/// before gives, and the error; stopped early, a prefix of it.
+/// `URLSIFT_MAIL_CASES` sets the number of cases (150).
+#[test]
+fn random_streams_equal_whole() {
+    let cases = std::env::var("URLSIFT_MAIL_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(150);
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for case in 0..cases {
+        let data = random_mail(&mut rng);
+        let cap = match rng.below(4) {
+            0 => 1 + rng.below(40),
+            1 | 2 => 30 + rng.below(170),
+            _ => 100 + rng.below(8000),
+        };
+        let want = whole(&data, cap);
+        for _ in 0..3 {
+            let most = if rng.below(2) == 0 { 300 } else { 20_000 };
+            let block = (1 + rng.below(most)).max(40);
+            let most = if rng.below(2) == 0 { 100 } else { 9000 };
+            let piece = 1 + rng.below(most);
+            let pauses = rng.below(4) == 0 && piece > 50;
+            let r = Pieces {
+                data: &data,
+                piece,
+                at: 0,
+                pauses,
+                paused: false,
+            };
+            let (got, failed) = streamed_from(r, cap, block, None);
+            assert!(
+                got == want && !failed,
+                "case {case}: cap {cap}, block {block}, piece {piece}, pauses {pauses}"
+            );
+        }
+        if !data.is_empty() {
+            let k = rng.below(data.len());
+            let (block, piece) = (40 + rng.below(5000), 1 + rng.below(3000));
+            let r = Failing {
+                inner: Pieces {
+                    data: &data,
+                    piece,
+                    at: 0,
+                    pauses: false,
+                    paused: false,
+                },
+                fail_at: k,
+            };
+            let (got, failed) = streamed_from(r, cap, block, None);
+            assert!(
+                got == whole(&data[..k], cap) && failed,
+                "case {case}: cap {cap}, broken at {k}, block {block}, piece {piece}"
+            );
+        }
+        let stop = rng.below(5);
+        let r = Pieces {
+            data: &data,
+            piece: 1 + rng.below(3000),
+            at: 0,
+            pauses: false,
+            paused: false,
+        };
+        let (got, _) = streamed_from(r, cap, 40 + rng.below(3000), Some(stop));
+        assert!(
+            want.0.starts_with(&got.0),
+            "case {case}: stopped after {stop}"
+        );
+    }
 }
