@@ -38,23 +38,22 @@ impl Data {
     /// `MADV_DONTNEED`), so that closing a large map at the end of a scan
     /// does not unmap them all at once, on one thread. Bytes read in memory
     /// are kept. Reading the range again is still correct: the pages come
-    /// back from the file.
+    /// back from the file. Ranges whose ends are [`Data::release_point`]s
+    /// let go of whole huge pages, which a map of a file cached in large
+    /// folios has: a range that cuts one splits its mapping.
     ///
     /// ```
     /// let dir = tempfile::tempdir().unwrap();
     /// let path = dir.path().join("big.txt");
     /// std::fs::write(&path, b"see http://a.example/ ".repeat(100_000)).unwrap();
     /// let data = urlsift_search::input::map_file(&std::fs::File::open(&path).unwrap()).unwrap();
-    /// data.done_with(0..data.len() / 2);
+    /// data.done_with(0..data.release_point(data.len() / 2));
     /// assert!(data.starts_with(b"see http://a.example/"));
     /// ```
     pub fn done_with(&self, range: std::ops::Range<usize>) {
         #[cfg(unix)]
         if let Data::Mapped(m) = self {
-            // SAFETY: sysconf has no preconditions.
-            let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) })
-                .unwrap_or(4096)
-                .max(1);
+            let page = page_size();
             let start = range.start.div_ceil(page) * page;
             let end = range.end.min(m.len()) / page * page;
             if start < end {
@@ -70,6 +69,35 @@ impl Data {
         #[cfg(not(unix))]
         let _ = range;
     }
+
+    /// The last offset at or before `at` that starts a huge page (2 MiB)
+    /// of the map, where [`Data::done_with`] ranges best end; 0 for bytes
+    /// read in memory.
+    ///
+    /// ```
+    /// let data = urlsift_search::input::Data::Owned(vec![0; 10]);
+    /// assert_eq!(data.release_point(7), 0);
+    /// ```
+    pub fn release_point(&self, at: usize) -> usize {
+        const HUGE: usize = 2 << 20;
+        match self {
+            Data::Mapped(m) => {
+                let base = m.as_ptr() as usize;
+                let at = at.min(m.len());
+                ((base + at) / HUGE * HUGE).saturating_sub(base)
+            }
+            Data::Owned(_) => 0,
+        }
+    }
+}
+
+/// The size of a memory page.
+#[cfg(unix)]
+fn page_size() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) })
+        .unwrap_or(4096)
+        .max(1)
 }
 
 /// Files smaller than this are read rather than mapped: a map costs more

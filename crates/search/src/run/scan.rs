@@ -249,6 +249,9 @@ pub(super) fn scan_source(
 /// with: the next segment's scan may look back into them.
 pub(super) const RELEASE_MARGIN: usize = 64 << 10;
 
+/// The least a mapped file's pages are let go at a time.
+const RELEASE_STEP: usize = 32 << 20;
+
 /// Scan a whole (mapped) file in segments of a few batches of chunks
 /// ([`parallel::scan_segments`]), so a stop request is seen within one
 /// segment; the result is that of one scan over the whole file.
@@ -294,8 +297,10 @@ pub(super) fn scan_whole(cfg: &Config<'_>, whole: &Data, emit: &mut Emit<'_>, st
                 |n| {
                     progress(n);
                     pos += n;
-                    let to = pos.saturating_sub(RELEASE_MARGIN);
-                    if to > released {
+                    // A few times a gigabyte, on huge page bounds: each
+                    // release interrupts the other threads (a TLB flush).
+                    let to = whole.release_point(pos.saturating_sub(RELEASE_MARGIN));
+                    if to >= released + RELEASE_STEP {
                         let from = released;
                         if pool {
                             s.spawn(move |_| whole.done_with(from..to));
