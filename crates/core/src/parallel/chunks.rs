@@ -287,11 +287,10 @@ pub(super) fn pipeline<'h, T: Send>(
                 let buf = spare.pop().unwrap_or_default();
                 let (tx, rx) = std::sync::mpsc::sync_channel(1);
                 s.spawn(move |_| {
-                    let mut out = scan_chunk_into(ex, h, cb, ce, buf);
-                    let mapped: Vec<T> = if counting {
-                        out.lines = Some(relative_lines(h, cb, ce, &out.raws));
-                        Vec::new()
-                    } else if spec == 0 {
+                    let out = scan_chunk_into(ex, h, cb, ce, buf, counting);
+                    // With lines, a chunk's units are mapped once its first
+                    // line is known (see `map_counted`).
+                    let mapped: Vec<T> = if counting || spec == 0 {
                         Vec::new()
                     } else {
                         // Each unit its own task, so an idle thread can
@@ -439,17 +438,6 @@ fn hand_on_stitched<'h, T>(
         Some(seg) => ends(&seg),
         None => true,
     }
-}
-
-/// The lines of `raws` (matches of `hay[b..e]`, in order), counted from 0
-/// at `b`, and the newlines of `hay[b..e]`: each byte counted once.
-fn relative_lines(hay: &[u8], b: usize, e: usize, raws: &[RawMatch<'_>]) -> (Vec<u64>, u64) {
-    let mut counter = LineCounter { pos: b, line: 0 };
-    let rel = raws
-        .iter()
-        .map(|r| counter.line_at(hay, r.m.start))
-        .collect();
-    (rel, counter.line_at(hay, e))
 }
 
 /// Map the units of a stitched chunk at `b` whose first line is `first`:
@@ -607,20 +595,47 @@ fn map_rest<'h, T: Send>(
 }
 
 /// Scan the chunk `hay[b..e]` as if the floor were [`MAX_LOOK_BEHIND`]
-/// bytes before it, into `raws` (empty; its room is reused).
+/// bytes before it, into `raws` (empty; its room is reused); with
+/// `count_lines`, with the lines of its matches counted from 0 at `b`, and
+/// the chunk's newlines.
 fn scan_chunk_into<'h>(
     ex: &Extractor,
     hay: &'h [u8],
     b: usize,
     e: usize,
     mut raws: Vec<RawMatch<'h>>,
+    count_lines: bool,
 ) -> ChunkOut<'h> {
     let spec_floor = b.saturating_sub(MAX_LOOK_BEHIND);
-    let (floor, _) = ex.scan_raw(hay, b, e, spec_floor, |_, _| true, |r| raws.push(r));
+    if !count_lines {
+        let (floor, _) = ex.scan_raw(hay, b, e, spec_floor, |_, _| true, |r| raws.push(r));
+        return ChunkOut {
+            raws,
+            floor,
+            lines: None,
+        };
+    }
+    // The lines of the matches, from 0 at `b`, counted as they come, while
+    // the bytes before each are still in this core's cache: each byte is
+    // counted once.
+    let mut counter = LineCounter { pos: b, line: 0 };
+    let mut rel = Vec::new();
+    let (floor, _) = ex.scan_raw(
+        hay,
+        b,
+        e,
+        spec_floor,
+        |_, _| true,
+        |r| {
+            rel.push(counter.line_at(hay, r.m.start));
+            raws.push(r);
+        },
+    );
+    let total = counter.line_at(hay, e);
     ChunkOut {
         raws,
         floor,
-        lines: None,
+        lines: Some((rel, total)),
     }
 }
 
