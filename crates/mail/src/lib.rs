@@ -498,7 +498,12 @@ fn read_archive<R: Read + Send, T: Send>(
             _ => Item::Message(u),
         };
         if eof {
-            if rest.is_some() || buf.len() > cap || !buf.iter().all(u8::is_ascii_whitespace) {
+            // (A `From ` line let go ended in blanks: still a message.)
+            if rest.is_some()
+                || in_from_line
+                || buf.len() > cap
+                || !buf.iter().all(u8::is_ascii_whitespace)
+            {
                 let items: Vec<Item> = units
                     .into_iter()
                     .enumerate()
