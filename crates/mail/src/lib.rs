@@ -493,10 +493,14 @@ fn read_archive<R: Read + Send, T: Send>(
             None if at.mboxrd => mbox::split(&buf),
             None => std::iter::once(0..buf.len()).collect(),
         };
-        let item = |i: usize, u: Range<usize>| match &rest {
-            Some(rest) if i == 0 => Item::Rest(u, rest.clone()),
-            _ => Item::Message(u),
-        };
+        let mut items: Vec<Item> = units
+            .iter()
+            .enumerate()
+            .map(|(i, u)| match &rest {
+                Some(rest) if i == 0 => Item::Rest(u.clone(), rest.clone()),
+                _ => Item::Message(u.clone()),
+            })
+            .collect();
         if eof {
             // (A `From ` line let go ended in blanks: still a message.)
             if rest.is_some()
@@ -504,11 +508,6 @@ fn read_archive<R: Read + Send, T: Send>(
                 || buf.len() > cap
                 || !buf.iter().all(u8::is_ascii_whitespace)
             {
-                let items: Vec<Item> = units
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, u)| item(i, u))
-                    .collect();
                 scan_messages(
                     ex,
                     &buf,
@@ -532,28 +531,18 @@ fn read_archive<R: Read + Send, T: Send>(
             .last()
             .filter(|u| u.len() >= cap.saturating_add(mbox::DECIDED_AFTER))
             .cloned();
-        let (items, cut) = if let Some(last) = long.clone() {
-            let piece = last.start..last.start + message::head_len(&buf[last.clone()], cap);
-            let cut = piece.end;
-            let mut items: Vec<Item> = units[..n - 1]
-                .iter()
-                .cloned()
-                .enumerate()
-                .map(|(i, u)| item(i, u))
-                .collect();
-            items.push(match &rest {
-                Some(rest) if n == 1 => Item::Rest(piece, rest.clone()),
+        let cut = if let Some(last) = long.clone() {
+            let piece = last.start..last.start + message::head_len(&buf[last], cap);
+            let end = piece.end;
+            let head = match items.pop() {
+                Some(Item::Rest(_, rest)) => Item::Rest(piece, rest),
                 _ => Item::Head(piece),
-            });
-            (items, cut)
+            };
+            items.push(head);
+            end
         } else if n >= 2 {
-            let items = units[..n - 1]
-                .iter()
-                .cloned()
-                .enumerate()
-                .map(|(i, u)| item(i, u))
-                .collect();
-            (items, units[n - 2].end)
+            items.pop();
+            units[n - 2].end
         } else {
             // A `From ` line that has not ended yet: its bytes are never
             // scanned, so all but its last two are let go (they say
