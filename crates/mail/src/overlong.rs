@@ -4,9 +4,17 @@
 
 use std::io::{self, Read};
 
+use super::differential::Rng;
 use super::*;
 
 type Seen = (Vec<(MailWhere, u64, String)>, Vec<Problem>, MailStats);
+
+/// The URLs of a batch, with their places and lines.
+fn records(b: &MailBatch<'_>) -> Vec<(MailWhere, u64, String)> {
+    let mut v = Vec::new();
+    b.each(|w, l, m| v.push((w.clone(), l, m.url_str().into_owned())));
+    v
+}
 
 fn whole(data: &[u8], cap: usize) -> Seen {
     let (mut urls, mut problems) = (Vec::new(), Vec::new());
@@ -15,11 +23,7 @@ fn whole(data: &[u8], cap: usize) -> Seen {
         data,
         cap,
         (
-            |b: &MailBatch<'_>| {
-                let mut v = Vec::new();
-                b.each(|w, l, m| v.push((w.clone(), l, m.url_str().into_owned())));
-                v
-            },
+            records,
             |v, _: &MailBatch<'_>| {
                 urls.extend(v);
                 true
@@ -54,8 +58,6 @@ impl Read for Pieces<'_> {
 }
 
 fn streamed(data: &[u8], cap: usize, block: usize, piece: usize, pauses: bool) -> Seen {
-    let (mut urls, mut problems) = (Vec::new(), Vec::new());
-    let mut stats = MailStats::default();
     let r = Pieces {
         data,
         piece,
@@ -63,27 +65,9 @@ fn streamed(data: &[u8], cap: usize, block: usize, piece: usize, pauses: bool) -
         pauses,
         paused: false,
     };
-    read_archive(
-        &Extractor::new(),
-        r,
-        (block, cap),
-        (
-            |b: &MailBatch<'_>| {
-                let mut v = Vec::new();
-                b.each(|w, l, m| v.push((w.clone(), l, m.url_str().into_owned())));
-                v
-            },
-            |v, _: &MailBatch<'_>| {
-                urls.extend(v);
-                true
-            },
-            |p: &Problem| problems.push(p.clone()),
-            || true,
-        ),
-        &mut stats,
-    )
-    .unwrap();
-    (urls, problems, stats)
+    let (seen, failed) = streamed_from(r, cap, block, None);
+    assert!(!failed);
+    seen
 }
 
 /// Text with URLs on most lines, `From ` lines that start no message
@@ -408,22 +392,6 @@ fn a_long_message_is_handed_on_before_its_end() {
     assert_eq!((stats.messages, stats.problems), (1, 1));
 }
 
-/// A small deterministic generator (xorshift).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 /// Mail-shaped bytes: mbox or not, `From ` lines that start messages and
 /// some that do not (quoted, in bodies, longer than `FROM_LINE_MAX`),
 /// CRLF, MIME parts, URLs, long lines.
@@ -525,11 +493,7 @@ fn streamed_from(
         r,
         (block, cap),
         (
-            |b: &MailBatch<'_>| {
-                let mut v = Vec::new();
-                b.each(|w, l, m| v.push((w.clone(), l, m.url_str().into_owned())));
-                v
-            },
+            records,
             |v, _: &MailBatch<'_>| {
                 batches += 1;
                 if stop.is_some_and(|s| batches > s) {
