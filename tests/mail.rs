@@ -1409,3 +1409,26 @@ fn an_mbox_led_by_blank_lines_is_split() {
     assert_eq!(stats, o.stats);
     assert_eq!(streamed, o.urls);
 }
+
+/// A message the MIME parser fails on is reported at its own offset in
+/// the file, not at the file's start.
+#[test]
+fn a_failed_parse_is_reported_at_its_message() {
+    let bad = std::fs::read(format!("{OWN}/fuzz-mail-parser-panic.eml")).unwrap();
+    let mut mbox = b"From a@b Mon Jan  1 00:00:00 2024\nSubject: x\n\nhttp://a.example/\n\n\
+From c@d Mon Jan  1 00:00:00 2024\n"
+        .to_vec();
+    let at = mbox.len() as u64;
+    mbox.extend_from_slice(&bad);
+    let o = scan_bytes(&mbox);
+    assert_eq!(o.stats.messages, 2);
+    // mail-parser panics only where overflows are checked (see above).
+    if cfg!(debug_assertions) {
+        let p = o
+            .problems
+            .iter()
+            .find(|p| p.what.contains("MIME parser failed"))
+            .expect("the parser failed");
+        assert_eq!((p.message, p.offset), (2, at));
+    }
+}
