@@ -531,7 +531,8 @@ fn read_archive<R: Read + Send, T: Send>(
             .last()
             .filter(|u| u.len() >= cap.saturating_add(mbox::DECIDED_AFTER))
             .cloned();
-        let cut = if let Some(last) = long.clone() {
+        let is_long = long.is_some();
+        let cut = if let Some(last) = long {
             let piece = last.start..last.start + message::head_len(&buf[last], cap);
             let end = piece.end;
             let head = match items.pop() {
@@ -575,7 +576,7 @@ fn read_archive<R: Read + Send, T: Send>(
         };
         // In the rest of a long message, the bytes just before it are
         // kept, to read a `From ` line right after them.
-        let keep_behind = if long.is_some() { cut.min(2) } else { 0 };
+        let keep_behind = if is_long { cut.min(2) } else { 0 };
         let drop = cut - keep_behind;
         let mut carried = None;
         let mut scan = || {
@@ -612,7 +613,7 @@ fn read_archive<R: Read + Send, T: Send>(
         if !go {
             return Ok(());
         }
-        rest = if long.is_some() { carried } else { None };
+        rest = if is_long { carried } else { None };
         behind = keep_behind;
         in_from_line = false;
         at.line += urlsift_core::parallel::newlines(&buf[..drop]);

@@ -270,16 +270,20 @@ pub fn split(data: &[u8]) -> Vec<Range<usize>> {
         #[allow(clippy::single_range_in_vec_init)] // one message: the whole file
         return vec![0..data.len()];
     };
-    let mut starts = vec![first];
-    starts.extend(message_starts(data, first));
-    messages(data, &starts)
+    split_from(data, first)
 }
 
 /// [`split`] of an mbox's bytes that start within a `From ` line that
 /// starts a message (its start let go, see `read_archive`).
 pub(crate) fn split_in_from_line(data: &[u8]) -> Vec<Range<usize>> {
-    let mut starts = vec![0];
-    starts.extend(message_starts(data, 0));
+    split_from(data, 0)
+}
+
+/// The messages of `data`, the first starting with the `From ` line at
+/// `first`.
+fn split_from(data: &[u8], first: usize) -> Vec<Range<usize>> {
+    let mut starts = vec![first];
+    starts.extend(message_starts(data, first));
     messages(data, &starts)
 }
 
@@ -295,10 +299,15 @@ pub(crate) fn split_in_from_line(data: &[u8]) -> Vec<Range<usize>> {
 /// assert_eq!(mbox_start(b"\n  From a\n"), None);
 /// ```
 pub fn mbox_start(data: &[u8]) -> Option<usize> {
+    first_line_start(data).filter(|&start| data[start..].starts_with(b"From "))
+}
+
+/// Where the first line of `data` that is not blank starts, if it starts
+/// within the first [`crate::HEAD`] bytes.
+fn first_line_start(data: &[u8]) -> Option<usize> {
     let head = &data[..data.len().min(crate::HEAD)];
     let (first, line) = from_first_line(head);
-    let start = head.len() - line.len();
-    (first < head.len() && data[start..].starts_with(b"From ")).then_some(start)
+    (first < head.len()).then_some(head.len() - line.len())
 }
 
 /// Whether the first bytes of a stream, `data`, are enough to say what
@@ -311,15 +320,12 @@ pub fn mbox_start(data: &[u8]) -> Option<usize> {
 /// assert!(mbox_start_known(b"\nSubj"));
 /// ```
 pub fn mbox_start_known(data: &[u8]) -> bool {
-    let head = &data[..data.len().min(crate::HEAD)];
-    let (first, line) = from_first_line(head);
-    let start = head.len() - line.len();
-    if first == head.len() {
+    match first_line_start(data) {
+        // The first line that is not blank is a `From ` line or not.
+        Some(start) => data.len() - start >= 5 || !b"From ".starts_with(&data[start..]),
         // Blank so far: known once the head is.
-        return data.len() >= crate::HEAD;
+        None => data.len() >= crate::HEAD,
     }
-    // The first line that is not blank is a `From ` line or not.
-    data.len() - start >= 5 || !b"From ".starts_with(&data[start..])
 }
 
 /// [`split`] of an mbox's bytes from within a message on: the range from

@@ -607,19 +607,10 @@ fn scan_chunk_into<'h>(
     count_lines: bool,
 ) -> ChunkOut<'h> {
     let spec_floor = b.saturating_sub(MAX_LOOK_BEHIND);
-    if !count_lines {
-        let (floor, _) = ex.scan_raw(hay, b, e, spec_floor, |_, _| true, |r| raws.push(r));
-        return ChunkOut {
-            raws,
-            floor,
-            lines: None,
-        };
-    }
     // The lines of the matches, from 0 at `b`, counted as they come, while
     // the bytes before each are still in this core's cache: each byte is
     // counted once.
-    let mut counter = LineCounter { pos: b, line: 0 };
-    let mut rel = Vec::new();
+    let mut lines = count_lines.then(|| (LineCounter { pos: b, line: 0 }, Vec::new()));
     let (floor, _) = ex.scan_raw(
         hay,
         b,
@@ -627,15 +618,19 @@ fn scan_chunk_into<'h>(
         spec_floor,
         |_, _| true,
         |r| {
-            rel.push(counter.line_at(hay, r.m.start));
+            if let Some((counter, rel)) = &mut lines {
+                rel.push(counter.line_at(hay, r.m.start));
+            }
             raws.push(r);
         },
     );
-    let total = counter.line_at(hay, e);
     ChunkOut {
         raws,
         floor,
-        lines: Some((rel, total)),
+        lines: lines.map(|(mut counter, rel)| {
+            let total = counter.line_at(hay, e);
+            (rel, total)
+        }),
     }
 }
 
