@@ -7,7 +7,10 @@
 //! - `extract/slice/linkify`: `LinkFinder` (URL kind only) over the same slice.
 //! - `extract/file/<isa>`, `extract/file-par/<isa>`, `extract/file/linkify`: the
 //!   file named by `URLSIFT_BENCH_FILE`, when set (e.g. a 256 MiB corpus from
-//!   `scripts/make-corpus.sh`), on one thread and on all threads.
+//!   `scripts/make-corpus.sh`), on one thread and on all threads; and
+//!   `extract/file-par-pool/<isa>`, all threads called from a pool thread
+//!   (`ThreadPool::install`, as the Python package and `urlsift bench` call
+//!   it), where the calling thread scans chunks too while it waits.
 //! - `extract/stream/{whole,pipe}`: `parallel::scan_reader` over 48 MiB of
 //!   the sample, from a reader that gives it all at once (a file) and from
 //!   one that gives 64 KiB a read (a pipe); the stream's blocks are read
@@ -116,6 +119,10 @@ fn bench_file(c: &mut Criterion) {
     let hay = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.to_string_lossy()));
     let scalar = Extractor::with_isa(Isa::Scalar).expect("scalar");
     let expected = count(&scalar, &hay);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(rayon::current_num_threads())
+        .build()
+        .expect("thread pool");
     let mut g = c.benchmark_group("extract");
     g.sample_size(10);
     g.throughput(Throughput::Bytes(hay.len() as u64));
@@ -132,6 +139,17 @@ fn bench_file(c: &mut Criterion) {
                     n += 1
                 });
                 n
+            })
+        });
+        g.bench_function(format!("file-par-pool/{}", isa.name()), |b| {
+            b.iter(|| {
+                pool.install(|| {
+                    let mut n = 0usize;
+                    parallel::scan(&ex, black_box(&hay), parallel::DEFAULT_CHUNK_SIZE, |_| {
+                        n += 1
+                    });
+                    n
+                })
             })
         });
     }

@@ -254,7 +254,10 @@ pub(super) fn pipeline<'h, T: Send>(
     let threads = rayon::current_num_threads().max(1);
     // Called on a pool thread, this thread scans chunks too while it waits
     // (see [`wait`]), and hands results on only between them: a chunk more
-    // per thread keeps the others busy meanwhile.
+    // per thread keeps the others busy meanwhile. The chunks are spawned
+    // first in, first out, so the chunk it takes is the oldest not started,
+    // the next it needs; last in, first out, it would scan the newest while
+    // another thread scans the one it waits for, and then wait idle.
     let per_thread = if rayon::current_thread_index().is_some() {
         3
     } else {
@@ -264,7 +267,7 @@ pub(super) fn pipeline<'h, T: Send>(
     let counting = lines.is_some();
     let mut floor = floor;
     let mut go = true;
-    rayon::in_place_scope(|s| {
+    rayon::in_place_scope_fifo(|s| {
         let mut queued: VecDeque<Job> = VecDeque::new();
         let mut in_flight = VecDeque::with_capacity(window);
         // Stitched, in order, waiting to be handed on.
@@ -286,7 +289,7 @@ pub(super) fn pipeline<'h, T: Send>(
                 // reused: a chunk's matches are not written to fresh memory.
                 let buf = spare.pop().unwrap_or_default();
                 let (tx, rx) = std::sync::mpsc::sync_channel(1);
-                s.spawn(move |_| {
+                s.spawn_fifo(move |_| {
                     let out = scan_chunk_into(ex, h, cb, ce, buf, counting);
                     // With lines, a chunk's units are mapped once its first
                     // line is known (see `map_counted`).
@@ -344,7 +347,7 @@ pub(super) fn pipeline<'h, T: Send>(
                         job.line = Some(first);
                         let raws = std::mem::take(&mut raws);
                         let (tx, rx) = std::sync::mpsc::sync_channel(1);
-                        s.spawn(move |_| {
+                        s.spawn_fifo(move |_| {
                             let (mapped, raws) =
                                 map_counted(h, (b, base, first), (raws, rel, kept), map);
                             let _ = tx.send((mapped, raws));
