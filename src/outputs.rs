@@ -164,6 +164,26 @@ fn file_id(m: &std::fs::Metadata) -> (u64, u64) {
     (m.dev(), m.ino())
 }
 
+/// A copy of standard output's or standard error's descriptor, if the file
+/// `m` describes is the regular file it writes to.
+fn own_descriptor(m: &std::fs::Metadata) -> Option<std::fs::File> {
+    use std::os::fd::AsFd;
+    if !m.is_file() {
+        return None;
+    }
+    let fds = [
+        io::stdout().as_fd().try_clone_to_owned(),
+        io::stderr().as_fd().try_clone_to_owned(),
+    ];
+    fds.into_iter()
+        .flatten()
+        .map(std::fs::File::from)
+        .find(|f| {
+            f.metadata()
+                .is_ok_and(|own| own.is_file() && file_id(&own) == file_id(m))
+        })
+}
+
 /// The identity of every input that exists (standard input included).
 fn input_ids(sources: &[Source]) -> Vec<((u64, u64), String)> {
     use std::os::fd::AsFd;
@@ -261,17 +281,34 @@ pub(crate) fn open_outputs(
     let mut stale = Vec::new();
     if shards <= 1
         && let Ok(m) = std::fs::metadata(path)
-        && !m.is_file()
-        && !m.is_dir()
     {
-        // A device, a FIFO or a socket (`-o /dev/null`): written as it is;
-        // only a regular file is replaced by a rename.
-        let f = std::fs::OpenOptions::new()
-            .write(true)
-            .open(path)
-            .map_err(|e| shown(path, e))?;
-        outs.push(writer(f, path)?);
-        return Ok((outs, Outputs { pending, stale }));
+        if let Some(f) = own_descriptor(&m) {
+            // The run's own standard output or error (`-o /dev/stdout`
+            // into `>> log`): written through it, where the shell left it,
+            // so what the file held and what follows stay; a rename would
+            // put a new file in its place and cut the descriptor off it.
+            outs.push(writer(f, path)?);
+            return Ok((outs, Outputs { pending, stale }));
+        }
+        if !m.is_file() && !m.is_dir() {
+            use std::os::unix::fs::FileTypeExt;
+            let ty = m.file_type();
+            if (ty.is_fifo() || ty.is_socket())
+                && let Some((_, name)) = inputs.iter().find(|(id, _)| *id == file_id(&m))
+            {
+                // Writing into the pipe being read (`-o /dev/stdin`) would
+                // keep it open, and the input would never end.
+                return Err(format!("input file {name} is also the output"));
+            }
+            // A device, a FIFO or a socket (`-o /dev/null`): written as it
+            // is; only a regular file is replaced by a rename.
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .map_err(|e| shown(path, e))?;
+            outs.push(writer(f, path)?);
+            return Ok((outs, Outputs { pending, stale }));
+        }
     }
     if shards <= 1 {
         // Through a link: replace the file it names, keep the link.

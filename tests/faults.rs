@@ -334,6 +334,50 @@ fn output_to_a_device_is_written_in_place() {
     }
 }
 
+#[test]
+fn output_to_its_own_standard_output_is_written_through_it() {
+    // `-o /dev/stdout` with standard output redirected to a file: the file
+    // keeps what it held and what the shell writes after; a rename would
+    // have put a new file in its place.
+    let d = tmp();
+    let p = d.path().join("a.txt");
+    std::fs::write(&p, "see http://a.example/\n").unwrap();
+    let log = d.path().join("log.txt");
+    std::fs::write(&log, "before\n").unwrap();
+    let bin = env!("CARGO_BIN_EXE_urlsift");
+    for (dev, fd) in [("/dev/stdout", ">>"), ("/dev/stderr", "2>>")] {
+        let script = format!(
+            "{{ '{bin}' -o {dev} '{}'; echo after; }} {fd} '{}'",
+            p.display(),
+            log.display()
+        );
+        let st = Command::new("sh").arg("-c").arg(&script).status().unwrap();
+        assert!(st.success(), "{script}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap(),
+        "before\nhttp://a.example/\nafter\nhttp://a.example/\n"
+    );
+}
+
+#[test]
+fn output_into_the_pipe_being_read_is_refused() {
+    // Opening the pipe of standard input for writing would keep it open:
+    // the input would never end.
+    let mut child = cmd()
+        .args(["-o", "/dev/stdin", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let _ = stdin.write_all(b"see http://a.example/\n");
+    drop(stdin);
+    let st = wait_or_kill(&mut child, 60, "-o /dev/stdin");
+    assert_eq!(code(st), 2);
+}
+
 // ---------------------------------------------------------------- item 6
 
 /// Scan `data` as a mapped file, as standard input and as a .gz, with
