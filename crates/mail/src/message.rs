@@ -73,6 +73,16 @@ struct Walk<'a> {
     /// Where the text placed so far (header blocks, leaf part bodies, and
     /// the text between them, scanned by [`Walk::gap`]) ends.
     covered: usize,
+    /// Bytes the boundary checks may still search ([`Walk::check_boundary`]).
+    boundary_budget: usize,
+}
+
+/// The bytes the boundary checks of a message of `len` bytes may search:
+/// a few times the message. Each check searches its part, and nested parts
+/// lie within one another, so on multiparts nested ever deeper that never
+/// close, the checks alone would take time quadratic in the message.
+fn boundary_budget(len: usize) -> usize {
+    len.saturating_mul(8).saturating_add(1 << 20)
 }
 
 /// Scan the message `raw` (the `index`-th of its file, at `file_offset`).
@@ -271,6 +281,7 @@ pub(super) fn scan_unquoted(
             problems: 0,
             buf: Vec::new(),
             covered: 0,
+            boundary_budget: boundary_budget(uq.text.len()),
         };
         w.simple(&uq.text, &sm);
         return end(w);
@@ -287,6 +298,7 @@ pub(super) fn scan_unquoted(
             problems: 0,
             buf: Vec::new(),
             covered: 0,
+            boundary_budget: boundary_budget(uq.text.len()),
         };
         w.walked(&uq.text, &walked);
         return end(w);
@@ -310,6 +322,7 @@ pub(super) fn scan_unquoted(
         problems: 0,
         buf: Vec::new(),
         covered: 0,
+        boundary_budget: boundary_budget(uq.text.len()),
     };
     match &msg {
         Some(m) => {
@@ -688,27 +701,47 @@ impl Walk<'_> {
     /// not closed. The delimiters are looked for within the part (up to
     /// where mail-parser ended it), the closing one from the end, where a
     /// well-formed multipart has it: nested multiparts are not read again
-    /// for every level.
+    /// for every level. A multipart not closed is searched to its end,
+    /// though, and so are those nested in it: once the checks have searched
+    /// [`boundary_budget`] bytes, the message's other multiparts are not
+    /// checked (one problem says so).
     fn check_boundary(&mut self, raw: &[u8], part: &MessagePart<'_>, n: u32, at: u64) {
         let Some(b) = part.content_type().and_then(|ct| ct.attribute("boundary")) else {
             self.problem(at, format!("part {n}: multipart without a boundary"));
             return;
         };
+        if self.boundary_budget == 0 {
+            return;
+        }
         let from = (part.offset_body as usize).min(raw.len());
         let end = match part.offset_end as usize {
             e if e > from => e.min(raw.len()),
             _ => raw.len(),
         };
         let hay = &raw[from..end];
+        if hay.len() > self.boundary_budget {
+            self.boundary_budget = 0;
+            self.problem(
+                at,
+                format!("part {n}: multiparts nested too deep: their boundaries are not checked"),
+            );
+            return;
+        }
         let mut delim = Vec::with_capacity(b.len() + 4);
         delim.extend_from_slice(b"--");
         delim.extend_from_slice(b.as_bytes());
         let Some(first) = memmem::find(hay, &delim) else {
+            self.boundary_budget -= hay.len();
             self.problem(at, format!("part {n}: MIME boundary {b:?} not found"));
             return;
         };
         delim.extend_from_slice(b"--");
-        if memmem::rfind(&hay[first..], &delim).is_none() {
+        let closing = memmem::rfind(&hay[first..], &delim);
+        // What the two searches read: up to the first delimiter, and back
+        // from the end to the closing one.
+        let read = first + delim.len() + (hay.len() - first - closing.unwrap_or(0));
+        self.boundary_budget = self.boundary_budget.saturating_sub(read);
+        if closing.is_none() {
             self.problem(
                 at,
                 format!("part {n}: closing MIME boundary {b:?} missing (truncated?)"),
