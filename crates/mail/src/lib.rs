@@ -310,16 +310,87 @@ fn scan_archive_capped<T: Send>(
         mboxrd: mbox::mbox_start(data).is_some(),
         cap: cap.max(1),
     };
-    let items: Vec<Item> = mbox::split(data).into_iter().map(Item::Message).collect();
-    scan_messages(
-        ex,
-        data,
-        &items,
-        at,
-        (&map, &mut sink),
-        &mut on_problem,
-        &mut stats,
-    );
+    let ranges = mbox::split(data);
+    if ranges.iter().all(|r| r.len() <= at.cap) {
+        let items: Vec<Item> = ranges.into_iter().map(Item::Message).collect();
+        scan_messages(
+            ex,
+            data,
+            &items,
+            at,
+            (&map, &mut sink),
+            &mut on_problem,
+            &mut stats,
+        );
+        return stats;
+    }
+    // A message longer than the cap: its head, then each piece of its rest
+    // ([`message::head_len`], as a stream cuts them), is scanned and handed
+    // on before the next, so only one piece's URLs are held at a time. The
+    // messages between such ones are scanned as ever.
+    let mut at = at;
+    // `data[pos..end]`, with `items` (offsets in `data`), scanned; false
+    // when `sink` stopped the scan.
+    let mut scan = |pos: &mut usize, end: usize, items: Vec<Item>| {
+        let slice = &data[*pos..end];
+        let shifted: Vec<Item> = items.into_iter().map(|i| i.shifted(*pos)).collect();
+        let (go, rest) = if shifted.is_empty() {
+            (true, None)
+        } else {
+            scan_messages(
+                ex,
+                slice,
+                &shifted,
+                At {
+                    offset: *pos as u64,
+                    ..at
+                },
+                (&map, &mut sink),
+                &mut on_problem,
+                &mut stats,
+            )
+        };
+        at.line += urlsift_core::parallel::newlines(slice);
+        at.index += shifted
+            .iter()
+            .filter(|i| !matches!(i, Item::Rest(..)))
+            .count() as u64;
+        *pos = end;
+        (go, rest)
+    };
+    let (mut pos, mut from) = (0, 0);
+    for (k, r) in ranges.iter().enumerate() {
+        if r.len() <= at.cap {
+            continue;
+        }
+        let before = ranges[from..k].iter().cloned().map(Item::Message).collect();
+        if !scan(&mut pos, r.start, before).0 {
+            return stats;
+        }
+        let head = r.start + message::head_len(&data[r.clone()], at.cap);
+        let (go, mut rest) = scan(&mut pos, head, vec![Item::Head(r.start..head)]);
+        if !go {
+            return stats;
+        }
+        while pos < r.end {
+            let left = &data[pos..r.end];
+            let n = if left.len() > at.cap {
+                message::head_len(left, at.cap)
+            } else {
+                left.len()
+            };
+            let Some(state) = rest.take() else { break };
+            let piece = pos..pos + n;
+            let (go, next) = scan(&mut pos, piece.end, vec![Item::Rest(piece, state)]);
+            if !go {
+                return stats;
+            }
+            rest = next;
+        }
+        from = k + 1;
+    }
+    let after = ranges[from..].iter().cloned().map(Item::Message).collect();
+    scan(&mut pos, data.len(), after);
     stats
 }
 
@@ -762,6 +833,16 @@ impl Item {
     fn range(&self) -> &Range<usize> {
         match self {
             Item::Message(r) | Item::Head(r) | Item::Rest(r, _) => r,
+        }
+    }
+
+    /// The same item, in a slice starting `by` bytes later.
+    fn shifted(self, by: usize) -> Item {
+        let shift = |r: Range<usize>| r.start - by..r.end - by;
+        match self {
+            Item::Message(r) => Item::Message(shift(r)),
+            Item::Head(r) => Item::Head(shift(r)),
+            Item::Rest(r, rest) => Item::Rest(shift(r), rest),
         }
     }
 }

@@ -392,6 +392,52 @@ fn a_long_message_is_handed_on_before_its_end() {
     assert_eq!((stats.messages, stats.problems), (1, 1));
 }
 
+#[test]
+fn a_long_message_in_a_buffer_is_handed_on_a_piece_at_a_time() {
+    // A whole buffer's long message is handed on as a stream's is: its head,
+    // then each piece of its rest, each with the URLs of at most the cap's
+    // bytes; not all its URLs at once. The messages around it are as ever.
+    const LINE: &[u8] = b"see http://u.example/a/b?c=d in this line\n";
+    let cap = 4096;
+    let mut data =
+        b"From a@b Mon Jan  1 00:00:00 2024\nSubject: s\n\nhttp://first.example/\n\n".to_vec();
+    data.extend_from_slice(b"From a@b Mon Jan  1 00:00:00 2024\nSubject: long\n\n");
+    for _ in 0..2000 {
+        data.extend_from_slice(LINE);
+    }
+    data.extend_from_slice(
+        b"\nFrom c@d Mon Jan  1 00:00:00 2024\nSubject: t\n\nhttp://last.example/\n",
+    );
+    let mut most = 0;
+    let mut urls = Vec::new();
+    let stats = scan_archive_capped(
+        &Extractor::new(),
+        &data,
+        cap,
+        (
+            records,
+            |v, _: &MailBatch<'_>| {
+                most = most.max(v.len());
+                urls.extend(v);
+                true
+            },
+            |_: &Problem| {},
+        ),
+    );
+    assert_eq!(urls.len(), 2002);
+    assert!(most <= cap / LINE.len() + 1, "a batch held {most} URLs");
+    assert_eq!(stats.messages, 3);
+    assert_eq!(
+        (urls[0].2.as_str(), urls[2001].2.as_str()),
+        ("http://first.example/", "http://last.example/")
+    );
+    // And as a stream, the same.
+    assert_eq!(
+        whole(&data, cap).0,
+        streamed(&data, cap, 1000, 333, false).0
+    );
+}
+
 /// Mail-shaped bytes: mbox or not, `From ` lines that start messages and
 /// some that do not (quoted, in bodies, longer than `FROM_LINE_MAX`),
 /// CRLF, MIME parts, URLs, long lines.
