@@ -66,7 +66,7 @@ pub fn bench_cmd(opts: &BenchOpts) -> u8 {
         Ok(code) => code,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => 0,
         Err(e) => {
-            urlsift_core::report!("bench: {e}");
+            urlsift_core::report_error!("bench: {e}");
             2
         }
     }

@@ -1,5 +1,6 @@
 //! The `urlsift` command line: thin wiring over the library.
-// Diagnostics go through `urlsift_core::report!`, which never panics on a closed stderr.
+// Diagnostics go through `urlsift_core::report!` (messages about inputs, which `-s` silences) and
+// `report_error!` (what fails the run itself); neither panics on a closed stderr.
 #![warn(clippy::print_stderr, clippy::print_stdout)]
 
 use std::io::{self, BufWriter, IsTerminal, Write};
@@ -18,7 +19,7 @@ use clap::{CommandFactory, FromArgMatches};
 use outputs::{check_output_args, open_outputs};
 use urlsift_core::classify::{Classifier, Isa, isa_report};
 use urlsift_core::extract::Extractor;
-use urlsift_core::report;
+use urlsift_core::report_error;
 use urlsift_printer::dedup::KeyLevel;
 use urlsift_printer::{CountBy, Format, Options};
 use urlsift_search::input::Source;
@@ -102,7 +103,7 @@ fn run_uri_cmd(cmd: Cmd) -> u8 {
         Ok(code) => u8::try_from(code).unwrap_or(2),
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => 0,
         Err(e) => {
-            report!("writing output: {e}");
+            report_error!("writing output: {e}");
             2
         }
     }
@@ -121,7 +122,7 @@ fn scan(args: &ScanArgs) -> u8 {
         match list {
             Ok(v) => paths.extend(v),
             Err(e) => {
-                report!("--files-from {}: {e}", f.display());
+                report_error!("--files-from {}: {e}", f.display());
                 return 2;
             }
         }
@@ -137,7 +138,7 @@ fn scan(args: &ScanArgs) -> u8 {
         match urlsift_search::input::expand_with(&paths, &walk) {
             Ok(s) => s,
             Err(e) => {
-                report!("{e}");
+                report_error!("{e}");
                 return 2;
             }
         }
@@ -186,12 +187,12 @@ fn scan(args: &ScanArgs) -> u8 {
     let max_memory = match parse_size(&args.max_memory) {
         Ok(n) => n,
         Err(e) => {
-            report!("--max-memory: {e}");
+            report_error!("--max-memory: {e}");
             return 2;
         }
     };
     if let Err(e) = check_output_args(args, parquet) {
-        report!("{e}");
+        report_error!("{e}");
         return 2;
     }
     let classifier = match &args.isa {
@@ -206,7 +207,7 @@ fn scan(args: &ScanArgs) -> u8 {
             Extractor::with_classifier(c)
         }
         Err(e) => {
-            report!("{e}");
+            report_error!("{e}");
             return 2;
         }
     };
@@ -215,7 +216,7 @@ fn scan(args: &ScanArgs) -> u8 {
             .num_threads(n.min(parallel_work(&sources, args.chunk_size, n)))
             .build_global()
     {
-        report!("threads: {e}");
+        report_error!("threads: {e}");
         return 2;
     }
     let bar = progress_bar(&sources);
@@ -287,7 +288,7 @@ fn scan(args: &ScanArgs) -> u8 {
                 o
             }
             Err(e) => {
-                report!("{e}");
+                report_error!("{e}");
                 return 2;
             }
         }
@@ -314,15 +315,15 @@ fn scan(args: &ScanArgs) -> u8 {
     if let Some(files) = outputs.take()
         && let Err(e) = files.commit(written)
     {
-        report!("{e}");
+        report_error!("{e}");
         commit_failed = true;
     }
     if args.stats {
         if let Some(d) = &summary.dedup {
-            report!("dedup: {d}");
+            report_error!("dedup: {d}");
         }
         if args.mail {
-            report!(
+            report_error!(
                 "mail: {}",
                 mail.stats.lock().map(|s| s.to_string()).unwrap_or_default()
             );
@@ -336,12 +337,12 @@ fn scan(args: &ScanArgs) -> u8 {
         && e.kind() != io::ErrorKind::BrokenPipe
     {
         match &args.output {
-            Some(p) => report!("writing {}: {e}", p.display()),
-            None => report!("writing output: {e}"),
+            Some(p) => report_error!("writing {}: {e}", p.display()),
+            None => report_error!("writing output: {e}"),
         }
     }
     if let Some(e) = &summary.dedup_error {
-        report!("{e}");
+        report_error!("{e}");
     }
     if commit_failed {
         return 2;

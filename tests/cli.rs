@@ -989,6 +989,32 @@ fn no_messages_silences_errors_but_not_the_status() {
     assert_eq!(code(&o), 2);
     assert_eq!(stderr(&o), "");
     assert_eq!(lines(&o).len(), 2);
+    // What fails the run itself is still said: its arguments, its output.
+    for args in [
+        &["-s", "--isa", "bogus", "a.txt"][..],
+        &["-s", "-n", "-c", "a.txt"],
+        &["-s", "-o", "no-such-dir/out.txt", "a.txt"],
+        &["-s", "-o", "a.txt", "a.txt"],
+    ] {
+        let o = run_in(args, b"", Some(d.path()));
+        assert_eq!(code(&o), 2, "{args:?}");
+        assert!(
+            stderr(&o).starts_with("urlsift: "),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full");
+    if let Ok(full) = full {
+        let o = Command::new(BIN)
+            .args(["-s", "a.txt"])
+            .current_dir(d.path())
+            .stdout(full)
+            .output()
+            .unwrap();
+        assert_eq!(code(&o), 2);
+        assert!(stderr(&o).contains("writing output"), "{}", stderr(&o));
+    }
 }
 
 #[test]

@@ -23,12 +23,24 @@ pub fn set_quiet(quiet: bool) {
     QUIET.store(quiet, Ordering::Relaxed);
 }
 
-/// Write `urlsift: MESSAGE` and a newline on standard error. Errors writing
-/// it (a closed pipe, a full disk) are ignored.
+/// Write `urlsift: MESSAGE` and a newline on standard error, unless
+/// [`set_quiet`] silenced the messages. Errors writing it (a closed pipe, a
+/// full disk) are ignored.
 pub fn report(args: fmt::Arguments<'_>) {
     if QUIET.load(Ordering::Relaxed) {
         return;
     }
+    report_error(args);
+}
+
+/// [`report`], even when [`set_quiet`] silenced the messages about inputs:
+/// for what fails the run itself (its arguments, its output).
+///
+/// ```
+/// urlsift_core::diag::set_quiet(true);
+/// urlsift_core::report_error!("writing output: {}", "No space left on device");
+/// ```
+pub fn report_error(args: fmt::Arguments<'_>) {
     let mut line = Vec::with_capacity(128);
     let _ = line.write_fmt(format_args!("urlsift: {args}\n"));
     let _ = std::io::stderr().lock().write_all(&line);
@@ -39,6 +51,14 @@ pub fn report(args: fmt::Arguments<'_>) {
 macro_rules! report {
     ($($arg:tt)*) => {
         $crate::diag::report(format_args!($($arg)*))
+    };
+}
+
+/// [`report_error`] with `format!` arguments: printed even under `-s`.
+#[macro_export]
+macro_rules! report_error {
+    ($($arg:tt)*) => {
+        $crate::diag::report_error(format_args!($($arg)*))
     };
 }
 
