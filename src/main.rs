@@ -307,7 +307,7 @@ fn scan(args: &ScanArgs) -> u8 {
         && let Some(d) = &summary.died
     {
         // -s silences messages about inputs, never an internal error.
-        let _ = writeln!(io::stderr(), "urlsift: {d}");
+        report_error!("{d}");
     }
     let written =
         summary.write_error.is_none() && summary.dedup_error.is_none() && summary.died.is_none();

@@ -303,7 +303,7 @@ fn scan_archive_capped<T: Send>(
     if !mbox::starts_like_mail(data) {
         stats.not_mail += 1;
     }
-    let at = At {
+    let mut at = At {
         offset: 0,
         line: 0,
         index: 0,
@@ -311,24 +311,11 @@ fn scan_archive_capped<T: Send>(
         cap: cap.max(1),
     };
     let ranges = mbox::split(data);
-    if ranges.iter().all(|r| r.len() <= at.cap) {
-        let items: Vec<Item> = ranges.into_iter().map(Item::Message).collect();
-        scan_messages(
-            ex,
-            data,
-            &items,
-            at,
-            (&map, &mut sink),
-            &mut on_problem,
-            &mut stats,
-        );
-        return stats;
-    }
-    // A message longer than the cap: its head, then each piece of its rest
-    // ([`message::head_len`], as a stream cuts them), is scanned and handed
-    // on before the next, so only one piece's URLs are held at a time. The
-    // messages between such ones are scanned as ever.
-    let mut at = at;
+    // The messages, in one scan when none is longer than the cap. A longer
+    // one's head, then each piece of its rest ([`message::head_len`], as a
+    // stream cuts them), is scanned and handed on before the next, so only
+    // one piece's URLs are held at a time; the messages between such ones
+    // are scanned as ever.
     // `data[pos..end]`, with `items` (offsets in `data`), scanned; false
     // when `sink` stopped the scan.
     let mut scan = |pos: &mut usize, end: usize, items: Vec<Item>| {
@@ -350,7 +337,10 @@ fn scan_archive_capped<T: Send>(
                 &mut stats,
             )
         };
-        at.line += urlsift_core::parallel::newlines(slice);
+        if end < data.len() {
+            // (The lines of a slice matter only to those after it.)
+            at.line += urlsift_core::parallel::newlines(slice);
+        }
         at.index += shifted
             .iter()
             .filter(|i| !matches!(i, Item::Rest(..)))
