@@ -86,6 +86,69 @@ pub fn fill_or_pause(
 /// How much room [`fill`] zeroes at a time.
 const ROOM_STEP: usize = 1 << 20;
 
+/// A read buffer: the bytes read, then room that is zeroed once and kept
+/// when the bytes are let go, so a buffer read into block after block is
+/// not zeroed again each time (a pass over memory as costly as the read).
+#[derive(Default)]
+struct Room {
+    /// The bytes read (`..len`), then zeroed room.
+    bytes: Vec<u8>,
+    len: usize,
+}
+
+impl Room {
+    /// The bytes of `v`, with no room past them.
+    fn from_vec(v: Vec<u8>) -> Room {
+        let len = v.len();
+        Room { bytes: v, len }
+    }
+
+    /// The bytes read, as a vector.
+    fn into_vec(mut self) -> Vec<u8> {
+        self.bytes.truncate(self.len);
+        self.bytes
+    }
+
+    /// Let go of every byte, keeping the room.
+    fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// Let go of the first `n` bytes: those after move to the front.
+    fn drop_front(&mut self, n: usize) {
+        let n = n.min(self.len);
+        self.bytes.copy_within(n..self.len, 0);
+        self.len -= n;
+    }
+
+    /// Add `more` after the bytes.
+    fn extend_from_slice(&mut self, more: &[u8]) {
+        let end = self.len + more.len();
+        if self.bytes.len() < end {
+            self.bytes.resize(end, 0);
+        }
+        self.bytes[self.len..end].copy_from_slice(more);
+        self.len = end;
+    }
+
+    /// The room after the bytes, made at least `min` and at most `max`
+    /// bytes long when there is none.
+    fn spare(&mut self, min: usize, max: usize) -> &mut [u8] {
+        if self.len == self.bytes.len() {
+            self.bytes.resize(self.len + max.max(min), 0);
+        }
+        &mut self.bytes[self.len..]
+    }
+}
+
+impl std::ops::Deref for Room {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
 /// [`fill`], ending early (not at the end of the stream) once `quit` is
 /// set: it is looked at before each read. With `pause_after`, a pause of
 /// the source ends it too, once `buf` holds more than that many bytes;
@@ -97,32 +160,43 @@ fn fill_unless(
     quit: &AtomicBool,
     pause_after: Option<usize>,
 ) -> io::Result<Filled> {
-    // The room is zeroed a step at a time, and each read fills the next of
+    let mut room = Room::from_vec(std::mem::take(buf));
+    let res = fill_room(r, &mut room, want, quit, pause_after);
+    *buf = room.into_vec();
+    res
+}
+
+/// [`fill_unless`] into a [`Room`]: what it has zeroed is read into first.
+fn fill_room(
+    r: &mut impl Read,
+    buf: &mut Room,
+    want: usize,
+    quit: &AtomicBool,
+    pause_after: Option<usize>,
+) -> io::Result<Filled> {
+    // Room is zeroed a step at a time, and each read fills the next of
     // it: a pipe or a decoder gives a little at a time, and a source that
     // pauses often has little room zeroed for it each time.
-    let mut at = buf.len();
-    let end = loop {
+    loop {
+        let at = buf.len;
         if at >= want || quit.load(Ordering::Relaxed) {
-            break Ok(Filled::Full);
+            return Ok(Filled::Full);
         }
-        if at == buf.len() {
-            buf.resize(want.min(at + ROOM_STEP).max(at + 4096), 0);
-        }
-        match r.read(&mut buf[at..]) {
-            Ok(0) => break Ok(Filled::End),
-            Ok(n) => at += n,
+        let spare = buf.spare(4096, want.min(at + ROOM_STEP) - at);
+        let limit = spare.len().min(want.saturating_sub(at).max(4096));
+        match r.read(&mut spare[..limit]) {
+            Ok(0) => return Ok(Filled::End),
+            Ok(n) => buf.len += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                 if pause_after.is_some_and(|p| at > p) {
-                    break Ok(Filled::Paused);
+                    return Ok(Filled::Paused);
                 }
                 std::thread::sleep(std::time::Duration::from_millis(1));
             }
-            Err(e) => break Err(e),
+            Err(e) => return Err(e),
         }
-    };
-    buf.truncate(at);
-    end
+    }
 }
 
 /// Run `work` while the next block of `r` is read onto `next` ([`fill`]
@@ -154,7 +228,9 @@ pub fn fill_while<R: Read + Send, T>(
     want: usize,
     work: impl FnOnce() -> (T, bool),
 ) -> (T, Option<io::Result<bool>>) {
-    let (res, read) = fill_ahead(r, next, (want, None), work);
+    let mut room = Room::from_vec(std::mem::take(next));
+    let (res, read) = fill_ahead(r, &mut room, (want, None), work);
+    *next = room.into_vec();
     (res, read.map(|r| r.map(|f| f == Filled::End)))
 }
 
@@ -190,14 +266,17 @@ pub fn fill_while_or_pause<R: Read + Send, T>(
     want: usize,
     work: impl FnOnce() -> (T, bool),
 ) -> (T, Option<io::Result<Filled>>) {
-    fill_ahead(r, next, (want, Some(0)), work)
+    let mut room = Room::from_vec(std::mem::take(next));
+    let res = fill_ahead(r, &mut room, (want, Some(0)), work);
+    *next = room.into_vec();
+    res
 }
 
 /// [`fill_while`], its read ending early at a pause of the source once
 /// `next` holds more than `pause_after` bytes (see [`fill_unless`]).
 fn fill_ahead<R: Read + Send, T>(
     r: &mut R,
-    next: &mut Vec<u8>,
+    next: &mut Room,
     (want, pause_after): (usize, Option<usize>),
     work: impl FnOnce() -> (T, bool),
 ) -> (T, Option<io::Result<Filled>>) {
@@ -210,7 +289,7 @@ fn fill_ahead<R: Read + Send, T>(
             .name("urlsift-read".into())
             .spawn_scoped(s, || {
                 READ_QUIT.with(|q| *q.borrow_mut() = Some(Arc::clone(&quit)));
-                fill_unless(r, next, want, &quit, pause_after)
+                fill_room(r, next, want, &quit, pause_after)
             });
         let _quit = SetOnDrop(&quit);
         let (res, go) = work();
@@ -412,7 +491,7 @@ fn read_blocks<R: Read + Send>(
     mut paused: impl FnMut() -> bool,
 ) -> io::Result<u64> {
     let block_size = block_size.max(1);
-    let mut buf: Vec<u8> = Vec::new();
+    let mut buf = Room::default();
     let mut base = 0u64; // absolute offset of buf[0]
     let (mut start, mut floor) = (0usize, 0usize);
     let mut lines = LineCounter::default();
@@ -423,7 +502,7 @@ fn read_blocks<R: Read + Send>(
     let mut failed: Option<io::Error> = None;
     // The next block, read while the one before is scanned, and how its
     // reading ended.
-    let mut next: Vec<u8> = Vec::new();
+    let mut next = Room::default();
     let mut ahead: Option<io::Result<Filled>> = None;
     // A pause ends a read once the buffer holds more than this: after a
     // pause, only once something new came.
@@ -435,21 +514,11 @@ fn read_blocks<R: Read + Send>(
         let want = start + need + need / 8 + MAX_WRAPPED + 1;
         let read = match ahead.take() {
             // Read ahead: what it left to read, if anything, is read here.
-            Some(Ok(Filled::Full)) if buf.len() < want => Some(fill_unless(
-                &mut r,
-                &mut buf,
-                want,
-                &quit,
-                Some(pause_after),
-            )),
+            Some(Ok(Filled::Full)) if buf.len() < want => {
+                Some(fill_room(&mut r, &mut buf, want, &quit, Some(pause_after)))
+            }
             Some(res) => Some(res),
-            None if !eof => Some(fill_unless(
-                &mut r,
-                &mut buf,
-                want,
-                &quit,
-                Some(pause_after),
-            )),
+            None if !eof => Some(fill_room(&mut r, &mut buf, want, &quit, Some(pause_after))),
             None => None,
         };
         let mut pause = false;
@@ -529,7 +598,7 @@ fn read_blocks<R: Read + Send>(
         if ahead.is_some() {
             std::mem::swap(&mut buf, &mut next);
         } else {
-            buf.drain(..keep_from);
+            buf.drop_front(keep_from);
         }
         base += keep_from as u64;
         start = end - keep_from;
@@ -616,4 +685,29 @@ fn scan_block(
         };
         sink(&abs, line);
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A room read into again, after its bytes were let go, holds only what
+    /// was read, and keeps its zeroed room.
+    #[test]
+    fn a_room_read_into_again_holds_only_what_was_read() {
+        let quit = AtomicBool::new(false);
+        let mut room = Room::default();
+        let full = fill_room(&mut &[7u8; 5000][..], &mut room, 5000, &quit, None);
+        assert_eq!(full.unwrap(), Filled::Full);
+        room.drop_front(4990);
+        assert_eq!(&room[..], &[7u8; 10][..]);
+        let end = fill_room(&mut &b"abc"[..], &mut room, 100, &quit, None);
+        assert_eq!(end.unwrap(), Filled::End);
+        assert_eq!(&room[..], b"\x07\x07\x07\x07\x07\x07\x07\x07\x07\x07abc");
+        room.clear();
+        room.extend_from_slice(b"xy");
+        assert_eq!(&room[..], b"xy");
+        assert!(room.bytes.len() >= 5000);
+        assert_eq!(room.into_vec(), b"xy");
+    }
 }
