@@ -142,7 +142,7 @@ const EXIT_STATUS: [(&str, &str); 3] = [
     ("1", "no URL was found, and nothing failed"),
     (
         "2",
-        "an error: an input could not be read, the output could not be written, the options were wrong; other inputs are still scanned. With -q, a URL found wins over errors",
+        "an error: an input could not be read, the output could not be written (a closed standard output included), the options were wrong; other inputs are still scanned. With -q, a URL found wins over errors",
     ),
 ];
 

@@ -11,6 +11,7 @@ mod cmd_bench;
 mod cmd_man;
 mod cmd_uri;
 mod outputs;
+mod stdout;
 
 use args::{
     Cli, Cmd, ColorArg, CountByArg, DedupKeyArg, FormatArg, ScanArgs, ShardByArg, parse_size,
@@ -55,7 +56,15 @@ fn main() -> ExitCode {
     }));
     let version: &'static str =
         Box::leak(format!("{}\n{}", env!("CARGO_PKG_VERSION"), isa_report()).into_boxed_str());
-    let matches = Cli::command().long_version(version).get_matches();
+    let matches = match Cli::command().long_version(version).try_get_matches() {
+        Ok(m) => m,
+        // --help and --version print on standard output.
+        Err(e) if !e.use_stderr() && stdout::closed() => {
+            report_error!("writing output: {}", stdout::closed_error());
+            return ExitCode::from(2);
+        }
+        Err(e) => e.exit(),
+    };
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(c) => c,
         Err(e) => e.exit(),
@@ -68,8 +77,7 @@ fn main() -> ExitCode {
 }
 
 fn run_uri_cmd(cmd: Cmd) -> u8 {
-    let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    let mut out = BufWriter::new(stdout::Stdout::lock());
     let mut err = io::stderr();
     let mut stdin = io::stdin().lock();
     let r = match cmd {
@@ -110,7 +118,6 @@ fn run_uri_cmd(cmd: Cmd) -> u8 {
 }
 
 fn scan(args: &ScanArgs) -> u8 {
-    let stdout = io::stdout();
     urlsift_core::diag::set_quiet(args.no_messages);
     let mut paths = args.paths.clone();
     if let Some(f) = &args.files_from {
@@ -149,7 +156,7 @@ fn scan(args: &ScanArgs) -> u8 {
     let color = match args.color {
         ColorArg::Always => true,
         ColorArg::Never => false,
-        ColorArg::Auto => stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        ColorArg::Auto => io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
     };
     let parquet = matches!(args.format, FormatArg::Parquet);
     let dedup_key = match args.dedup_key {
@@ -269,7 +276,7 @@ fn scan(args: &ScanArgs) -> u8 {
         },
     };
     // One buffered writer per output (or shard); output goes out in input order.
-    let mut stdout_lock = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut stdout_lock = BufWriter::with_capacity(1 << 16, stdout::Stdout::lock());
     let mut sink = io::sink();
     let mut outputs = None;
     let outs: Vec<Box<dyn RecordWriter + '_>> = if args.quiet {

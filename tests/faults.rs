@@ -524,6 +524,65 @@ fn subcommands_into_a_closed_pipe_exit_0() {
     }
 }
 
+/// Run `args` with standard output closed (`urlsift ARGS >&-`); returns
+/// the exit status and what was written on standard error.
+fn with_stdout_closed(args: &[&str]) -> (ExitStatus, String) {
+    let mut c = Command::new("sh");
+    c.arg("-c")
+        .arg("exec \"$0\" \"$@\" >&-")
+        .arg(bin())
+        .args(args)
+        .env_remove("URLSIFT_ISA")
+        .env_remove("NO_COLOR");
+    let (st, _, err) = run(&mut c, 60, &format!("{args:?} >&-"));
+    (st, String::from_utf8_lossy(&err).into_owned())
+}
+
+#[test]
+fn closed_standard_output_is_a_write_error() {
+    // grep: "write error: Bad file descriptor", exit 2. Whatever would be
+    // printed is an error; a run that prints nothing is not.
+    let d = tmp();
+    let p = d.path().join("a.txt");
+    std::fs::write(&p, "see http://a.example/\n").unwrap();
+    let none = d.path().join("none.txt");
+    std::fs::write(&none, "no links here\n").unwrap();
+    let (p, none) = (p.to_str().unwrap(), none.to_str().unwrap());
+    for args in [
+        &[p][..],
+        &["-c", p],
+        &["-l", p],
+        &["--count-by", "host", p],
+        &["parse", "http://a.example/"],
+        &["normalize", "http://A.example/"],
+        &["resolve", "http://a/b/c/d", "../x"],
+        &["man"],
+        &["completions", "bash"],
+        &["--help"],
+    ] {
+        let (st, err) = with_stdout_closed(args);
+        assert_eq!(code(st), 2, "{args:?}: {err}");
+        assert!(
+            err.contains("urlsift: writing output: Bad file descriptor"),
+            "{args:?}: {err}"
+        );
+    }
+    // Nothing to print: no write, no error.
+    let (st, err) = with_stdout_closed(&[none]);
+    assert_eq!(code(st), 1, "{err}");
+    assert_eq!(err, "");
+    let (st, err) = with_stdout_closed(&["-q", p]);
+    assert_eq!(code(st), 0, "{err}");
+    assert_eq!(err, "");
+    let out = d.path().join("out.txt");
+    let (st, err) = with_stdout_closed(&["-o", out.to_str().unwrap(), p]);
+    assert_eq!(code(st), 0, "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "http://a.example/\n"
+    );
+}
+
 // ---------------------------------------------------------------- item 9
 
 #[test]
