@@ -177,7 +177,7 @@ pub(crate) struct ScanArgs {
     /// Directory for spilled runs [default: $TMPDIR or /tmp].
     #[arg(long, value_name = "DIR")]
     pub(crate) temp_dir: Option<PathBuf>,
-    /// Write the output to FILE (with --shards: into the directory DIR).
+    /// Write the output to FILE (`-`: standard output; with --shards: into the directory DIR).
     #[arg(short = 'o', long, value_name = "FILE|DIR")]
     pub(crate) output: Option<PathBuf>,
     /// Split the output into N files (DIR/part-00000.EXT ...) by a hash of --shard-by.

@@ -65,10 +65,13 @@ fn main() -> ExitCode {
         }
         Err(e) => e.exit(),
     };
-    let cli = match Cli::from_arg_matches(&matches) {
+    let mut cli = match Cli::from_arg_matches(&matches) {
         Ok(c) => c,
         Err(e) => e.exit(),
     };
+    if cli.scan.output.as_deref() == Some(std::path::Path::new("-")) {
+        cli.scan.output = None; // `-o -`: standard output, as `-` is standard input
+    }
     let code = match cli.cmd {
         Some(cmd) => run_uri_cmd(cmd),
         None => scan(&cli.scan),

@@ -786,6 +786,30 @@ fn write_error_on_output_exits_2() {
 
 // ------------------------------------------- file and output selection
 
+#[test]
+fn output_dash_is_standard_output() {
+    // As for inputs, `-o -` is standard output, not a file named `-`;
+    // `-o ./-` is that file.
+    let d = tree(&[("a.txt", b"see http://a.example/\n")]);
+    let o = run_in(&["-o", "-", "-n", "a.txt"], b"", Some(d.path()));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(stdout(&o), "1:http://a.example/\n");
+    assert!(!d.path().join("-").exists(), "-o - wrote a file named -");
+    let o = run_in(&["-o", "./-", "a.txt"], b"", Some(d.path()));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(stdout(&o), "");
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("-")).unwrap(),
+        "http://a.example/\n"
+    );
+    let o = run(&["--help"], b"");
+    assert!(
+        stdout(&o).contains("`-`: standard output"),
+        "{}",
+        stdout(&o)
+    );
+}
+
 /// A walkable tree: text at two depths, a git directory, a hidden Maildir++
 /// folder, a file with no URL.
 fn selection_tree() -> tempfile::TempDir {
