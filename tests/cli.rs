@@ -787,6 +787,49 @@ fn write_error_on_output_exits_2() {
 // ------------------------------------------- file and output selection
 
 #[test]
+fn output_that_cannot_be_created_is_named_as_given() {
+    // The message names the output the user gave and the reason, never
+    // the temporary file it is written under.
+    let d = tree(&[("a.txt", b"see http://a.example/\n")]);
+    let mut cases = vec![
+        (
+            vec!["-o", "missing/out.txt", "a.txt"],
+            "missing/out.txt: No such file or directory (os error 2)",
+        ),
+        (
+            vec!["-o", "a.txt/out.txt", "a.txt"],
+            "a.txt/out.txt: Not a directory (os error 20)",
+        ),
+        (
+            vec!["--shards", "2", "-o", "a.txt/dir", "a.txt"],
+            "a.txt/dir: Not a directory (os error 20)",
+        ),
+        (
+            vec!["--shards", "2", "-o", "a.txt", "a.txt"],
+            "a.txt: File exists (os error 17)",
+        ),
+    ];
+    if !is_root() {
+        // Root writes into a read-only directory anyway.
+        std::fs::create_dir(d.path().join("ro")).unwrap();
+        set_mode(&d.path().join("ro"), 0o555);
+        cases.push((
+            vec!["-o", "ro/out.txt", "a.txt"],
+            "ro/out.txt: Permission denied (os error 13)",
+        ));
+        cases.push((
+            vec!["--shards", "2", "-o", "ro", "a.txt"],
+            "ro/part-00000.txt: Permission denied (os error 13)",
+        ));
+    }
+    for (args, want) in cases {
+        let o = run_in(&args, b"", Some(d.path()));
+        assert_eq!(code(&o), 2, "{args:?}");
+        assert_eq!(stderr(&o), format!("urlsift: {want}\n"), "{args:?}");
+    }
+}
+
+#[test]
 fn output_dash_is_standard_output() {
     // As for inputs, `-o -` is standard output, not a file named `-`;
     // `-o ./-` is that file.
