@@ -178,6 +178,8 @@ pub(crate) struct ScanArgs {
     #[arg(long, value_name = "DIR")]
     pub(crate) temp_dir: Option<PathBuf>,
     /// Write the output to FILE (`-`: standard output; with --shards: into the directory DIR).
+    /// It replaces the old one at the end, also when an input could not be read (exit 2);
+    /// an output that could not be written whole (a write or spill failed) leaves the old one.
     #[arg(short = 'o', long, value_name = "FILE|DIR")]
     pub(crate) output: Option<PathBuf>,
     /// Split the output into N files (DIR/part-00000.EXT ...) by a hash of --shard-by.

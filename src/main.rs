@@ -319,11 +319,14 @@ fn scan(args: &ScanArgs) -> u8 {
         // -s silences messages about inputs, never an internal error.
         report_error!("{d}");
     }
-    let written =
+    // The output of the inputs that could be read replaces the old one, as
+    // grep's output goes on past an unreadable input; one that is not whole
+    // (a failed write or spill, a worker that died) never does.
+    let whole =
         summary.write_error.is_none() && summary.dedup_error.is_none() && summary.died.is_none();
     let mut commit_failed = false;
     if let Some(files) = outputs.take()
-        && let Err(e) = files.commit(written)
+        && let Err(e) = files.commit(whole)
     {
         report_error!("{e}");
         commit_failed = true;

@@ -1,6 +1,6 @@
 //! The run's outputs: option combinations refused before a scan, and the
 //! files written under temporary names, never over an input, and renamed
-//! into place at the end.
+//! into place at the end when they were written whole.
 
 use std::io::{self, BufWriter};
 use std::path::PathBuf;
@@ -133,7 +133,10 @@ pub(crate) fn check_output_args(args: &ScanArgs, parquet: bool) -> Result<(), St
 
 /// The outputs of a run, written under temporary names in their directory
 /// and renamed into place by [`Outputs::commit`] at the end: a reader never
-/// sees a half-written output, and a run that fails leaves the old one.
+/// sees a half-written output. An input that cannot be read does not stop
+/// that (as in grep, the run goes on, exits 2, and its output holds the
+/// URLs of the other inputs); an output that could not be written whole (a
+/// failed write or spill, a worker that died) leaves the old one.
 pub(crate) struct Outputs {
     /// Each temporary file, where it goes, and the name messages give it
     /// (the output as given: a link, not the file it names).
@@ -143,9 +146,10 @@ pub(crate) struct Outputs {
 }
 
 impl Outputs {
-    /// Rename every output into place (with `ok`), or remove them all.
-    pub(crate) fn commit(self, ok: bool) -> Result<(), String> {
-        if !ok {
+    /// Rename every output into place if they were written `whole`, or
+    /// remove them all.
+    pub(crate) fn commit(self, whole: bool) -> Result<(), String> {
+        if !whole {
             return Ok(()); // the temporary files are removed on drop
         }
         for (tmp, dest, name) in self.pending {

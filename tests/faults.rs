@@ -341,6 +341,53 @@ fn output_file_is_replaced_atomically_at_the_end() {
 }
 
 #[test]
+fn output_holds_what_could_be_read_and_only_a_whole_one_replaces_the_old() {
+    // As grep's output: an input that cannot be read is reported (exit 2)
+    // and the output of the others replaces the old file. An output that
+    // could not be written whole (here a spill that fails) leaves it.
+    let d = tmp();
+    let a = d.path().join("a.txt");
+    let many: String = (0..20_000)
+        .map(|i| format!("http://h{i}.example/\n"))
+        .collect();
+    std::fs::write(&a, &many).unwrap();
+    let out = d.path().join("out.txt");
+    std::fs::write(&out, "old\n").unwrap();
+    let missing = d.path().join("missing.txt");
+    let (st, _, err) = run(
+        cmd().arg("-I").arg("-o").arg(&out).arg(&missing).arg(&a),
+        60,
+        "-o with a missing input",
+    );
+    let err = String::from_utf8_lossy(&err);
+    assert_eq!(code(st), 2, "{err}");
+    assert!(err.contains("missing.txt"), "{err}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), many);
+    std::fs::write(&out, "old\n").unwrap();
+    let (st, _, err) = run(
+        cmd()
+            .args(["--unique", "--max-memory", "1K", "--temp-dir"])
+            .arg(d.path().join("no-such-dir"))
+            .arg("-o")
+            .arg(&out)
+            .arg(&a),
+        60,
+        "-o with a spill that fails",
+    );
+    let err = String::from_utf8_lossy(&err);
+    assert_eq!(code(st), 2, "{err}");
+    assert!(err.contains("spilling"), "{err}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "old\n");
+    // --help says so where -o is described.
+    let help = cmd().arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(
+        help.contains("also when an input could not be read"),
+        "{help}"
+    );
+}
+
+#[test]
 fn output_to_a_device_is_written_in_place() {
     // Only a regular file is replaced by a rename: -o /dev/null must leave
     // the device node alone, and -o /dev/full must fail the run (exit 2).
