@@ -183,6 +183,7 @@ pub(crate) struct ScanArgs {
     #[arg(short = 'o', long, value_name = "FILE|DIR")]
     pub(crate) output: Option<PathBuf>,
     /// Split the output into N files (DIR/part-00000.EXT ...) by a hash of --shard-by.
+    /// DIR may hold only the part- files of earlier runs: those this run does not write are deleted.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub(crate) shards: usize,
     /// What --shards partitions on: the URL's --dedup-key form, or its host [default: url].

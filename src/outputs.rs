@@ -141,7 +141,8 @@ pub(crate) struct Outputs {
     /// Each temporary file, where it goes, and the name messages give it
     /// (the output as given: a link, not the file it names).
     pending: Vec<(tempfile::TempPath, PathBuf, PathBuf)>,
-    /// Shard files of an earlier run that this run does not write.
+    /// Shard files of an earlier run that this run does not write, deleted
+    /// once the new ones are in place.
     stale: Vec<PathBuf>,
 }
 
@@ -241,8 +242,10 @@ fn is_shard_name(name: &str) -> bool {
 
 /// The output file, or with `shards` > 1 the shard files
 /// `DIR/part-00000.EXT` (the directory is created; it may hold only the
-/// shard files of an earlier run, which this run replaces). An output that
-/// is also an input is refused.
+/// shard files of earlier runs, as regular files: this run replaces those
+/// it writes and, once it is written whole, deletes the others, of a run
+/// with more shards or another format). An output that is also an input is
+/// refused.
 pub(crate) fn open_outputs(
     path: &std::path::Path,
     shards: usize,
@@ -354,7 +357,10 @@ pub(crate) fn open_outputs(
         if name.starts_with(".urlsift-") {
             continue; // a temporary file of a run that did not finish
         }
-        if !is_shard_name(&name) {
+        // Only a regular file of ours is replaced or deleted: a directory
+        // or a link that bears a shard's name is not.
+        let ours = is_shard_name(&name) && entry.file_type().is_ok_and(|t| t.is_file());
+        if !ours {
             return Err(format!(
                 "{}: holds {name}, which urlsift did not write; give an empty or new directory",
                 path.display()

@@ -698,6 +698,76 @@ fn shard_directory_holds_only_the_last_run() {
     );
 }
 
+#[test]
+fn a_shard_run_deletes_only_shard_files_of_earlier_runs() {
+    // A second run deletes the part- files it does not write (more shards,
+    // another format) and nothing else: what only looks like a shard file
+    // (a directory, a link) makes it refuse the directory, untouched.
+    let d = tmp();
+    let input = d.path().join("in.txt");
+    std::fs::write(&input, "http://a.example/ http://b.example/\n").unwrap();
+    let dir = d.path().join("shards");
+    std::fs::create_dir(&dir).unwrap();
+    for name in ["part-00000.txt", "part-00002.txt", "part-00007.jsonl"] {
+        std::fs::write(dir.join(name), "old\n").unwrap();
+    }
+    std::fs::write(dir.join(".urlsift-left.tmp"), "left\n").unwrap();
+    let shards = |what: &str| {
+        let (st, _, err) = run(
+            cmd().args(["--shards", "2", "-o"]).arg(&dir).arg(&input),
+            60,
+            what,
+        );
+        (code(st), String::from_utf8_lossy(&err).into_owned())
+    };
+    let names = || {
+        let mut v: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    let (c, err) = shards("--shards 2 over 3 old shards");
+    assert_eq!(c, 0, "{err}");
+    assert_eq!(
+        names(),
+        [".urlsift-left.tmp", "part-00000.txt", "part-00001.txt"]
+    );
+    let outside = d.path().join("notes.txt");
+    std::fs::write(&outside, "mine\n").unwrap();
+    for (name, make) in [
+        ("part-00003.txt", "dir"),
+        ("part-00004.txt", "link"),
+        ("part-00001.txt", "link"),
+    ] {
+        let before: Vec<_> = names()
+            .iter()
+            .map(|n| (n.clone(), std::fs::read(dir.join(n)).ok()))
+            .collect();
+        let p = dir.join(name);
+        let _ = std::fs::remove_file(&p);
+        if make == "dir" {
+            std::fs::create_dir(&p).unwrap();
+        } else {
+            std::os::unix::fs::symlink(&outside, &p).unwrap();
+        }
+        let (c, err) = shards(&format!("a {make} named {name}"));
+        assert_eq!(c, 2, "{make} {name}: {err}");
+        assert!(err.contains("which urlsift did not write"), "{err}");
+        assert!(std::fs::symlink_metadata(&p).is_ok(), "{make} {name}");
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "mine\n");
+        for (n, bytes) in before.into_iter().filter(|(n, _)| n != name) {
+            assert_eq!(std::fs::read(dir.join(&n)).ok(), bytes, "{n}");
+        }
+        if make == "dir" {
+            std::fs::remove_dir(&p).unwrap();
+        } else {
+            std::fs::remove_file(&p).unwrap();
+        }
+    }
+}
+
 // ---------------------------------------------------------------- item 11
 
 #[test]
