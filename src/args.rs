@@ -212,7 +212,7 @@ pub(crate) struct ScanArgs {
     /// Print a summary on stderr: de-duplication (URLs, distinct, memory, spills); with --mail, messages and parts.
     #[arg(long)]
     pub(crate) stats: bool,
-    /// Colour file names and numbers: auto (only on a terminal, unless NO_COLOR is set), always, never.
+    /// Colour file names and numbers: auto (only on a terminal, unless NO_COLOR is set and not empty), always, never.
     #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
     pub(crate) color: ColorArg,
     /// Never memory-map files: read them as streams. A file truncated by

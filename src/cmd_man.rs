@@ -151,7 +151,10 @@ const ENVIRONMENT: [(&str, &str); 3] = [
         "URLSIFT_ISA",
         "force an instruction set: scalar, sse2, avx2, avx512 or neon (as --isa)",
     ),
-    ("NO_COLOR", "if set, --color auto never colours"),
+    (
+        "NO_COLOR",
+        "if set and not empty, --color auto never colours",
+    ),
     (
         "RAYON_NUM_THREADS",
         "the number of threads when -j is not given",

@@ -159,7 +159,10 @@ fn scan(args: &ScanArgs) -> u8 {
     let color = match args.color {
         ColorArg::Always => true,
         ColorArg::Never => false,
-        ColorArg::Auto => io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        // NO_COLOR counts when set and not empty (https://no-color.org).
+        ColorArg::Auto => {
+            io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        }
     };
     let parquet = matches!(args.format, FormatArg::Parquet);
     let dedup_key = match args.dedup_key {

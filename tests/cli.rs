@@ -545,6 +545,61 @@ fn color_only_when_asked_or_on_a_terminal() {
     }
 }
 
+/// Run `urlsift args` with standard output on a terminal (a new pseudo-
+/// terminal), `NO_COLOR` set to `no_color` (or unset); returns what it
+/// printed there.
+#[cfg(target_os = "linux")]
+fn on_a_terminal(args: &[&str], no_color: Option<&str>) -> Vec<u8> {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let (mut master, mut slave) = (-1, -1);
+    // SAFETY: the two pointers are to live integers; name, termios and
+    // window size may be null.
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
+    // SAFETY: openpty opened both descriptors, and nothing else owns them.
+    let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+    let mut cmd = Command::new(BIN);
+    cmd.args(args)
+        .env_remove("URLSIFT_ISA")
+        .env_remove("NO_COLOR")
+        .stdin(Stdio::null())
+        .stdout(slave)
+        .stderr(Stdio::piped());
+    if let Some(v) = no_color {
+        cmd.env("NO_COLOR", v);
+    }
+    let child = cmd.spawn().expect("spawn urlsift");
+    drop(cmd); // its copy of the terminal's other end: the read below ends
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut printed = Vec::new();
+    // Once the program has closed it, reading the terminal ends in EIO.
+    let _ = std::fs::File::from(master).read_to_end(&mut printed);
+    printed
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn no_color_turns_colour_off_only_when_not_empty() {
+    // https://no-color.org: "when present and not an empty string".
+    let d = tree(&[("a.txt", b"see http://a.example/\n")]);
+    let a = p(&d, "a.txt");
+    for (no_color, coloured) in [(None, true), (Some(""), true), (Some("1"), false)] {
+        let printed = on_a_terminal(&["-H", "-n", &a], no_color);
+        let text = String::from_utf8_lossy(&printed);
+        assert!(text.contains("http://a.example/"), "{no_color:?}: {text:?}");
+        assert_eq!(text.contains("\x1b["), coloured, "{no_color:?}: {text:?}");
+    }
+}
+
 // ---------- parallelism and chunking ----------
 
 #[test]
