@@ -7,11 +7,18 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::cmd_bench;
 
+/// What a first argument that names a command does, for --help and the
+/// man page.
+pub(crate) const COMMAND_NAMES: &str = "A first argument that names a command (parse, normalize, \
+resolve, completions, man, bench, help) runs it: to scan a file of that name, write ./man or \
+-- man.";
+
 #[derive(Parser, Debug)]
 #[command(
     name = "urlsift",
     version,
     about = "Find every URL in free text (RFC 3986 Appendix C) and say exactly what each one is.",
+    after_help = COMMAND_NAMES,
     args_conflicts_with_subcommands = true
 )]
 pub(crate) struct Cli {

@@ -183,6 +183,8 @@ pub fn render(cmd: clap::Command, out: &mut dyn Write) -> io::Result<()> {
     man.render_options_section(out)?;
     let mut r = Roff::new();
     section(&mut r, "COMMANDS", &COMMANDS);
+    r.control("PP", []);
+    r.text([roman(crate::args::COMMAND_NAMES)]);
     section(&mut r, "EXAMPLES", &EXAMPLES);
     section(&mut r, "EXIT STATUS", &EXIT_STATUS);
     section(&mut r, "ENVIRONMENT", &ENVIRONMENT);

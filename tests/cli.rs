@@ -751,6 +751,35 @@ fn completions_and_man_page() {
 }
 
 #[test]
+fn a_file_named_like_a_command_is_scanned_after_dashes_or_as_a_path() {
+    // `urlsift man` prints the man page; `urlsift -- man` and `urlsift
+    // ./man` scan the file named man, and --help and the man page say so.
+    let d = tree(&[
+        ("man", b"see http://m.example/\n"),
+        ("parse", b"see http://p.example/\n"),
+    ]);
+    for (args, want) in [
+        (&["--", "man"][..], "http://m.example/\n"),
+        (&["./man"], "http://m.example/\n"),
+        (&["--", "parse"], "http://p.example/\n"),
+    ] {
+        let o = run_in(args, b"", Some(d.path()));
+        assert_eq!(code(&o), 0, "{args:?}: {}", stderr(&o));
+        assert_eq!(stdout(&o), want, "{args:?}");
+    }
+    let o = run_in(&["man"], b"", Some(d.path()));
+    assert!(stdout(&o).starts_with(".ie"), "{}", stdout(&o));
+    for args in [&["--help"][..], &["-h"], &["man"]] {
+        let o = run(args, b"");
+        let text = stdout(&o).replace("\\-", "-");
+        assert!(
+            text.contains("./man") && text.contains("-- man"),
+            "{args:?}: {text}"
+        );
+    }
+}
+
+#[test]
 fn uri_subcommands_exit_codes() {
     let o = run(&["normalize", "HTTP://A.example:80/"], b"");
     assert_eq!((code(&o), stdout(&o).as_str()), (0, "http://a.example/\n"));
