@@ -7,11 +7,18 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::cmd_bench;
 
+/// What a first argument that names a command does, for --help and the
+/// man page.
+pub(crate) const COMMAND_NAMES: &str = "A first argument that names a command (parse, normalize, \
+resolve, completions, man, bench, help) runs it: to scan a file of that name, write ./man or \
+-- man.";
+
 #[derive(Parser, Debug)]
 #[command(
     name = "urlsift",
     version,
     about = "Find every URL in free text (RFC 3986 Appendix C) and say exactly what each one is.",
+    after_help = COMMAND_NAMES,
     args_conflicts_with_subcommands = true
 )]
 pub(crate) struct Cli {
@@ -177,10 +184,13 @@ pub(crate) struct ScanArgs {
     /// Directory for spilled runs [default: $TMPDIR or /tmp].
     #[arg(long, value_name = "DIR")]
     pub(crate) temp_dir: Option<PathBuf>,
-    /// Write the output to FILE (with --shards: into the directory DIR).
+    /// Write the output to FILE (`-`: standard output; with --shards: into the directory DIR).
+    /// It replaces the old one at the end, also when an input could not be read (exit 2);
+    /// an output that could not be written whole (a write or spill failed) leaves the old one.
     #[arg(short = 'o', long, value_name = "FILE|DIR")]
     pub(crate) output: Option<PathBuf>,
     /// Split the output into N files (DIR/part-00000.EXT ...) by a hash of --shard-by.
+    /// DIR may hold only the part- files of earlier runs: those this run does not write are deleted.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub(crate) shards: usize,
     /// What --shards partitions on: the URL's --dedup-key form, or its host [default: url].
@@ -209,7 +219,7 @@ pub(crate) struct ScanArgs {
     /// Print a summary on stderr: de-duplication (URLs, distinct, memory, spills); with --mail, messages and parts.
     #[arg(long)]
     pub(crate) stats: bool,
-    /// Colour file names and numbers: auto (only on a terminal, unless NO_COLOR is set), always, never.
+    /// Colour file names and numbers: auto (only on a terminal, unless NO_COLOR is set and not empty), always, never.
     #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
     pub(crate) color: ColorArg,
     /// Never memory-map files: read them as streams. A file truncated by

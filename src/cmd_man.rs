@@ -142,7 +142,7 @@ const EXIT_STATUS: [(&str, &str); 3] = [
     ("1", "no URL was found, and nothing failed"),
     (
         "2",
-        "an error: an input could not be read, the output could not be written, the options were wrong; other inputs are still scanned. With -q, a URL found wins over errors",
+        "an error: an input could not be read, the output could not be written (a closed standard output included), the options were wrong; other inputs are still scanned. With -q, a URL found wins over errors",
     ),
 ];
 
@@ -151,7 +151,10 @@ const ENVIRONMENT: [(&str, &str); 3] = [
         "URLSIFT_ISA",
         "force an instruction set: scalar, sse2, avx2, avx512 or neon (as --isa)",
     ),
-    ("NO_COLOR", "if set, --color auto never colours"),
+    (
+        "NO_COLOR",
+        "if set and not empty, --color auto never colours",
+    ),
     (
         "RAYON_NUM_THREADS",
         "the number of threads when -j is not given",
@@ -180,6 +183,8 @@ pub fn render(cmd: clap::Command, out: &mut dyn Write) -> io::Result<()> {
     man.render_options_section(out)?;
     let mut r = Roff::new();
     section(&mut r, "COMMANDS", &COMMANDS);
+    r.control("PP", []);
+    r.text([roman(crate::args::COMMAND_NAMES)]);
     section(&mut r, "EXAMPLES", &EXAMPLES);
     section(&mut r, "EXIT STATUS", &EXIT_STATUS);
     section(&mut r, "ENVIRONMENT", &ENVIRONMENT);

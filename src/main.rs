@@ -11,6 +11,7 @@ mod cmd_bench;
 mod cmd_man;
 mod cmd_uri;
 mod outputs;
+mod stdout;
 
 use args::{
     Cli, Cmd, ColorArg, CountByArg, DedupKeyArg, FormatArg, ScanArgs, ShardByArg, parse_size,
@@ -55,11 +56,22 @@ fn main() -> ExitCode {
     }));
     let version: &'static str =
         Box::leak(format!("{}\n{}", env!("CARGO_PKG_VERSION"), isa_report()).into_boxed_str());
-    let matches = Cli::command().long_version(version).get_matches();
-    let cli = match Cli::from_arg_matches(&matches) {
+    let matches = match Cli::command().long_version(version).try_get_matches() {
+        Ok(m) => m,
+        // --help and --version print on standard output.
+        Err(e) if !e.use_stderr() && stdout::closed() => {
+            report_error!("writing output: {}", stdout::closed_error());
+            return ExitCode::from(2);
+        }
+        Err(e) => e.exit(),
+    };
+    let mut cli = match Cli::from_arg_matches(&matches) {
         Ok(c) => c,
         Err(e) => e.exit(),
     };
+    if cli.scan.output.as_deref() == Some(std::path::Path::new("-")) {
+        cli.scan.output = None; // `-o -`: standard output, as `-` is standard input
+    }
     let code = match cli.cmd {
         Some(cmd) => run_uri_cmd(cmd),
         None => scan(&cli.scan),
@@ -68,8 +80,7 @@ fn main() -> ExitCode {
 }
 
 fn run_uri_cmd(cmd: Cmd) -> u8 {
-    let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    let mut out = BufWriter::new(stdout::Stdout::lock());
     let mut err = io::stderr();
     let mut stdin = io::stdin().lock();
     let r = match cmd {
@@ -110,7 +121,6 @@ fn run_uri_cmd(cmd: Cmd) -> u8 {
 }
 
 fn scan(args: &ScanArgs) -> u8 {
-    let stdout = io::stdout();
     urlsift_core::diag::set_quiet(args.no_messages);
     let mut paths = args.paths.clone();
     if let Some(f) = &args.files_from {
@@ -149,7 +159,10 @@ fn scan(args: &ScanArgs) -> u8 {
     let color = match args.color {
         ColorArg::Always => true,
         ColorArg::Never => false,
-        ColorArg::Auto => stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        // NO_COLOR counts when set and not empty (https://no-color.org).
+        ColorArg::Auto => {
+            io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        }
     };
     let parquet = matches!(args.format, FormatArg::Parquet);
     let dedup_key = match args.dedup_key {
@@ -269,7 +282,7 @@ fn scan(args: &ScanArgs) -> u8 {
         },
     };
     // One buffered writer per output (or shard); output goes out in input order.
-    let mut stdout_lock = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut stdout_lock = BufWriter::with_capacity(1 << 16, stdout::Stdout::lock());
     let mut sink = io::sink();
     let mut outputs = None;
     let outs: Vec<Box<dyn RecordWriter + '_>> = if args.quiet {
@@ -309,11 +322,14 @@ fn scan(args: &ScanArgs) -> u8 {
         // -s silences messages about inputs, never an internal error.
         report_error!("{d}");
     }
-    let written =
+    // The output of the inputs that could be read replaces the old one, as
+    // grep's output goes on past an unreadable input; one that is not whole
+    // (a failed write or spill, a worker that died) never does.
+    let whole =
         summary.write_error.is_none() && summary.dedup_error.is_none() && summary.died.is_none();
     let mut commit_failed = false;
     if let Some(files) = outputs.take()
-        && let Err(e) = files.commit(written)
+        && let Err(e) = files.commit(whole)
     {
         report_error!("{e}");
         commit_failed = true;

@@ -1,6 +1,6 @@
 //! The run's outputs: option combinations refused before a scan, and the
 //! files written under temporary names, never over an input, and renamed
-//! into place at the end.
+//! into place at the end when they were written whole.
 
 use std::io::{self, BufWriter};
 use std::path::PathBuf;
@@ -133,23 +133,29 @@ pub(crate) fn check_output_args(args: &ScanArgs, parquet: bool) -> Result<(), St
 
 /// The outputs of a run, written under temporary names in their directory
 /// and renamed into place by [`Outputs::commit`] at the end: a reader never
-/// sees a half-written output, and a run that fails leaves the old one.
+/// sees a half-written output. An input that cannot be read does not stop
+/// that (as in grep, the run goes on, exits 2, and its output holds the
+/// URLs of the other inputs); an output that could not be written whole (a
+/// failed write or spill, a worker that died) leaves the old one.
 pub(crate) struct Outputs {
-    /// Each temporary file and where it goes.
-    pending: Vec<(tempfile::TempPath, PathBuf)>,
-    /// Shard files of an earlier run that this run does not write.
+    /// Each temporary file, where it goes, and the name messages give it
+    /// (the output as given: a link, not the file it names).
+    pending: Vec<(tempfile::TempPath, PathBuf, PathBuf)>,
+    /// Shard files of an earlier run that this run does not write, deleted
+    /// once the new ones are in place.
     stale: Vec<PathBuf>,
 }
 
 impl Outputs {
-    /// Rename every output into place (with `ok`), or remove them all.
-    pub(crate) fn commit(self, ok: bool) -> Result<(), String> {
-        if !ok {
+    /// Rename every output into place if they were written `whole`, or
+    /// remove them all.
+    pub(crate) fn commit(self, whole: bool) -> Result<(), String> {
+        if !whole {
             return Ok(()); // the temporary files are removed on drop
         }
-        for (tmp, dest) in self.pending {
+        for (tmp, dest, name) in self.pending {
             tmp.persist(&dest)
-                .map_err(|e| format!("{}: {}", dest.display(), e.error))?;
+                .map_err(|e| format!("{}: {}", name.display(), e.error))?;
         }
         for p in self.stale {
             std::fs::remove_file(&p).map_err(|e| format!("{}: {e}", p.display()))?;
@@ -203,18 +209,24 @@ fn input_ids(sources: &[Source]) -> Vec<((u64, u64), String)> {
 }
 
 /// A temporary file in `dir`, with the permissions of `like` if it exists
-/// (else those a new file gets).
+/// (else those a new file gets). Its error is the system's alone, without
+/// the temporary name: the caller names the output.
 fn temp_in(dir: &std::path::Path, like: &std::path::Path) -> io::Result<tempfile::NamedTempFile> {
-    use std::os::unix::fs::PermissionsExt;
-    let perms = match std::fs::metadata(like) {
-        Ok(m) => m.permissions(),
-        Err(_) => std::fs::Permissions::from_mode(0o666),
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let mode = match std::fs::metadata(like) {
+        Ok(m) => m.permissions().mode() & 0o7777,
+        Err(_) => 0o666,
     };
     tempfile::Builder::new()
         .prefix(".urlsift-")
         .suffix(".tmp")
-        .permissions(perms)
-        .tempfile_in(dir)
+        .make_in(dir, |p| {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(mode)
+                .open(p)
+        })
 }
 
 /// A shard file name of ours: `part-NNNNN.EXT`.
@@ -230,8 +242,10 @@ fn is_shard_name(name: &str) -> bool {
 
 /// The output file, or with `shards` > 1 the shard files
 /// `DIR/part-00000.EXT` (the directory is created; it may hold only the
-/// shard files of an earlier run, which this run replaces). An output that
-/// is also an input is refused.
+/// shard files of earlier runs, as regular files: this run replaces those
+/// it writes and, once it is written whole, deletes the others, of a run
+/// with more shards or another format). An output that is also an input is
+/// refused.
 pub(crate) fn open_outputs(
     path: &std::path::Path,
     shards: usize,
@@ -259,23 +273,26 @@ pub(crate) fn open_outputs(
             }
             Ok(Box::new(BufWriter::with_capacity(1 << 16, f)))
         };
-    let open =
-        |dest: &std::path::Path| -> Result<(Box<dyn RecordWriter>, tempfile::TempPath), String> {
-            if let Ok(m) = std::fs::metadata(dest) {
-                if m.is_dir() {
-                    return Err(format!("{}: is a directory", dest.display()));
-                }
-                if let Some((_, name)) = inputs.iter().find(|(id, _)| *id == file_id(&m)) {
-                    return Err(format!("input file {name} is also the output"));
-                }
+    // `dest` is written under a temporary name in its directory; messages
+    // call it `name`.
+    let open = |dest: &std::path::Path,
+                name: &std::path::Path|
+     -> Result<(Box<dyn RecordWriter>, tempfile::TempPath), String> {
+        if let Ok(m) = std::fs::metadata(dest) {
+            if m.is_dir() {
+                return Err(format!("{}: is a directory", name.display()));
             }
-            let dir = match dest.parent() {
-                Some(d) if !d.as_os_str().is_empty() => d,
-                _ => std::path::Path::new("."),
-            };
-            let (f, tmp) = temp_in(dir, dest).map_err(|e| shown(dest, e))?.into_parts();
-            Ok((writer(f, dest)?, tmp))
+            if let Some((_, input)) = inputs.iter().find(|(id, _)| *id == file_id(&m)) {
+                return Err(format!("input file {input} is also the output"));
+            }
+        }
+        let dir = match dest.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => std::path::Path::new("."),
         };
+        let (f, tmp) = temp_in(dir, dest).map_err(|e| shown(name, e))?.into_parts();
+        Ok((writer(f, name)?, tmp))
+    };
     let mut outs = Vec::new();
     let mut pending = Vec::new();
     let mut stale = Vec::new();
@@ -313,9 +330,9 @@ pub(crate) fn open_outputs(
     if shards <= 1 {
         // Through a link: replace the file it names, keep the link.
         let dest = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-        let (w, tmp) = open(&dest)?;
+        let (w, tmp) = open(&dest, path)?;
         outs.push(w);
-        pending.push((tmp, dest));
+        pending.push((tmp, dest, path.to_path_buf()));
         return Ok((outs, Outputs { pending, stale }));
     }
     std::fs::create_dir_all(path).map_err(|e| shown(path, e))?;
@@ -340,7 +357,10 @@ pub(crate) fn open_outputs(
         if name.starts_with(".urlsift-") {
             continue; // a temporary file of a run that did not finish
         }
-        if !is_shard_name(&name) {
+        // Only a regular file of ours is replaced or deleted: a directory
+        // or a link that bears a shard's name is not.
+        let ours = is_shard_name(&name) && entry.file_type().is_ok_and(|t| t.is_file());
+        if !ours {
             return Err(format!(
                 "{}: holds {name}, which urlsift did not write; give an empty or new directory",
                 path.display()
@@ -352,9 +372,9 @@ pub(crate) fn open_outputs(
         }
     }
     for dest in names {
-        let (w, tmp) = open(&dest)?;
+        let (w, tmp) = open(&dest, &dest)?;
         outs.push(w);
-        pending.push((tmp, dest));
+        pending.push((tmp, dest.clone(), dest));
     }
     Ok((outs, Outputs { pending, stale }))
 }

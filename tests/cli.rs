@@ -545,6 +545,61 @@ fn color_only_when_asked_or_on_a_terminal() {
     }
 }
 
+/// Run `urlsift args` with standard output on a terminal (a new pseudo-
+/// terminal), `NO_COLOR` set to `no_color` (or unset); returns what it
+/// printed there.
+#[cfg(target_os = "linux")]
+fn on_a_terminal(args: &[&str], no_color: Option<&str>) -> Vec<u8> {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let (mut master, mut slave) = (-1, -1);
+    // SAFETY: the two pointers are to live integers; name, termios and
+    // window size may be null.
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
+    // SAFETY: openpty opened both descriptors, and nothing else owns them.
+    let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+    let mut cmd = Command::new(BIN);
+    cmd.args(args)
+        .env_remove("URLSIFT_ISA")
+        .env_remove("NO_COLOR")
+        .stdin(Stdio::null())
+        .stdout(slave)
+        .stderr(Stdio::piped());
+    if let Some(v) = no_color {
+        cmd.env("NO_COLOR", v);
+    }
+    let child = cmd.spawn().expect("spawn urlsift");
+    drop(cmd); // its copy of the terminal's other end: the read below ends
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut printed = Vec::new();
+    // Once the program has closed it, reading the terminal ends in EIO.
+    let _ = std::fs::File::from(master).read_to_end(&mut printed);
+    printed
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn no_color_turns_colour_off_only_when_not_empty() {
+    // https://no-color.org: "when present and not an empty string".
+    let d = tree(&[("a.txt", b"see http://a.example/\n")]);
+    let a = p(&d, "a.txt");
+    for (no_color, coloured) in [(None, true), (Some(""), true), (Some("1"), false)] {
+        let printed = on_a_terminal(&["-H", "-n", &a], no_color);
+        let text = String::from_utf8_lossy(&printed);
+        assert!(text.contains("http://a.example/"), "{no_color:?}: {text:?}");
+        assert_eq!(text.contains("\x1b["), coloured, "{no_color:?}: {text:?}");
+    }
+}
+
 // ---------- parallelism and chunking ----------
 
 #[test]
@@ -696,6 +751,35 @@ fn completions_and_man_page() {
 }
 
 #[test]
+fn a_file_named_like_a_command_is_scanned_after_dashes_or_as_a_path() {
+    // `urlsift man` prints the man page; `urlsift -- man` and `urlsift
+    // ./man` scan the file named man, and --help and the man page say so.
+    let d = tree(&[
+        ("man", b"see http://m.example/\n"),
+        ("parse", b"see http://p.example/\n"),
+    ]);
+    for (args, want) in [
+        (&["--", "man"][..], "http://m.example/\n"),
+        (&["./man"], "http://m.example/\n"),
+        (&["--", "parse"], "http://p.example/\n"),
+    ] {
+        let o = run_in(args, b"", Some(d.path()));
+        assert_eq!(code(&o), 0, "{args:?}: {}", stderr(&o));
+        assert_eq!(stdout(&o), want, "{args:?}");
+    }
+    let o = run_in(&["man"], b"", Some(d.path()));
+    assert!(stdout(&o).starts_with(".ie"), "{}", stdout(&o));
+    for args in [&["--help"][..], &["-h"], &["man"]] {
+        let o = run(args, b"");
+        let text = stdout(&o).replace("\\-", "-");
+        assert!(
+            text.contains("./man") && text.contains("-- man"),
+            "{args:?}: {text}"
+        );
+    }
+}
+
+#[test]
 fn uri_subcommands_exit_codes() {
     let o = run(&["normalize", "HTTP://A.example:80/"], b"");
     assert_eq!((code(&o), stdout(&o).as_str()), (0, "http://a.example/\n"));
@@ -785,6 +869,73 @@ fn write_error_on_output_exits_2() {
 }
 
 // ------------------------------------------- file and output selection
+
+#[test]
+fn output_that_cannot_be_created_is_named_as_given() {
+    // The message names the output the user gave and the reason, never
+    // the temporary file it is written under.
+    let d = tree(&[("a.txt", b"see http://a.example/\n")]);
+    let mut cases = vec![
+        (
+            vec!["-o", "missing/out.txt", "a.txt"],
+            "missing/out.txt: No such file or directory (os error 2)",
+        ),
+        (
+            vec!["-o", "a.txt/out.txt", "a.txt"],
+            "a.txt/out.txt: Not a directory (os error 20)",
+        ),
+        (
+            vec!["--shards", "2", "-o", "a.txt/dir", "a.txt"],
+            "a.txt/dir: Not a directory (os error 20)",
+        ),
+        (
+            vec!["--shards", "2", "-o", "a.txt", "a.txt"],
+            "a.txt: File exists (os error 17)",
+        ),
+    ];
+    if !is_root() {
+        // Root writes into a read-only directory anyway.
+        std::fs::create_dir(d.path().join("ro")).unwrap();
+        set_mode(&d.path().join("ro"), 0o555);
+        cases.push((
+            vec!["-o", "ro/out.txt", "a.txt"],
+            "ro/out.txt: Permission denied (os error 13)",
+        ));
+        cases.push((
+            vec!["--shards", "2", "-o", "ro", "a.txt"],
+            "ro/part-00000.txt: Permission denied (os error 13)",
+        ));
+    }
+    for (args, want) in cases {
+        let o = run_in(&args, b"", Some(d.path()));
+        assert_eq!(code(&o), 2, "{args:?}");
+        assert_eq!(stderr(&o), format!("urlsift: {want}\n"), "{args:?}");
+    }
+}
+
+#[test]
+fn output_dash_is_standard_output() {
+    // As for inputs, `-o -` is standard output, not a file named `-`;
+    // `-o ./-` is that file.
+    let d = tree(&[("a.txt", b"see http://a.example/\n")]);
+    let o = run_in(&["-o", "-", "-n", "a.txt"], b"", Some(d.path()));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(stdout(&o), "1:http://a.example/\n");
+    assert!(!d.path().join("-").exists(), "-o - wrote a file named -");
+    let o = run_in(&["-o", "./-", "a.txt"], b"", Some(d.path()));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(stdout(&o), "");
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("-")).unwrap(),
+        "http://a.example/\n"
+    );
+    let o = run(&["--help"], b"");
+    assert!(
+        stdout(&o).contains("`-`: standard output"),
+        "{}",
+        stdout(&o)
+    );
+}
 
 /// A walkable tree: text at two depths, a git directory, a hidden Maildir++
 /// folder, a file with no URL.

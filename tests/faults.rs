@@ -341,6 +341,53 @@ fn output_file_is_replaced_atomically_at_the_end() {
 }
 
 #[test]
+fn output_holds_what_could_be_read_and_only_a_whole_one_replaces_the_old() {
+    // As grep's output: an input that cannot be read is reported (exit 2)
+    // and the output of the others replaces the old file. An output that
+    // could not be written whole (here a spill that fails) leaves it.
+    let d = tmp();
+    let a = d.path().join("a.txt");
+    let many: String = (0..20_000)
+        .map(|i| format!("http://h{i}.example/\n"))
+        .collect();
+    std::fs::write(&a, &many).unwrap();
+    let out = d.path().join("out.txt");
+    std::fs::write(&out, "old\n").unwrap();
+    let missing = d.path().join("missing.txt");
+    let (st, _, err) = run(
+        cmd().arg("-I").arg("-o").arg(&out).arg(&missing).arg(&a),
+        60,
+        "-o with a missing input",
+    );
+    let err = String::from_utf8_lossy(&err);
+    assert_eq!(code(st), 2, "{err}");
+    assert!(err.contains("missing.txt"), "{err}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), many);
+    std::fs::write(&out, "old\n").unwrap();
+    let (st, _, err) = run(
+        cmd()
+            .args(["--unique", "--max-memory", "1K", "--temp-dir"])
+            .arg(d.path().join("no-such-dir"))
+            .arg("-o")
+            .arg(&out)
+            .arg(&a),
+        60,
+        "-o with a spill that fails",
+    );
+    let err = String::from_utf8_lossy(&err);
+    assert_eq!(code(st), 2, "{err}");
+    assert!(err.contains("spilling"), "{err}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "old\n");
+    // --help says so where -o is described.
+    let help = cmd().arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(
+        help.contains("also when an input could not be read"),
+        "{help}"
+    );
+}
+
+#[test]
 fn output_to_a_device_is_written_in_place() {
     // Only a regular file is replaced by a rename: -o /dev/null must leave
     // the device node alone, and -o /dev/full must fail the run (exit 2).
@@ -524,6 +571,65 @@ fn subcommands_into_a_closed_pipe_exit_0() {
     }
 }
 
+/// Run `args` with standard output closed (`urlsift ARGS >&-`); returns
+/// the exit status and what was written on standard error.
+fn with_stdout_closed(args: &[&str]) -> (ExitStatus, String) {
+    let mut c = Command::new("sh");
+    c.arg("-c")
+        .arg("exec \"$0\" \"$@\" >&-")
+        .arg(bin())
+        .args(args)
+        .env_remove("URLSIFT_ISA")
+        .env_remove("NO_COLOR");
+    let (st, _, err) = run(&mut c, 60, &format!("{args:?} >&-"));
+    (st, String::from_utf8_lossy(&err).into_owned())
+}
+
+#[test]
+fn closed_standard_output_is_a_write_error() {
+    // grep: "write error: Bad file descriptor", exit 2. Whatever would be
+    // printed is an error; a run that prints nothing is not.
+    let d = tmp();
+    let p = d.path().join("a.txt");
+    std::fs::write(&p, "see http://a.example/\n").unwrap();
+    let none = d.path().join("none.txt");
+    std::fs::write(&none, "no links here\n").unwrap();
+    let (p, none) = (p.to_str().unwrap(), none.to_str().unwrap());
+    for args in [
+        &[p][..],
+        &["-c", p],
+        &["-l", p],
+        &["--count-by", "host", p],
+        &["parse", "http://a.example/"],
+        &["normalize", "http://A.example/"],
+        &["resolve", "http://a/b/c/d", "../x"],
+        &["man"],
+        &["completions", "bash"],
+        &["--help"],
+    ] {
+        let (st, err) = with_stdout_closed(args);
+        assert_eq!(code(st), 2, "{args:?}: {err}");
+        assert!(
+            err.contains("urlsift: writing output: Bad file descriptor"),
+            "{args:?}: {err}"
+        );
+    }
+    // Nothing to print: no write, no error.
+    let (st, err) = with_stdout_closed(&[none]);
+    assert_eq!(code(st), 1, "{err}");
+    assert_eq!(err, "");
+    let (st, err) = with_stdout_closed(&["-q", p]);
+    assert_eq!(code(st), 0, "{err}");
+    assert_eq!(err, "");
+    let out = d.path().join("out.txt");
+    let (st, err) = with_stdout_closed(&["-o", out.to_str().unwrap(), p]);
+    assert_eq!(code(st), 0, "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "http://a.example/\n"
+    );
+}
+
 // ---------------------------------------------------------------- item 9
 
 #[test]
@@ -590,6 +696,76 @@ fn shard_directory_holds_only_the_last_run() {
         std::fs::read_to_string(dir.join("notes.txt")).unwrap(),
         "mine"
     );
+}
+
+#[test]
+fn a_shard_run_deletes_only_shard_files_of_earlier_runs() {
+    // A second run deletes the part- files it does not write (more shards,
+    // another format) and nothing else: what only looks like a shard file
+    // (a directory, a link) makes it refuse the directory, untouched.
+    let d = tmp();
+    let input = d.path().join("in.txt");
+    std::fs::write(&input, "http://a.example/ http://b.example/\n").unwrap();
+    let dir = d.path().join("shards");
+    std::fs::create_dir(&dir).unwrap();
+    for name in ["part-00000.txt", "part-00002.txt", "part-00007.jsonl"] {
+        std::fs::write(dir.join(name), "old\n").unwrap();
+    }
+    std::fs::write(dir.join(".urlsift-left.tmp"), "left\n").unwrap();
+    let shards = |what: &str| {
+        let (st, _, err) = run(
+            cmd().args(["--shards", "2", "-o"]).arg(&dir).arg(&input),
+            60,
+            what,
+        );
+        (code(st), String::from_utf8_lossy(&err).into_owned())
+    };
+    let names = || {
+        let mut v: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    let (c, err) = shards("--shards 2 over 3 old shards");
+    assert_eq!(c, 0, "{err}");
+    assert_eq!(
+        names(),
+        [".urlsift-left.tmp", "part-00000.txt", "part-00001.txt"]
+    );
+    let outside = d.path().join("notes.txt");
+    std::fs::write(&outside, "mine\n").unwrap();
+    for (name, make) in [
+        ("part-00003.txt", "dir"),
+        ("part-00004.txt", "link"),
+        ("part-00001.txt", "link"),
+    ] {
+        let before: Vec<_> = names()
+            .iter()
+            .map(|n| (n.clone(), std::fs::read(dir.join(n)).ok()))
+            .collect();
+        let p = dir.join(name);
+        let _ = std::fs::remove_file(&p);
+        if make == "dir" {
+            std::fs::create_dir(&p).unwrap();
+        } else {
+            std::os::unix::fs::symlink(&outside, &p).unwrap();
+        }
+        let (c, err) = shards(&format!("a {make} named {name}"));
+        assert_eq!(c, 2, "{make} {name}: {err}");
+        assert!(err.contains("which urlsift did not write"), "{err}");
+        assert!(std::fs::symlink_metadata(&p).is_ok(), "{make} {name}");
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "mine\n");
+        for (n, bytes) in before.into_iter().filter(|(n, _)| n != name) {
+            assert_eq!(std::fs::read(dir.join(&n)).ok(), bytes, "{n}");
+        }
+        if make == "dir" {
+            std::fs::remove_dir(&p).unwrap();
+        } else {
+            std::fs::remove_file(&p).unwrap();
+        }
+    }
 }
 
 // ---------------------------------------------------------------- item 11
