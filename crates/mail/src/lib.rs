@@ -808,6 +808,89 @@ impl MailBatch<'_> {
     }
 }
 
+/// The most URLs of a [`MailBatch`] mapped at once: a batch with more is
+/// cut into parts of this many ([`MailBatch::split`]), mapped in parallel a
+/// wave at a time, each wave handed on before the next is mapped. So what
+/// the map makes of one batch (its formatted records) is bounded, however
+/// dense in URLs a long message is.
+const MAP_PART: usize = 1 << 15;
+
+impl<'a> MailBatch<'a> {
+    /// The batch cut into batches of at most `most` URLs each, in order,
+    /// each giving the same places as the whole batch does.
+    fn split(self, most: usize) -> Vec<MailBatch<'a>> {
+        let MailBatch {
+            scanned,
+            data,
+            offset,
+            line,
+        } = self;
+        let Scanned {
+            wheres, mut found, ..
+        } = scanned;
+        let most = most.max(1);
+        // Cut from the end, so each URL is moved once.
+        let mut cut_off = Vec::with_capacity(found.len().div_ceil(most));
+        while found.len() > most {
+            let at = (found.len() - 1) / most * most;
+            cut_off.push(found.split_off(at));
+        }
+        // The first part's room, the whole batch's, is let go.
+        found.shrink_to_fit();
+        cut_off.push(found);
+        let mut parts = Vec::with_capacity(cut_off.len());
+        // Newlines before `counted`, to give each part its first line.
+        let (mut counted, mut lines) = (0, 0);
+        for part in cut_off.into_iter().rev() {
+            // The part's text starts at its first URL (its URLs may come
+            // out of file order: at the earliest of them).
+            let cut = part
+                .iter()
+                .map(|f| f.file_start.saturating_sub(offset) as usize)
+                .min()
+                .unwrap_or(0)
+                .min(data.len());
+            if cut < counted {
+                (counted, lines) = (0, 0);
+            }
+            lines += urlsift_core::parallel::newlines(&data[counted..cut]);
+            counted = cut;
+            parts.push(MailBatch {
+                scanned: Scanned {
+                    wheres: wheres.clone(),
+                    found: part,
+                    ..Scanned::default()
+                },
+                data: &data[cut..],
+                offset: offset + cut as u64,
+                line: line + lines,
+            });
+        }
+        parts
+    }
+}
+
+/// `map` and `sink` over the parts of `batch` ([`MAP_PART`] URLs each),
+/// mapped in parallel waves of two per thread, each handed on in order
+/// before the next wave is mapped; false if `sink` asked to stop.
+fn map_parts<T: Send>(
+    batch: MailBatch<'_>,
+    map: &(impl Fn(&MailBatch<'_>) -> T + Sync),
+    sink: &mut impl FnMut(T, &MailBatch<'_>) -> bool,
+) -> bool {
+    let parts = batch.split(MAP_PART);
+    let wave = 2 * rayon::current_num_threads().max(1);
+    for wave in parts.chunks(wave) {
+        let mapped: Vec<T> = wave.par_iter().map(map).collect();
+        for (t, part) in mapped.into_iter().zip(wave) {
+            if !sink(t, part) {
+                return false;
+            }
+        }
+    }
+    true
+}
+
 /// What a range of the buffer is, to [`scan_messages`].
 #[derive(Clone, Debug)]
 enum Item {
@@ -917,7 +1000,10 @@ fn scan_messages<T: Send>(
             data: &data[r],
             line,
         };
-        (map(&batch), batch, problems, st, rest)
+        // A batch of very many URLs (a long message's piece dense in them)
+        // is mapped a part at a time, as it is handed on.
+        let t = (batch.len() <= MAP_PART).then(|| map(&batch));
+        (t, batch, problems, st, rest)
     };
     // One batch (a small file) is scanned here, without starting the pool.
     let window = if batches.len() <= 1 {
@@ -945,7 +1031,11 @@ fn scan_messages<T: Send>(
             ready.into_par_iter().map(finish).collect()
         };
         for (t, batch, problems, st, rest) in done {
-            if !sink(t, &batch) {
+            let go = match t {
+                Some(t) => sink(t, &batch),
+                None => map_parts(batch, map, sink),
+            };
+            if !go {
                 return (false, None);
             }
             for p in &problems {

@@ -438,6 +438,49 @@ fn a_long_message_in_a_buffer_is_handed_on_a_piece_at_a_time() {
     );
 }
 
+#[test]
+fn a_piece_dense_in_urls_is_mapped_a_part_at_a_time() {
+    // A piece of a long message's rest holding more than `MAP_PART` URLs is
+    // mapped in parts of at most that many, each URL at its own file
+    // offset and line, all of them in order.
+    let cap = 1 << 20;
+    let mut data = b"From a@b Mon Jan  1 00:00:00 2024\nSubject: dense\n\n".to_vec();
+    let n = 3 * cap / 20;
+    for i in 0..n {
+        data.extend_from_slice(format!("http://u.example/{i}\n").as_bytes());
+    }
+    let (mut most, mut seen) = (0, Vec::new());
+    scan_archive_capped(
+        &Extractor::new(),
+        &data,
+        cap,
+        (
+            |b: &MailBatch<'_>| {
+                let mut v = Vec::new();
+                b.each(|_, line, m| v.push((m.start, line, m.url_str().into_owned())));
+                v
+            },
+            |v: Vec<(usize, u64, String)>, _: &MailBatch<'_>| {
+                most = most.max(v.len());
+                seen.extend(v);
+                true
+            },
+            |_: &Problem| {},
+        ),
+    );
+    assert_eq!(seen.len(), n);
+    assert!(most <= MAP_PART, "a part held {most} URLs");
+    assert!(cap / 20 > MAP_PART, "no piece is split");
+    let (mut at, mut expect) = (0, 1);
+    for (i, (start, line, url)) in seen.iter().enumerate() {
+        assert_eq!(url, &format!("http://u.example/{i}"));
+        assert!(data[*start..].starts_with(url.as_bytes()));
+        expect += data[at..*start].iter().filter(|&&b| b == b'\n').count() as u64;
+        at = *start;
+        assert_eq!(*line, expect, "line of {url}");
+    }
+}
+
 /// Mail-shaped bytes: mbox or not, `From ` lines that start messages and
 /// some that do not (quoted, in bodies, longer than `FROM_LINE_MAX`),
 /// CRLF, MIME parts, URLs, long lines.
