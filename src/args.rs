@@ -169,7 +169,8 @@ pub(crate) struct ScanArgs {
     /// Only URLs that are valid RFC 3986 URIs.
     #[arg(long)]
     pub(crate) strict: bool,
-    /// Print each distinct URL once (with --normalize: each distinct normal form).
+    /// Print each distinct URL once, compared by --dedup-key (with --normalize: each
+    /// distinct normal form, unless --dedup-key raw).
     #[arg(long)]
     pub(crate) unique: bool,
     /// Print counts per distinct URL, host or scheme, most frequent first.

@@ -52,8 +52,8 @@ const EXAMPLES: [(&str, &str); 13] = [
         "read mail: decode quoted-printable, base64 and HTML parts",
     ),
     (
-        "urlsift -l -g '*.eml' ~/Maildir",
-        "the names of the messages that hold a URL",
+        "urlsift --mail -l ~/Maildir/cur",
+        "the names of the messages that hold a URL (a maildir has one message per file)",
     ),
     (
         "urlsift --base https://example.org/ saved.html",
