@@ -150,6 +150,9 @@ impl Outputs {
     /// Rename every output into place if they were written `whole`, or
     /// remove them all.
     pub(crate) fn commit(self, whole: bool) -> Result<(), String> {
+        // A signal that ends the run meanwhile waits for this to end.
+        let mut temps = TEMPS.lock().unwrap_or_else(|p| p.into_inner());
+        temps.clear();
         if !whole {
             return Ok(()); // the temporary files are removed on drop
         }
@@ -162,6 +165,36 @@ impl Outputs {
         }
         Ok(())
     }
+}
+
+/// The temporary files of the outputs, until they are renamed into place
+/// or removed: a signal that ends the run removes them.
+static TEMPS: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// From now on, SIGINT, SIGTERM or SIGHUP remove the outputs' temporary
+/// files ([`TEMPS`]), then end the run as the signal does by default: a
+/// run stopped with Ctrl-C leaves no half-written file behind, and the old
+/// outputs as they were.
+fn remove_temps_on_signal() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+            return;
+        };
+        let _ = std::thread::Builder::new()
+            .name("urlsift-signals".into())
+            .spawn(move || {
+                if let Some(sig) = signals.forever().next() {
+                    let temps = TEMPS.lock().unwrap_or_else(|p| p.into_inner());
+                    for p in temps.iter() {
+                        let _ = std::fs::remove_file(p);
+                    }
+                    let _ = signal_hook::low_level::emulate_default_handler(sig);
+                    std::process::exit(128 + sig);
+                }
+            });
+    });
 }
 
 /// The identity of a file (device and inode), following links.
@@ -290,7 +323,12 @@ pub(crate) fn open_outputs(
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => std::path::Path::new("."),
         };
+        remove_temps_on_signal();
         let (f, tmp) = temp_in(dir, dest).map_err(|e| shown(name, e))?.into_parts();
+        TEMPS
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(tmp.to_path_buf());
         Ok((writer(f, name)?, tmp))
     };
     let mut outs = Vec::new();

@@ -341,6 +341,49 @@ fn output_file_is_replaced_atomically_at_the_end() {
 }
 
 #[test]
+fn a_run_ended_by_a_signal_leaves_no_temporary_output() {
+    // Ctrl-C (or a kill) during a run with -o: the half-written temporary
+    // file is removed, the old output stays as it was, and the run ends by
+    // the signal, as it would have without -o.
+    use std::os::unix::process::ExitStatusExt;
+    for (sig, name) in [(libc::SIGINT, "SIGINT"), (libc::SIGTERM, "SIGTERM")] {
+        let d = tmp();
+        let out = d.path().join("out.txt");
+        std::fs::write(&out, "old\n").unwrap();
+        let mut child = cmd()
+            .arg("-o")
+            .arg(&out)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(b"see http://a.example/ ").unwrap();
+        stdin.flush().unwrap();
+        // The run is under way, blocked reading standard input, with its
+        // temporary file made.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while std::fs::read_dir(d.path()).unwrap().count() < 2 {
+            assert!(Instant::now() < deadline, "{name}: no temporary file");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        // SAFETY: kill has no memory preconditions; the pid is our child's.
+        assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, sig) }, 0);
+        let st = wait_or_kill(&mut child, 30, name);
+        drop(stdin);
+        assert_eq!(st.signal(), Some(sig), "{name}: {st:?}");
+        let names: Vec<_> = std::fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["out.txt"], "{name}: left {names:?}");
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "old\n");
+    }
+}
+
+#[test]
 fn output_holds_what_could_be_read_and_only_a_whole_one_replaces_the_old() {
     // As grep's output: an input that cannot be read is reported (exit 2)
     // and the output of the others replaces the old file. An output that
