@@ -262,6 +262,31 @@ fn temp_in(dir: &std::path::Path, like: &std::path::Path) -> io::Result<tempfile
         })
 }
 
+/// The file `path` names: through links, even one to a file that does not
+/// exist yet (which the output creates, as a shell's `>` does); `path`
+/// itself when it is no link.
+fn link_target(path: &std::path::Path) -> PathBuf {
+    if let Ok(p) = std::fs::canonicalize(path) {
+        return p;
+    }
+    let mut p = path.to_path_buf();
+    // A chain of links ends within as many as the system follows.
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => {}
+            _ => return p,
+        }
+        let Ok(to) = std::fs::read_link(&p) else {
+            return p;
+        };
+        p = match p.parent() {
+            Some(dir) if to.is_relative() => dir.join(to),
+            _ => to,
+        };
+    }
+    path.to_path_buf()
+}
+
 /// A shard file name of ours: `part-NNNNN.EXT`.
 fn is_shard_name(name: &str) -> bool {
     let Some(rest) = name.strip_prefix("part-") else {
@@ -367,7 +392,7 @@ pub(crate) fn open_outputs(
     }
     if shards <= 1 {
         // Through a link: replace the file it names, keep the link.
-        let dest = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let dest = link_target(path);
         let (w, tmp) = open(&dest, path)?;
         outs.push(w);
         pending.push((tmp, dest, path.to_path_buf()));

@@ -341,6 +341,31 @@ fn output_file_is_replaced_atomically_at_the_end() {
 }
 
 #[test]
+fn output_through_a_link_to_no_file_yet_creates_that_file() {
+    // As a shell's `>`: -o through a link to a file that does not exist yet
+    // writes that file and keeps the link; a link to an existing file has
+    // that file replaced, the link kept.
+    let d = tmp();
+    let link = d.path().join("link.txt");
+    std::os::unix::fs::symlink("target.txt", &link).unwrap();
+    for (input, want) in [
+        (&b"see http://a.example/\n"[..], "http://a.example/\n"),
+        (&b"see http://b.example/\n"[..], "http://b.example/\n"),
+    ] {
+        let (st, _, err) = run_on(&["-o", link.to_str().unwrap()], input, "-o link");
+        assert_eq!(code(st), 0, "{}", String::from_utf8_lossy(&err));
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        let target = d.path().join("target.txt");
+        assert_eq!(std::fs::read_to_string(target).unwrap(), want);
+    }
+}
+
+#[test]
 fn a_run_ended_by_a_signal_leaves_no_temporary_output() {
     // Ctrl-C (or a kill) during a run with -o: the half-written temporary
     // file is removed, the old output stays as it was, and the run ends by
