@@ -709,10 +709,39 @@ fn walk(root: &Path, opts: &WalkOptions, v: &mut Vec<Source>) -> Result<(), Stri
                     v.push(Source::Walked(e.into_path()));
                 }
             }
-            Err(e) => v.push(Source::Error(e.to_string())),
+            Err(e) => v.push(Source::Error(walk_error(&e))),
         }
     }
     Ok(())
+}
+
+/// A walk error as the other input errors read: `PATH: what went wrong`,
+/// the path once, and an I/O error as the system says it.
+fn walk_error(e: &ignore::Error) -> String {
+    match e {
+        ignore::Error::WithPath { path, err } => match walk_io(err) {
+            Some(io) => format!("{}: {io}", path.display()),
+            None => format!("{}: {}", path.display(), walk_error(err)),
+        },
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            walk_error(err)
+        }
+        other => walk_io(other).map_or_else(|| other.to_string(), |io| io.to_string()),
+    }
+}
+
+/// The system's error under a walk error, without the walker's wording.
+fn walk_io(e: &ignore::Error) -> Option<io::Error> {
+    let io = e.io_error()?;
+    // The system's code may be a few errors down the chain.
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(io);
+    while let Some(c) = cause {
+        if let Some(code) = c.downcast_ref::<io::Error>().and_then(|e| e.raw_os_error()) {
+            return Some(io::Error::from_raw_os_error(code));
+        }
+        cause = c.source();
+    }
+    Some(io::Error::new(io.kind(), io.kind().to_string()))
 }
 
 /// Read the paths listed in `r`, one per line (`nul`: NUL-separated), as
@@ -760,6 +789,41 @@ fn path_from_bytes(b: &[u8]) -> PathBuf {
 mod tests {
     use super::*;
     use std::io::Write;
+
+    /// An error as a walker wraps the system's: its own wording, the
+    /// system's error as its source.
+    #[derive(Debug)]
+    struct Wrapped(io::Error);
+
+    impl std::fmt::Display for Wrapped {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "IO error for operation on d: {}", self.0)
+        }
+    }
+
+    impl std::error::Error for Wrapped {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn a_walk_error_names_its_path_once_with_the_systems_words() {
+        let denied = || io::Error::from_raw_os_error(13);
+        let with_path = |err| ignore::Error::WithPath {
+            path: PathBuf::from("d"),
+            err: Box::new(ignore::Error::Io(err)),
+        };
+        let want = format!("d: {}", denied());
+        assert_eq!(walk_error(&with_path(denied())), want);
+        let wrapped = io::Error::new(io::ErrorKind::PermissionDenied, Wrapped(denied()));
+        assert_eq!(walk_error(&with_path(wrapped)), want);
+        let deep = ignore::Error::WithDepth {
+            depth: 2,
+            err: Box::new(with_path(denied())),
+        };
+        assert_eq!(walk_error(&deep), want);
+    }
 
     fn stream(r: Box<dyn Read + Send>) -> Stream {
         match sniffed(r).unwrap() {
