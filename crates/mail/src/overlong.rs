@@ -479,6 +479,11 @@ fn a_piece_dense_in_urls_is_mapped_a_part_at_a_time() {
         at = *start;
         assert_eq!(*line, expect, "line of {url}");
     }
+    // And as a stream, the same.
+    assert_eq!(
+        whole(&data, cap),
+        streamed(&data, cap, 1 << 16, 4093, false)
+    );
 }
 
 /// Mail-shaped bytes: mbox or not, `From ` lines that start messages and
