@@ -146,6 +146,10 @@ pub fn html_document_links(
 /// the record's decoded payload; a header link's, in the record block) and
 /// a [`WebWhere`] carrying the record's `warc_*` headers and offset.
 ///
+/// Returns what went wrong decoding the payload, if anything (a corrupt
+/// content coding, broken chunked framing): the links of what could be
+/// decoded before the break are reported all the same.
+///
 /// ```
 /// let block = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href='b'>x</a>";
 /// let rec = urlsift_warc::Record {
@@ -165,7 +169,7 @@ pub fn record_links(
     rec: &urlsift_warc::Record,
     opts: &LinkOptions,
     mut each: impl FnMut(&Match<'_>, &WebWhere),
-) {
+) -> Option<String> {
     let mut web = WebWhere {
         warc_target_uri: rec.target_uri.clone(),
         warc_record_id: rec.record_id.clone(),
@@ -174,7 +178,7 @@ pub fn record_links(
         warc_offset: Some(rec.offset),
         ..WebWhere::default()
     };
-    let _ = urlsift_warc::record_links(rec, opts, |link| emit(link, &mut web, &mut each));
+    urlsift_warc::record_links(rec, opts, |link| emit(link, &mut web, &mut each))
 }
 
 /// One link as a match, with `web` updated to its place; a relative

@@ -64,10 +64,10 @@ pub(super) fn read_warc_batch<R: Read>(reader: &mut urlsift_warc::Reader<R>) -> 
 /// (in parallel, a batch of records at a time) and sent on in file order.
 /// When records may be formatted apart, the next batch is read and inflated
 /// on the pool while the links of this one are found, so reading is not a
-/// serial step between batches. Warnings (a malformed record) are printed;
-/// the first error (a corrupt gzip member, a truncated file) is the input's
-/// error, the others are printed. The reader resynchronises at the next
-/// record either way.
+/// serial step between batches. Warnings (a malformed record, a payload
+/// that does not decode whole) are printed; the first error (a corrupt gzip
+/// member, a truncated file) is the input's error, the others are printed.
+/// The reader resynchronises at the next record either way.
 pub(super) fn scan_warc(
     cfg: &Config<'_>,
     name: &str,
@@ -114,7 +114,8 @@ pub(super) fn scan_warc(
 }
 
 /// The links of `recs`, in order: formatted in parallel when records may be
-/// formatted apart, else one by one. False when the run stops.
+/// formatted apart, else one by one. A record whose payload could not be
+/// decoded whole gets a warning after its links. False when the run stops.
 pub(super) fn warc_batch(
     cfg: &Config<'_>,
     name: &str,
@@ -128,31 +129,43 @@ pub(super) fn warc_batch(
     }
     if emit.parallel() {
         let plan = emit.former.plan;
-        let batches: Vec<Batch> = recs
+        let batches: Vec<(Batch, Option<String>)> = recs
             .par_iter()
             .map(|rec| {
                 let mut f = Former::new(cfg, name, plan);
                 let mut out = Batch::default();
-                record_links(rec, opts, |m, web| {
+                let problem = record_links(rec, opts, |m, web| {
                     if f.accepts(m) {
                         f.add(m, 0, None, Some(web), &mut out);
                     }
                 });
-                out
+                (out, problem)
             })
             .collect();
-        for b in batches {
+        for ((b, problem), rec) in batches.into_iter().zip(recs) {
             if !emit.take(b) {
                 return false;
             }
+            warn_payload(name, rec, problem);
         }
         return true;
     }
     for rec in recs {
-        record_links(rec, opts, |m, web| emit.record_where(m, 0, None, Some(web)));
+        let problem = record_links(rec, opts, |m, web| emit.record_where(m, 0, None, Some(web)));
         if emit.failed {
             return false;
         }
+        warn_payload(name, rec, problem);
     }
     true
+}
+
+/// Warn of a record's payload that could not be decoded whole, as of any
+/// other malformed record: `FILE: byte OFFSET: what`, the record's offset.
+/// A record the reader cut short (capped, or its input or gzip member ended
+/// early) was reported already: its payload's break is that cut.
+fn warn_payload(name: &str, rec: &urlsift_warc::Record, problem: Option<String>) {
+    if let Some(p) = problem.filter(|_| !rec.truncated) {
+        urlsift_core::report!("{name}: byte {}: {p}", rec.offset);
+    }
 }
