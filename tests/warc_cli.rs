@@ -500,3 +500,44 @@ fn warc_cli_broken_bodies_warn_with_the_record_offset_and_keep_their_head() {
     assert_eq!((code, err.as_str()), (0, ""));
     assert!(!out.is_empty());
 }
+
+#[test]
+fn warc_cli_a_page_gives_its_links_in_the_order_of_the_same_html_file() {
+    // Attributes and text URLs interleaved, a srcset, entities, a meta
+    // refresh, text in a title, and a script that is skipped.
+    let page = b"<!DOCTYPE html><html><head><title>see http://title.example/</title>
+<meta http-equiv=refresh content=\"0; url=/moved\"><base href=\"/docs/\"></head>
+<body><p>First http://one.example/a and <a href=\"guide/a.html\">the guide</a>
+then www.two.example, <img src=\"../i.png\" srcset=\"s1.png 1x, s2.png 2x\">
+&lt;http://three.example/x&gt; <a href='q?a=1&amp;b=2'>q</a>
+<script>var u = \"http://script.example/\";</script> last http://four.example/.
+<a href=\"mailto:x@y.example\">m</a></body></html>
+";
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("page.html");
+    std::fs::write(&html, page).unwrap();
+    let warc = dir.path().join("page.warc");
+    std::fs::write(&warc, response("http://ex.org/x/", &http("", page))).unwrap();
+    let key = |r: &serde_json::Value| {
+        ["url", "start", "end", "source", "source_name", "found"].map(|k| r[k].to_string())
+    };
+    let (out, err, code) = run(
+        &[
+            "--format",
+            "json",
+            "--base",
+            "http://ex.org/x/",
+            html.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    let want: Vec<_> = json_rows(&out).iter().map(key).collect();
+    assert!(want.len() > 10, "{want:?}");
+    for j in ["-j1", "-j2"] {
+        let (out, err, code) = run(&[j, "--format", "json", warc.to_str().unwrap()], None);
+        assert_eq!(code, 0, "{err}");
+        let got: Vec<_> = json_rows(&out).iter().map(key).collect();
+        assert_eq!(got, want, "{j}");
+    }
+}

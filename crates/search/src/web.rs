@@ -119,26 +119,9 @@ pub fn html_document_links(
     mut each: impl FnMut(&Match<'_>, &WebWhere),
 ) {
     let mut web = WebWhere::default();
-    // `html_links` gives every attribute link, then the text links: merge
-    // them by offset.
-    let mut attrs = std::collections::VecDeque::new();
     urlsift_warc::html_links(html, base, &LinkOptions::default(), |link| {
-        if !matches!(link.source, Source::Text) {
-            attrs.push_back(link);
-            return;
-        }
-        while let Some(a) = attrs.pop_front() {
-            if a.offset > link.offset {
-                attrs.push_front(a);
-                break;
-            }
-            emit(a, &mut web, &mut each);
-        }
         emit(link, &mut web, &mut each)
     });
-    for a in attrs {
-        emit(a, &mut web, &mut each);
-    }
 }
 
 /// The links of one web archive record ([`urlsift_warc::record_links`]:

@@ -7,8 +7,9 @@
 //! ```text
 //! bytes -> Reader (gzip members, WARC records)     -> Record { offset, type, target URI, block }
 //!       -> payload (HTTP head, chunked, gzip/deflate/br/zstd)
-//!       -> record_links: header links, then HTML (attributes resolved against
-//!          the base; text between tags) or text   -> Link { url, found, source, resolved, offset }
+//!       -> record_links: header links, then HTML in document order (attributes
+//!          resolved against the base; text between tags) or text
+//!                                                 -> Link { url, found, source, resolved, offset }
 //! ```
 //!
 //! The reader yields owned [`Record`]s and the link pass is a pure function

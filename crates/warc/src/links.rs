@@ -184,8 +184,9 @@ pub fn payload(rec: &Record, max_body: usize) -> Payload<'_> {
 ///
 /// - `response`, `resource`: the HTTP `Location`, `Content-Location` and
 ///   `Link` headers (resolved against the target URI), then the body, as
-///   [`body_kind`] says: HTML (resolved against `<base href>`, else the
-///   `WARC-Target-URI`, else [`LinkOptions::base`]) or text.
+///   [`body_kind`] says: HTML ([`html_links`], in document order, resolved
+///   against `<base href>`, else the `WARC-Target-URI`, else
+///   [`LinkOptions::base`]) or text.
 /// - `conversion` (WET): the text.
 /// - `revisit`: the header links of the HTTP head it repeats (the payload
 ///   is elided: it is the one of the record it refers to).
@@ -329,17 +330,17 @@ fn reference(
     }
 }
 
-/// The links of an HTML document: URL attributes (`href`, `src`, `action`,
-/// `formaction`, `cite`, `poster`, `background`, `longdesc`, `srcset`
-/// candidates, `object`/`data`, `html`/`manifest`, meta refresh), resolved
-/// against the first `<base href>` (itself resolved against `doc`), else
-/// `doc`; then, with [`LinkOptions::text`], the URLs in its text, in
-/// document order within each group.
+/// The links of an HTML document, in document order: URL attributes
+/// (`href`, `src`, `action`, `formaction`, `cite`, `poster`, `background`,
+/// `longdesc`, `srcset` candidates, `object`/`data`, `html`/`manifest`,
+/// meta refresh), resolved against the first `<base href>` (itself resolved
+/// against `doc`), else `doc`; and, with [`LinkOptions::text`], the URLs in
+/// its text, each where it is written among the attributes.
 ///
 /// ```
 /// use urlsift_warc::{html_links, LinkOptions, Source};
 /// let page = br#"<base href="/docs/"><a href="mailto:a&#37;&#52;&#48;b.org">x</a>
-/// <img srcset="a.png 1x, b.png 2x"> <a href=" g
+/// <img srcset="a.png 1x, b.png 2x"> see http://c.example/ <a href=" g
 /// h ">"#;
 /// let mut got = Vec::new();
 /// html_links(page, Some("http://ex.org/index.html"), &LinkOptions::default(), |l| got.push(l.url));
@@ -347,6 +348,7 @@ fn reference(
 ///     "mailto:a%40b.org",
 ///     "http://ex.org/docs/a.png",
 ///     "http://ex.org/docs/b.png",
+///     "http://c.example/",
 ///     "http://ex.org/docs/gh",
 /// ]);
 /// ```
@@ -361,7 +363,7 @@ pub fn html_links(html: &[u8], doc: Option<&str>, opts: &LinkOptions, mut sink: 
         .as_deref()
         .and_then(|b| Base::new(b.as_bytes()))
         .or(doc_base);
-    for a in std::mem::take(&mut s.attrs) {
+    let attr_link = |a: html::AttrUrl<'_>| {
         // A srcset candidate or refresh URL taken out of a decoded value
         // was not written as it is: it reads as decoded.
         let written = match (a.attr, &a.value) {
@@ -372,15 +374,24 @@ pub fn html_links(html: &[u8], doc: Option<&str>, opts: &LinkOptions, mut sink: 
             tag: a.tag,
             attr: a.attr,
         };
-        sink(reference(base, &a.value, written, source, a.raw_start));
-    }
+        reference(base, &a.value, written, source, a.raw_start)
+    };
+    // Attributes and text URLs merged by offset: an attribute comes before
+    // the text URLs written after it.
+    let mut attrs = std::mem::take(&mut s.attrs).into_iter().peekable();
     if opts.text {
         engine::scan_text(&s.text, |m| {
             let start = s.doc_offset(m.start);
+            while let Some(a) = attrs.next_if(|a| a.raw_start <= start) {
+                sink(attr_link(a));
+            }
             let end = s.doc_offset(m.end);
             let written = html.get(start..end).unwrap_or_default();
             sink(text_link(m.url, written, m.www, start));
         });
+    }
+    for a in attrs {
+        sink(attr_link(a));
     }
 }
 
