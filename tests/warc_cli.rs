@@ -372,3 +372,172 @@ fn warc_cli_unique_count_by_and_shards_work_on_archives() {
         "the shards hold the distinct links once each"
     );
 }
+
+/// A WARC `response` record for `target` whose block is `http`.
+fn response(target: &str, http: &[u8]) -> Vec<u8> {
+    let mut r = format!(
+        "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: {target}\r\n\
+         Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+        http.len()
+    )
+    .into_bytes();
+    r.extend_from_slice(http);
+    r.extend_from_slice(b"\r\n\r\n");
+    r
+}
+
+/// An HTTP response head with these extra header lines, then `body`.
+fn http(headers: &str, body: &[u8]) -> Vec<u8> {
+    let mut h = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n{headers}\r\n").into_bytes();
+    h.extend_from_slice(body);
+    h
+}
+
+/// A page of `n` links, `/p/0` to `/p/{n-1}`.
+fn link_page(n: usize) -> Vec<u8> {
+    (0..n)
+        .flat_map(|i| format!("<a href=\"/p/{i}\">x</a>\n").into_bytes())
+        .collect()
+}
+
+#[test]
+fn warc_cli_broken_bodies_warn_with_the_record_offset_and_keep_their_head() {
+    let page = link_page(3000);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&page).unwrap();
+    let mut gz = gz.finish().unwrap();
+    // Damage the middle of the deflate data: the head of the page inflates.
+    let mid = gz.len() / 2;
+    for b in &mut gz[mid..mid + 16] {
+        *b ^= 0x5a;
+    }
+    let mut zlib = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    zlib.write_all(&page).unwrap();
+    let zlib = zlib.finish().unwrap();
+    let zlib_cut = &zlib[..zlib.len() / 2];
+    let zst = zstd::encode_all(&page[..], 3).unwrap();
+    let mut zst_bad = zst.clone();
+    zst_bad.truncate(zst.len() - 5);
+    zst_bad.extend_from_slice(&[0xff; 5]);
+    let chunked_bad = b"1c\r\n<a href=\"/c/1\">one</a> and \r\nzz\r\n<a href=\"/c/2\">".to_vec();
+    let chunked_short = b"1a\r\n<a href=\"/s/1\">one</a> a\r\n".to_vec();
+    let records: Vec<(&str, Vec<u8>, bool)> = vec![
+        (
+            "http://gz.example/",
+            http("Content-Encoding: gzip\r\n", &gz),
+            true,
+        ),
+        (
+            "http://ok1.example/",
+            http("", b"<a href=\"/ok1\">ok</a>"),
+            false,
+        ),
+        (
+            "http://zlib.example/",
+            http("Content-Encoding: deflate\r\n", zlib_cut),
+            true,
+        ),
+        (
+            "http://zstd.example/",
+            http("Content-Encoding: zstd\r\n", &zst_bad),
+            true,
+        ),
+        (
+            "http://chunked.example/",
+            http("Transfer-Encoding: chunked\r\n", &chunked_bad),
+            true,
+        ),
+        (
+            "http://short.example/",
+            http("Transfer-Encoding: chunked\r\n", &chunked_short),
+            true,
+        ),
+        (
+            "http://ok2.example/",
+            http("", b"<a href=\"/ok2\">ok</a>"),
+            false,
+        ),
+    ];
+    let mut warc = Vec::new();
+    let mut offsets = Vec::new();
+    for (target, block, _) in &records {
+        offsets.push(warc.len());
+        warc.extend_from_slice(&response(target, block));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bodies.warc");
+    std::fs::write(&path, &warc).unwrap();
+    let file = path.to_str().unwrap();
+    for args in [&["-j1", file][..], &["-j2", file], &["-m", "100000", file]] {
+        let (out, err, code) = run(args, None);
+        // Warnings, as for any malformed record: the status is that of the
+        // links found.
+        assert_eq!(code, 0, "{args:?}: {err}");
+        for ((target, _, broken), off) in records.iter().zip(&offsets) {
+            let warned = err.contains(&format!("{file}: byte {off}: "));
+            assert_eq!(warned, *broken, "{args:?}: {target} at {off}: {err}");
+        }
+        assert_eq!(err.lines().count(), 5, "{err}");
+        let out = String::from_utf8(out).unwrap();
+        let urls: Vec<&str> = out.lines().collect();
+        // What was decoded before each break is read.
+        for want in [
+            "http://gz.example/p/0",
+            "http://gz.example/p/100",
+            "http://zlib.example/p/0",
+            "http://zlib.example/p/100",
+            "http://chunked.example/c/1",
+            "http://short.example/s/1",
+            "http://ok1.example/ok1",
+            "http://ok2.example/ok2",
+        ] {
+            assert!(urls.contains(&want), "{args:?}: {want}");
+        }
+        assert!(!urls.contains(&"http://gz.example/p/2999"), "{args:?}");
+    }
+    // `-s` silences the warnings, not the links.
+    let (out, err, code) = run(&["-s", file], None);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert!(!out.is_empty());
+}
+
+#[test]
+fn warc_cli_a_page_gives_its_links_in_the_order_of_the_same_html_file() {
+    // Attributes and text URLs interleaved, a srcset, entities, a meta
+    // refresh, text in a title, and a script that is skipped.
+    let page = b"<!DOCTYPE html><html><head><title>see http://title.example/</title>
+<meta http-equiv=refresh content=\"0; url=/moved\"><base href=\"/docs/\"></head>
+<body><p>First http://one.example/a and <a href=\"guide/a.html\">the guide</a>
+then www.two.example, <img src=\"../i.png\" srcset=\"s1.png 1x, s2.png 2x\">
+&lt;http://three.example/x&gt; <a href='q?a=1&amp;b=2'>q</a>
+<script>var u = \"http://script.example/\";</script> last http://four.example/.
+<a href=\"mailto:x@y.example\">m</a></body></html>
+";
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("page.html");
+    std::fs::write(&html, page).unwrap();
+    let warc = dir.path().join("page.warc");
+    std::fs::write(&warc, response("http://ex.org/x/", &http("", page))).unwrap();
+    let key = |r: &serde_json::Value| {
+        ["url", "start", "end", "source", "source_name", "found"].map(|k| r[k].to_string())
+    };
+    let (out, err, code) = run(
+        &[
+            "--format",
+            "json",
+            "--base",
+            "http://ex.org/x/",
+            html.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    let want: Vec<_> = json_rows(&out).iter().map(key).collect();
+    assert!(want.len() > 10, "{want:?}");
+    for j in ["-j1", "-j2"] {
+        let (out, err, code) = run(&[j, "--format", "json", warc.to_str().unwrap()], None);
+        assert_eq!(code, 0, "{err}");
+        let got: Vec<_> = json_rows(&out).iter().map(key).collect();
+        assert_eq!(got, want, "{j}");
+    }
+}

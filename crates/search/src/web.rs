@@ -22,10 +22,10 @@ use urlsift_printer::WebWhere;
 use urlsift_warc::{Link, LinkOptions, Source};
 
 /// The most bytes of one HTML input (a file or a stream) read as HTML: 64
-/// MiB, the body cap of web archive records. A page is tokenized whole, so
-/// this bounds the memory one input takes (the page, and its text and
-/// attributes gathered by the tokenizer). A longer input is HTML up to its
-/// last newline before the cap, and the text rules read the rest.
+/// MiB, the body cap of web archive records. A page is read whole (its
+/// links are then found a window at a time), so this bounds the memory one
+/// input takes. A longer input is HTML up to its last newline before the
+/// cap, and the text rules read the rest.
 pub const MAX_HTML: usize = 64 << 20;
 
 /// Whether an input whose first bytes are `head` is HTML: WHATWG MIME
@@ -119,32 +119,23 @@ pub fn html_document_links(
     mut each: impl FnMut(&Match<'_>, &WebWhere),
 ) {
     let mut web = WebWhere::default();
-    // `html_links` gives every attribute link, then the text links: merge
-    // them by offset.
-    let mut attrs = std::collections::VecDeque::new();
+    let mut each = |m: &Match<'_>, web: &WebWhere| {
+        each(m, web);
+        true
+    };
     urlsift_warc::html_links(html, base, &LinkOptions::default(), |link| {
-        if !matches!(link.source, Source::Text) {
-            attrs.push_back(link);
-            return;
-        }
-        while let Some(a) = attrs.pop_front() {
-            if a.offset > link.offset {
-                attrs.push_front(a);
-                break;
-            }
-            emit(a, &mut web, &mut each);
-        }
-        emit(link, &mut web, &mut each)
+        emit(link, &mut web, &mut each);
     });
-    for a in attrs {
-        emit(a, &mut web, &mut each);
-    }
 }
 
 /// The links of one web archive record ([`urlsift_warc::record_links`]:
 /// its HTTP header links, then its page's), each as a [`Match`] (offsets in
 /// the record's decoded payload; a header link's, in the record block) and
 /// a [`WebWhere`] carrying the record's `warc_*` headers and offset.
+///
+/// Returns what went wrong decoding the payload, if anything (a corrupt
+/// content coding, broken chunked framing): the links of what could be
+/// decoded before the break are reported all the same.
 ///
 /// ```
 /// let block = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href='b'>x</a>";
@@ -165,7 +156,21 @@ pub fn record_links(
     rec: &urlsift_warc::Record,
     opts: &LinkOptions,
     mut each: impl FnMut(&Match<'_>, &WebWhere),
-) {
+) -> Option<String> {
+    record_links_while(rec, opts, |m, web| {
+        each(m, web);
+        true
+    })
+}
+
+/// [`record_links`], handing links to `each` until it returns false
+/// ([`urlsift_warc::record_links_while`]). A relative reference that found
+/// no base is left out before `each`, as there.
+pub(crate) fn record_links_while(
+    rec: &urlsift_warc::Record,
+    opts: &LinkOptions,
+    mut each: impl FnMut(&Match<'_>, &WebWhere) -> bool,
+) -> Option<String> {
     let mut web = WebWhere {
         warc_target_uri: rec.target_uri.clone(),
         warc_record_id: rec.record_id.clone(),
@@ -174,15 +179,20 @@ pub fn record_links(
         warc_offset: Some(rec.offset),
         ..WebWhere::default()
     };
-    let _ = urlsift_warc::record_links(rec, opts, |link| emit(link, &mut web, &mut each));
+    urlsift_warc::record_links_while(rec, opts, |link| emit(link, &mut web, &mut each))
 }
 
-/// One link as a match, with `web` updated to its place; a relative
-/// reference that found no base is left out.
-fn emit(link: Link, web: &mut WebWhere, each: &mut impl FnMut(&Match<'_>, &WebWhere)) {
+/// One link as a match, with `web` updated to its place, handed to `each`;
+/// a relative reference that found no base is left out. Returns what
+/// `each` does (true when it is left out).
+fn emit(
+    link: Link,
+    web: &mut WebWhere,
+    each: &mut impl FnMut(&Match<'_>, &WebWhere) -> bool,
+) -> bool {
     let text = matches!(link.source, Source::Text);
     if !link.resolved && !text {
-        return;
+        return true;
     }
     let www = !link.resolved && link.url.len() >= 4 && link.url[..4].eq_ignore_ascii_case("www.");
     let len = link.found.as_ref().map_or(link.url.len(), String::len);
@@ -197,7 +207,7 @@ fn emit(link: Link, web: &mut WebWhere, each: &mut impl FnMut(&Match<'_>, &WebWh
     web.source = link.source.kind();
     web.source_name = source_name(&link.source);
     web.found = link.found;
-    each(&m, web);
+    each(&m, web)
 }
 
 /// The `source_name` of a link: `tag@attribute`, or the header's name.

@@ -29,6 +29,44 @@ pub(crate) fn scan_text(text: &[u8], mut sink: impl FnMut(TextMatch<'_>)) {
     });
 }
 
+/// Text scanned a piece at a time, with the URLs one scan of all of it
+/// finds. Each piece must end where no URL can continue (the next piece
+/// starts with a NUL, as the stretches of an HTML page's text do, or the
+/// text ends); the URLs anchored in it are found with the
+/// [`TextScan::LOOK_BEHIND`] bytes before it as context.
+#[derive(Default)]
+pub(crate) struct TextScan {
+    /// Where the last URL found ended (or 0), as a text offset.
+    floor: usize,
+    /// The text offset scanned to.
+    done: usize,
+}
+
+impl TextScan {
+    /// The text a piece needs before it: the furthest the text rules look
+    /// back from a URL's anchor.
+    pub(crate) const LOOK_BEHIND: usize = urlsift_core::extract::rules::MAX_LOOK_BEHIND;
+
+    /// Scan `text` past what was scanned before: `text[0]` is at text
+    /// offset `base`, and `text` holds at least [`TextScan::LOOK_BEHIND`]
+    /// bytes before the first unscanned one (or all the text before it).
+    /// Offsets given to `sink` are text offsets.
+    pub(crate) fn scan(&mut self, text: &[u8], base: usize, mut sink: impl FnMut(TextMatch<'_>)) {
+        let start = self.done.saturating_sub(base).min(text.len());
+        let floor = self.floor.saturating_sub(base).min(start);
+        let floor = Extractor::new().scan(text, start, text.len(), floor, |m| {
+            sink(TextMatch {
+                start: m.start + base,
+                end: m.end + base,
+                url: &m.url,
+                www: m.kind == Kind::Www,
+            });
+        });
+        self.floor = self.floor.max(floor + base);
+        self.done = base + text.len();
+    }
+}
+
 /// A parsed base URI: absolute, or nothing to resolve against.
 #[derive(Clone, Copy)]
 pub(crate) struct Base<'a>(UriRef<'a>);

@@ -34,29 +34,65 @@ pub(crate) struct AttrUrl<'a> {
     pub value: Cow<'a, [u8]>,
 }
 
-/// What one pass over a document gathers.
+/// What a pass over a document has gathered and not yet handed on: the
+/// URL attributes and text of the document so far, since the last
+/// [`Window`] was handed on.
 #[derive(Default)]
 pub(crate) struct Scanned<'a> {
     /// URL attributes, in document order.
     pub attrs: Vec<AttrUrl<'a>>,
     /// The first `<base href>`, decoded.
     pub base: Option<Vec<u8>>,
-    /// The text between tags, decoded, stretches separated by NUL.
+    /// The text between tags, decoded, stretches separated by NUL: the
+    /// text from text offset [`Scanned::text_base`] on (the text before it
+    /// was handed on and let go).
     pub text: Vec<u8>,
+    /// The text offset of `text[0]`.
+    pub text_base: usize,
     /// `(text offset, document offset)` pairs: the text from each text offset
     /// on comes from the document offset on (until the next pair).
     pub map: Vec<(usize, usize)>,
 }
 
 impl Scanned<'_> {
-    /// The document offset of a text offset.
-    pub(crate) fn doc_offset(&self, t: usize) -> usize {
-        let i = self.map.partition_point(|&(x, _)| x <= t);
-        match i.checked_sub(1).and_then(|i| self.map.get(i)) {
-            Some(&(x, d)) => d + (t - x),
-            None => t,
+    /// Let go of the text before the last `keep` bytes, and of the map
+    /// pairs only that text needs.
+    pub(crate) fn keep_text(&mut self, keep: usize) {
+        let cut = self.text.len().saturating_sub(keep);
+        if cut == 0 {
+            return;
         }
+        self.text.drain(..cut);
+        self.text_base += cut;
+        let first = self.map.partition_point(|&(x, _)| x <= self.text_base);
+        self.map.drain(..first.saturating_sub(1));
     }
+}
+
+/// The document offset of text offset `t`, by `map` ([`Scanned::map`]).
+pub(crate) fn doc_offset(map: &[(usize, usize)], t: usize) -> usize {
+    let i = map.partition_point(|&(x, _)| x <= t);
+    match i.checked_sub(1).and_then(|i| map.get(i)) {
+        Some(&(x, d)) => d + (t - x),
+        None => t,
+    }
+}
+
+/// How much a pass gathers before it hands it on: at least this many URL
+/// attributes or this many bytes of text.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Window {
+    pub attrs: usize,
+    pub text: usize,
+}
+
+impl Window {
+    /// A few thousand links' worth: a typical page is one window, and a
+    /// page of millions of links is held a window at a time.
+    pub(crate) const DEFAULT: Window = Window {
+        attrs: 1024,
+        text: 64 << 10,
+    };
 }
 
 /// The first `needle` in `hay`. Most stretches between tags, and most
@@ -186,19 +222,78 @@ fn url_attr(tag: &[u8], name: &[u8]) -> Option<&'static str> {
     name.eq_ignore_ascii_case(cand.as_bytes()).then_some(cand)
 }
 
-/// Scan `html` once; gather its URL attributes, base and text.
-pub(crate) fn scan(html: &[u8], scan_scripts: bool, want_text: bool) -> Scanned<'_> {
+/// What a pass over a document gathers.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Gather {
+    /// The text between tags.
+    pub text: bool,
+    /// The contents of `script`, `style` and the other raw text elements,
+    /// as text (without character references).
+    pub scripts: bool,
+    /// Only the first `<base href>`: no attributes, no text, and the pass
+    /// ends once it is found.
+    pub base_only: bool,
+}
+
+/// The first `<base href>` of `html`, decoded: a pass that ends there,
+/// taken only when some `<base` tag name is written in the document.
+pub(crate) fn base_href(html: &[u8]) -> Option<Vec<u8>> {
+    // `<b` and `<B` are rarer than `<`: two searches for them cost less
+    // than a stop at every tag.
+    let named = [&b"<b"[..], b"<B"].iter().any(|start| {
+        memchr::memmem::find_iter(html, start).any(|lt| {
+            html.get(lt + 1..lt + 5)
+                .is_some_and(|n| n.eq_ignore_ascii_case(b"base"))
+                && html
+                    .get(lt + 5)
+                    .is_some_and(|&b| STOPS[b as usize] & 1 != 0)
+        })
+    });
+    if !named {
+        return None;
+    }
+    let gather = Gather {
+        text: false,
+        scripts: false,
+        base_only: true,
+    };
+    scan(html, gather, Window::DEFAULT, &mut |_| true).base
+}
+
+/// Scan `html` once, in document order, gathering its URL attributes,
+/// first base and text into a [`Scanned`]. Whenever a [`Window`]'s worth
+/// is gathered, between two tags, `flush` is handed what was gathered, to
+/// take the attributes and the text it is done with; it returns false to
+/// end the pass there. Returns the rest, gathered after the last `flush`.
+pub(crate) fn scan<'a>(
+    html: &'a [u8],
+    gather: Gather,
+    window: Window,
+    flush: &mut dyn FnMut(&mut Scanned<'a>) -> bool,
+) -> Scanned<'a> {
+    let want_text = gather.text && !gather.base_only;
+    let scan_scripts = gather.scripts;
     // Room for the links and text stretches of a typical page (about one
     // link per 250 bytes, one stretch per 30): no growing on the way.
     let mut s = Scanned {
-        attrs: Vec::with_capacity(html.len() / 256),
-        map: Vec::with_capacity(if want_text { html.len() / 32 } else { 0 }),
+        attrs: Vec::with_capacity((html.len() / 256).min(window.attrs)),
+        map: Vec::with_capacity(if want_text {
+            (html.len() / 32).min(window.text / 16)
+        } else {
+            0
+        }),
         ..Scanned::default()
     };
     let mut attrs: Vec<(usize, usize, usize, usize)> = Vec::new();
     let mut i = 0;
     let mut text_from = 0;
     while let Some(p) = find(b'<', html.get(i..).unwrap_or_default()) {
+        if gather.base_only && s.base.is_some() {
+            return s;
+        }
+        if (s.attrs.len() >= window.attrs || s.text.len() >= window.text) && !flush(&mut s) {
+            return s;
+        }
         let lt = i + p;
         let next = html.get(lt + 1).copied();
         let after_markup = match next {
@@ -238,8 +333,10 @@ pub(crate) fn scan(html: &[u8], scan_scripts: bool, want_text: bool) -> Scanned<
                         let name = html.get(lt + 1..name_end).unwrap_or_default();
                         let mut lower = [0u8; 16];
                         let lname = lowercase(name, &mut lower);
-                        start_tag(&mut s, html, lname, &attrs);
-                        let after = raw_text(&mut s, html, lname, end, scan_scripts && want_text);
+                        if !gather.base_only || lname == b"base" {
+                            start_tag(&mut s, html, lname, &attrs);
+                        }
+                        let after = raw_text(&mut s, html, lname, end, (want_text, scan_scripts));
                         i = after;
                         text_from = after;
                         continue;
@@ -291,16 +388,18 @@ fn push_text(s: &mut Scanned<'_>, html: &[u8], from: usize, to: usize, decode: b
         return;
     }
     if s.text.capacity() == 0 {
-        s.text.reserve(html.len() / 2);
+        s.text
+            .reserve((html.len() / 2).min(Window::DEFAULT.text * 2));
     }
     if !s.text.is_empty() {
         s.text.push(0);
     }
-    s.map.push((s.text.len(), from));
+    let base = s.text_base;
+    s.map.push((base + s.text.len(), from));
     if decode && find(b'&', t).is_some() {
         let map = &mut s.map;
         decode_char_refs(t, false, &mut s.text, |inp, outp| {
-            map.push((outp, from + inp));
+            map.push((base + outp, from + inp));
         });
     } else {
         s.text.extend_from_slice(t);
@@ -464,20 +563,31 @@ fn part_span(borrowed: bool, (c, d): (usize, usize), (us, ue): (usize, usize)) -
     if borrowed { (c + us, c + ue) } else { (c, d) }
 }
 
-/// After a start tag that opens raw text, skip (or scan) to its end tag.
-/// Returns where markup resumes.
-fn raw_text(s: &mut Scanned<'_>, html: &[u8], tag: &[u8], from: usize, scan: bool) -> usize {
-    let (decode, always) = match tag {
-        b"script" | b"style" | b"xmp" | b"iframe" | b"noembed" | b"noframes" => (false, false),
-        b"title" | b"textarea" => (true, true),
+/// After a start tag that opens raw text, skip it to its end tag, or (when
+/// the text is gathered, and for `script` and the like with `scripts`)
+/// gather it as text. Returns where markup resumes.
+fn raw_text(
+    s: &mut Scanned<'_>,
+    html: &[u8],
+    tag: &[u8],
+    from: usize,
+    (text, scripts): (bool, bool),
+) -> usize {
+    let (decode, gather) = match tag {
+        b"script" | b"style" | b"xmp" | b"iframe" | b"noembed" | b"noframes" => {
+            (false, text && scripts)
+        }
+        b"title" | b"textarea" => (true, text),
         b"plaintext" => {
-            push_text(s, html, from, html.len(), false);
+            if text {
+                push_text(s, html, from, html.len(), false);
+            }
             return html.len();
         }
         _ => return from,
     };
     let end = find_end_tag(html, from, tag);
-    if scan || always {
+    if gather {
         push_text(s, html, from, end, decode);
     }
     end

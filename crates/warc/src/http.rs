@@ -82,15 +82,27 @@ impl<'a> HttpResponse<'a> {
     }
 
     /// The body with `Transfer-Encoding: chunked` and every
-    /// `Content-Encoding` undone, at most `max` bytes. On a coding that
-    /// fails part-way, the bytes decoded so far and a message.
+    /// `Content-Encoding` undone, at most `max` bytes. On framing or a
+    /// coding that fails part-way, the bytes decoded before the break and a
+    /// message naming the first failure and how many bytes that is.
+    ///
+    /// ```
+    /// let r = urlsift_warc::HttpResponse::parse(
+    ///     b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nzz\r\n",
+    /// ).unwrap();
+    /// let (body, problem) = r.body(1 << 20);
+    /// assert_eq!(&body[..], b"hello");
+    /// assert_eq!(problem.as_deref(), Some("malformed chunked body: the 5 bytes decoded before the break are read"));
+    /// ```
     pub fn body(&self, max: usize) -> (Cow<'a, [u8]>, Option<String>) {
-        let mut problem = None;
+        // The first failure, and whether the body is cut there (else it is
+        // left as is).
+        let mut problem: Option<(String, bool)> = None;
         let te = self.header("Transfer-Encoding").unwrap_or_default();
         let mut body: Cow<'a, [u8]> = if contains_token(te, b"chunked") {
             let (b, ok) = dechunk(self.raw_body);
             if !ok {
-                problem = Some("malformed chunked body".to_owned());
+                problem = Some(("malformed chunked body".to_owned(), true));
             }
             Cow::Owned(b)
         } else {
@@ -103,23 +115,22 @@ impl<'a> HttpResponse<'a> {
             if coding.is_empty() || coding == b"identity" || body.is_empty() {
                 continue;
             }
+            let name = String::from_utf8_lossy(&coding);
             match decode(&coding, &body, max) {
                 Some(Ok(b)) => body = Cow::Owned(b),
                 Some(Err((b, e))) => {
-                    problem = Some(format!(
-                        "Content-Encoding {}: {e}",
-                        String::from_utf8_lossy(&coding)
-                    ));
-                    if !b.is_empty() {
+                    // Nothing decoded: the body may not be coded at all
+                    // (a wrong header), so it is read as it is.
+                    let cut = !b.is_empty();
+                    problem.get_or_insert((format!("Content-Encoding {name}: {e}"), cut));
+                    if cut {
                         body = Cow::Owned(b);
                     }
                     break;
                 }
                 None => {
-                    problem = Some(format!(
-                        "Content-Encoding {} not supported: body left as is",
-                        String::from_utf8_lossy(&coding)
-                    ));
+                    problem
+                        .get_or_insert((format!("Content-Encoding {name} not supported"), false));
                     break;
                 }
             }
@@ -133,6 +144,18 @@ impl<'a> HttpResponse<'a> {
                 }
             };
         }
+        let problem = problem.map(|(what, cut)| {
+            if body.is_empty() {
+                format!("{what}: nothing decoded before the break")
+            } else if cut {
+                format!(
+                    "{what}: the {} bytes decoded before the break are read",
+                    body.len()
+                )
+            } else {
+                format!("{what}: body left as is")
+            }
+        });
         (body, problem)
     }
 }
@@ -147,12 +170,20 @@ fn contains_token(list: &[u8], token: &[u8]) -> bool {
 }
 
 /// Undo `Transfer-Encoding: chunked`. Lenient: a malformed or truncated
-/// body gives the chunks read so far and `false`.
+/// body (one that ends before its last, zero-size, chunk included) gives
+/// the chunks read so far and `false`.
+///
+/// ```
+/// use urlsift_warc::dechunk;
+/// assert_eq!(dechunk(b"5\r\nhello\r\n0\r\n\r\n"), (b"hello".to_vec(), true));
+/// assert_eq!(dechunk(b"5\r\nhello\r\n"), (b"hello".to_vec(), false));
+/// assert_eq!(dechunk(b"5\r\nhel"), (b"hel".to_vec(), false));
+/// ```
 pub fn dechunk(mut s: &[u8]) -> (Vec<u8>, bool) {
     let mut out = Vec::with_capacity(s.len());
     loop {
         let Some(nl) = memchr::memchr(b'\n', s) else {
-            return (out, s.trim_ascii().is_empty());
+            return (out, false);
         };
         let line = s.get(..nl).unwrap_or_default();
         // The size, before any `;` chunk extension.

@@ -7,8 +7,9 @@
 //! ```text
 //! bytes -> Reader (gzip members, WARC records)     -> Record { offset, type, target URI, block }
 //!       -> payload (HTTP head, chunked, gzip/deflate/br/zstd)
-//!       -> record_links: header links, then HTML (attributes resolved against
-//!          the base; text between tags) or text   -> Link { url, found, source, resolved, offset }
+//!       -> record_links: header links, then HTML in document order (attributes
+//!          resolved against the base; text between tags) or text
+//!                                                 -> Link { url, found, source, resolved, offset }
 //! ```
 //!
 //! The reader yields owned [`Record`]s and the link pass is a pure function
@@ -39,12 +40,14 @@ mod http;
 mod links;
 mod reader;
 mod source;
+#[cfg(test)]
+mod windows;
 
 pub use entities::decode_char_refs;
 pub use html::{SNIFF_LEN, sniff_html};
 pub use http::{HttpResponse, dechunk};
 pub use links::{
     BodyKind, Link, LinkOptions, Payload, Source, body_kind, header_links, html_links, payload,
-    record_links, text_links,
+    record_links, record_links_while, text_links,
 };
 pub use reader::{DEFAULT_MAX_BLOCK, Issue, Reader, Record, Severity};

@@ -184,8 +184,9 @@ pub fn payload(rec: &Record, max_body: usize) -> Payload<'_> {
 ///
 /// - `response`, `resource`: the HTTP `Location`, `Content-Location` and
 ///   `Link` headers (resolved against the target URI), then the body, as
-///   [`body_kind`] says: HTML (resolved against `<base href>`, else the
-///   `WARC-Target-URI`, else [`LinkOptions::base`]) or text.
+///   [`body_kind`] says: HTML ([`html_links`], in document order, resolved
+///   against `<base href>`, else the `WARC-Target-URI`, else
+///   [`LinkOptions::base`]) or text.
 /// - `conversion` (WET): the text.
 /// - `revisit`: the header links of the HTTP head it repeats (the payload
 ///   is elided: it is the one of the record it refers to).
@@ -212,25 +213,68 @@ pub fn record_links(
     opts: &LinkOptions,
     mut sink: impl FnMut(Link),
 ) -> Option<String> {
+    record_links_while(rec, opts, |l| {
+        sink(l);
+        true
+    })
+}
+
+/// [`record_links`], handing links to `sink` until it returns false: an
+/// HTML page's pass ends soon after (a text one runs to its end, handing
+/// on nothing more). Returns the payload's problem, if any, either way.
+///
+/// ```
+/// let block = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=a>a</a><a href=b>b</a>";
+/// let rec = urlsift_warc::Record {
+///     warc_type: "response".into(),
+///     target_uri: Some("http://ex.org/".into()),
+///     block: block.to_vec(),
+///     ..Default::default()
+/// };
+/// let mut urls = Vec::new();
+/// urlsift_warc::record_links_while(&rec, &Default::default(), |l| {
+///     urls.push(l.url);
+///     false
+/// });
+/// assert_eq!(urls, ["http://ex.org/a"]);
+/// ```
+pub fn record_links_while(
+    rec: &Record,
+    opts: &LinkOptions,
+    mut sink: impl FnMut(Link) -> bool,
+) -> Option<String> {
+    let mut go = true;
+    let mut sink = |l: Link| {
+        go = go && sink(l);
+        go
+    };
     let kind = rec.warc_type.as_str();
     if !matches!(kind, "response" | "resource" | "conversion" | "revisit") {
         return None;
     }
     if kind == "conversion" {
-        text_links(&rec.block, sink);
+        text_links(&rec.block, |l| {
+            sink(l);
+        });
         return None;
     }
     let doc = rec.target_uri.as_deref().or(opts.base.as_deref());
     let p = payload(rec, opts.max_body);
     if let Some(h) = &p.http {
-        header_links(h, doc, &mut sink);
+        header_links(h, doc, |l| {
+            sink(l);
+        });
     }
     if kind == "revisit" {
         return None;
     }
     match body_kind(p.content_type.as_deref(), &p.body) {
-        BodyKind::Html => html_links(&p.body, doc, opts, sink),
-        BodyKind::Text => text_links(&p.body, sink),
+        BodyKind::Html => {
+            html_links_in(&p.body, doc, opts, html::Window::DEFAULT, &mut sink);
+        }
+        BodyKind::Text => text_links(&p.body, |l| {
+            sink(l);
+        }),
         BodyKind::Other => {}
     }
     p.problem
@@ -329,17 +373,17 @@ fn reference(
     }
 }
 
-/// The links of an HTML document: URL attributes (`href`, `src`, `action`,
-/// `formaction`, `cite`, `poster`, `background`, `longdesc`, `srcset`
-/// candidates, `object`/`data`, `html`/`manifest`, meta refresh), resolved
-/// against the first `<base href>` (itself resolved against `doc`), else
-/// `doc`; then, with [`LinkOptions::text`], the URLs in its text, in
-/// document order within each group.
+/// The links of an HTML document, in document order: URL attributes
+/// (`href`, `src`, `action`, `formaction`, `cite`, `poster`, `background`,
+/// `longdesc`, `srcset` candidates, `object`/`data`, `html`/`manifest`,
+/// meta refresh), resolved against the first `<base href>` (itself resolved
+/// against `doc`), else `doc`; and, with [`LinkOptions::text`], the URLs in
+/// its text, each where it is written among the attributes.
 ///
 /// ```
 /// use urlsift_warc::{html_links, LinkOptions, Source};
 /// let page = br#"<base href="/docs/"><a href="mailto:a&#37;&#52;&#48;b.org">x</a>
-/// <img srcset="a.png 1x, b.png 2x"> <a href=" g
+/// <img srcset="a.png 1x, b.png 2x"> see http://c.example/ <a href=" g
 /// h ">"#;
 /// let mut got = Vec::new();
 /// html_links(page, Some("http://ex.org/index.html"), &LinkOptions::default(), |l| got.push(l.url));
@@ -347,13 +391,31 @@ fn reference(
 ///     "mailto:a%40b.org",
 ///     "http://ex.org/docs/a.png",
 ///     "http://ex.org/docs/b.png",
+///     "http://c.example/",
 ///     "http://ex.org/docs/gh",
 /// ]);
 /// ```
 pub fn html_links(html: &[u8], doc: Option<&str>, opts: &LinkOptions, mut sink: impl FnMut(Link)) {
-    let mut s = html::scan(html, opts.scan_scripts, opts.text);
+    html_links_in(html, doc, opts, html::Window::DEFAULT, &mut |l| {
+        sink(l);
+        true
+    });
+}
+
+/// [`html_links`], one [`html::Window`] of the document at a time (so the
+/// links of a page are never all held at once), handing links to `sink`
+/// until it returns false. The links, and their order, do not depend on
+/// the window.
+pub(crate) fn html_links_in(
+    html: &[u8],
+    doc: Option<&str>,
+    opts: &LinkOptions,
+    window: html::Window,
+    sink: &mut dyn FnMut(Link) -> bool,
+) {
     let doc_base = doc.and_then(|d| Base::new(d.as_bytes()));
-    let base_href = s.base.as_deref().map(clean);
+    let base_href = html::base_href(html);
+    let base_href = base_href.as_deref().map(clean);
     let resolved_base = base_href
         .as_deref()
         .and_then(|b| engine::resolve(doc_base, b));
@@ -361,7 +423,7 @@ pub fn html_links(html: &[u8], doc: Option<&str>, opts: &LinkOptions, mut sink: 
         .as_deref()
         .and_then(|b| Base::new(b.as_bytes()))
         .or(doc_base);
-    for a in std::mem::take(&mut s.attrs) {
+    let attr_link = |a: html::AttrUrl<'_>| {
         // A srcset candidate or refresh URL taken out of a decoded value
         // was not written as it is: it reads as decoded.
         let written = match (a.attr, &a.value) {
@@ -372,16 +434,48 @@ pub fn html_links(html: &[u8], doc: Option<&str>, opts: &LinkOptions, mut sink: 
             tag: a.tag,
             attr: a.attr,
         };
-        sink(reference(base, &a.value, written, source, a.raw_start));
-    }
-    if opts.text {
-        engine::scan_text(&s.text, |m| {
-            let start = s.doc_offset(m.start);
-            let end = s.doc_offset(m.end);
-            let written = html.get(start..end).unwrap_or_default();
-            sink(text_link(m.url, written, m.www, start));
-        });
-    }
+        reference(base, &a.value, written, source, a.raw_start)
+    };
+    let mut text = engine::TextScan::default();
+    let mut go = true;
+    // The attributes and text gathered so far, in document order: each
+    // attribute before the text URLs written after it. Every text URL to
+    // come is written after them all.
+    let mut flush = |s: &mut html::Scanned<'_>| {
+        if !go {
+            return false;
+        }
+        let mut attrs = std::mem::take(&mut s.attrs);
+        let mut pending = attrs.drain(..).peekable();
+        if opts.text {
+            let map = &s.map;
+            text.scan(&s.text, s.text_base, |m| {
+                if !go {
+                    return;
+                }
+                let start = html::doc_offset(map, m.start);
+                while let Some(a) = pending.next_if(|a| a.raw_start <= start) {
+                    go = go && sink(attr_link(a));
+                }
+                let end = html::doc_offset(map, m.end);
+                let written = html.get(start..end).unwrap_or_default();
+                go = go && sink(text_link(m.url, written, m.www, start));
+            });
+            s.keep_text(engine::TextScan::LOOK_BEHIND);
+        }
+        for a in pending {
+            go = go && sink(attr_link(a));
+        }
+        s.attrs = attrs;
+        go
+    };
+    let gather = html::Gather {
+        text: opts.text,
+        scripts: opts.scan_scripts,
+        base_only: false,
+    };
+    let mut rest = html::scan(html, gather, window, &mut flush);
+    flush(&mut rest);
 }
 
 fn text_link(url: &[u8], written: &[u8], www: bool, offset: usize) -> Link {

@@ -1,12 +1,12 @@
 //! Web archives: each record's links, a batch of records at a time.
 
 use std::io::Read;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use super::Config;
-use super::format::{Emit, Former};
-use crate::web::record_links;
-use urlsift_printer::pipeline::Batch;
+use super::format::{Emit, Former, SPARE_ROOM};
+use super::{BATCH, Config};
+use crate::web::{record_links, record_links_while};
+use urlsift_printer::pipeline::{Batch, Plan};
 use urlsift_warc::{LinkOptions, Severity};
 
 /// Records of a web archive gathered before their links are found in
@@ -64,10 +64,10 @@ pub(super) fn read_warc_batch<R: Read>(reader: &mut urlsift_warc::Reader<R>) -> 
 /// (in parallel, a batch of records at a time) and sent on in file order.
 /// When records may be formatted apart, the next batch is read and inflated
 /// on the pool while the links of this one are found, so reading is not a
-/// serial step between batches. Warnings (a malformed record) are printed;
-/// the first error (a corrupt gzip member, a truncated file) is the input's
-/// error, the others are printed. The reader resynchronises at the next
-/// record either way.
+/// serial step between batches. Warnings (a malformed record, a payload
+/// that does not decode whole) are printed; the first error (a corrupt gzip
+/// member, a truncated file) is the input's error, the others are printed.
+/// The reader resynchronises at the next record either way.
 pub(super) fn scan_warc(
     cfg: &Config<'_>,
     name: &str,
@@ -113,8 +113,21 @@ pub(super) fn scan_warc(
     error
 }
 
+/// The most bytes of records the links of one batch of records are
+/// formatted into on the pool, all records together (four times
+/// [`WARC_BATCH_BYTES`]); one record takes at most [`SPARE_ROOM`] of it.
+/// Links past that are formatted after the records before them, on the
+/// thread that sends them on.
+const WARC_BATCH_ROOM: usize = 4 * WARC_BATCH_BYTES;
+
 /// The links of `recs`, in order: formatted in parallel when records may be
-/// formatted apart, else one by one. False when the run stops.
+/// formatted apart, else one by one. The records formatted in parallel hold
+/// at most [`WARC_BATCH_ROOM`] bytes, and one record at most
+/// [`SPARE_ROOM`]: the links of a record past that are formatted here,
+/// after the records before it, and handed on a [`BATCH`] at a time, so a
+/// page of millions of links is never held whole. A record whose payload
+/// could not be decoded whole gets a warning after its links. False when
+/// the run stops.
 pub(super) fn warc_batch(
     cfg: &Config<'_>,
     name: &str,
@@ -128,31 +141,108 @@ pub(super) fn warc_batch(
     }
     if emit.parallel() {
         let plan = emit.former.plan;
-        let batches: Vec<Batch> = recs
+        let held = AtomicUsize::new(0);
+        let batches: Vec<Formed> = recs
             .par_iter()
-            .map(|rec| {
-                let mut f = Former::new(cfg, name, plan);
-                let mut out = Batch::default();
-                record_links(rec, opts, |m, web| {
-                    if f.accepts(m) {
-                        f.add(m, 0, None, Some(web), &mut out);
-                    }
-                });
-                out
-            })
+            .map(|rec| format_record(cfg, name, plan, rec, opts, &held))
             .collect();
-        for b in batches {
-            if !emit.take(b) {
+        for (b, rec) in batches.into_iter().zip(recs) {
+            if !emit.take(b.out) {
                 return false;
             }
+            let problem = match b.done {
+                None => b.problem,
+                Some(done) => {
+                    // The links after the first `done`, as the serial path
+                    // formats them.
+                    let mut seen = 0u64;
+                    let problem = record_links(rec, opts, |m, web| {
+                        seen += 1;
+                        if seen > done {
+                            emit.record_where(m, 0, None, Some(web));
+                        }
+                    });
+                    if emit.failed {
+                        return false;
+                    }
+                    problem
+                }
+            };
+            warn_payload(name, rec, problem);
         }
         return true;
     }
     for rec in recs {
-        record_links(rec, opts, |m, web| emit.record_where(m, 0, None, Some(web)));
+        let problem = record_links(rec, opts, |m, web| emit.record_where(m, 0, None, Some(web)));
         if emit.failed {
             return false;
         }
+        warn_payload(name, rec, problem);
     }
     true
+}
+
+/// The links of `rec` formatted on the pool, while the batch's records
+/// hold less than [`WARC_BATCH_ROOM`] bytes (`held`, counted a [`BATCH`]
+/// at a time) and this one less than [`SPARE_ROOM`].
+fn format_record(
+    cfg: &Config<'_>,
+    name: &str,
+    plan: Plan,
+    rec: &urlsift_warc::Record,
+    opts: &LinkOptions,
+    held: &AtomicUsize,
+) -> Formed {
+    let mut out = Batch::default();
+    if held.load(Ordering::Relaxed) >= WARC_BATCH_ROOM {
+        return Formed {
+            out,
+            problem: None,
+            done: Some(0),
+        };
+    }
+    let mut f = Former::new(cfg, name, plan);
+    let (mut links, mut counted, mut full) = (0u64, 0usize, false);
+    let problem = record_links_while(rec, opts, |m, web| {
+        let fresh = out.len() - counted;
+        if out.len() >= SPARE_ROOM || held.load(Ordering::Relaxed) + fresh >= WARC_BATCH_ROOM {
+            full = true;
+            return false;
+        }
+        if fresh >= BATCH {
+            held.fetch_add(fresh, Ordering::Relaxed);
+            counted = out.len();
+        }
+        links += 1;
+        if f.accepts(m) {
+            f.add(m, 0, None, Some(web), &mut out);
+        }
+        true
+    });
+    held.fetch_add(out.len() - counted, Ordering::Relaxed);
+    Formed {
+        out,
+        problem,
+        done: full.then_some(links),
+    }
+}
+
+/// One record's links formatted on the pool.
+struct Formed {
+    out: Batch,
+    /// What went wrong decoding its payload.
+    problem: Option<String>,
+    /// Set when the links outgrew the room: how many links `out` holds the
+    /// records of (the others are still to format).
+    done: Option<u64>,
+}
+
+/// Warn of a record's payload that could not be decoded whole, as of any
+/// other malformed record: `FILE: byte OFFSET: what`, the record's offset.
+/// A record the reader cut short (capped, or its input or gzip member ended
+/// early) was reported already: its payload's break is that cut.
+fn warn_payload(name: &str, rec: &urlsift_warc::Record, problem: Option<String>) {
+    if let Some(p) = problem.filter(|_| !rec.truncated) {
+        urlsift_core::report!("{name}: byte {}: {p}", rec.offset);
+    }
 }
