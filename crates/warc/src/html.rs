@@ -482,14 +482,10 @@ fn start_tag<'a>(
             Cow::Owned(x) => Cow::Owned(x.get(a..b).unwrap_or_default().to_vec()),
         }
     };
-    // A duplicate attribute is dropped: the first one counts.
-    let first = |k: usize, name: &[u8]| {
-        !attrs
-            .get(..k)
-            .unwrap_or_default()
-            .iter()
-            .any(|&(a, b, _, _)| slice(a, b).eq_ignore_ascii_case(name))
-    };
+    // A duplicate attribute is dropped: the first one counts. Only URL
+    // attributes are looked up, and their names are few (a duplicate is
+    // not kept): a tag's attributes are read in linear time, however many.
+    let mut seen: Vec<&[u8]> = Vec::new();
     if tag == b"meta" {
         let refresh = attrs.iter().any(|&(a, b, c, d)| {
             slice(a, b).eq_ignore_ascii_case(b"http-equiv")
@@ -515,14 +511,15 @@ fn start_tag<'a>(
         }
         return;
     }
-    for (k, &(a, b, c, d)) in attrs.iter().enumerate() {
+    for &(a, b, c, d) in attrs {
         let name = slice(a, b);
         let Some(attr) = url_attr(tag, name) else {
             continue;
         };
-        if !first(k, name) {
+        if seen.iter().any(|n| n.eq_ignore_ascii_case(name)) {
             continue;
         }
+        seen.push(name);
         let value = decode(slice(c, d));
         if tag == b"base" && attr == "href" {
             if s.base.is_none() {
