@@ -329,6 +329,31 @@ fn output_that_is_also_an_input_is_refused() {
     assert_eq!(std::fs::read_to_string(&notes).unwrap(), text);
 }
 
+/// Start `urlsift -o out` on standard input, with `first` written to it:
+/// the run is under way, waiting for more.
+fn start_output_to(out: &Path, first: &[u8]) -> (Child, std::process::ChildStdin) {
+    let mut child = cmd()
+        .arg("-o")
+        .arg(out)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(first).unwrap();
+    stdin.flush().unwrap();
+    (child, stdin)
+}
+
+/// The names of what `dir` holds.
+fn names_in(dir: &Path) -> Vec<std::ffi::OsString> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect()
+}
+
 #[test]
 fn output_file_is_replaced_atomically_at_the_end() {
     // Until the run ends, the old output stays whole; then the new one
@@ -336,17 +361,7 @@ fn output_file_is_replaced_atomically_at_the_end() {
     let d = tmp();
     let out = d.path().join("out.txt");
     std::fs::write(&out, "old\n").unwrap();
-    let mut child = cmd()
-        .arg("-o")
-        .arg(&out)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(b"first http://a.example/ ").unwrap();
-    stdin.flush().unwrap();
+    let (mut child, mut stdin) = start_output_to(&out, b"first http://a.example/ ");
     // The run is under way (blocked reading stdin): the old file is intact.
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "old\n");
@@ -359,10 +374,7 @@ fn output_file_is_replaced_atomically_at_the_end() {
         "http://a.example/\nhttp://b.example/\n"
     );
     // Nothing else is left in the directory (no temporary file).
-    let names: Vec<_> = std::fs::read_dir(d.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
+    let names = names_in(d.path());
     assert_eq!(names.len(), 1, "{names:?}");
 }
 
@@ -401,21 +413,11 @@ fn a_run_ended_by_a_signal_leaves_no_temporary_output() {
         let d = tmp();
         let out = d.path().join("out.txt");
         std::fs::write(&out, "old\n").unwrap();
-        let mut child = cmd()
-            .arg("-o")
-            .arg(&out)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(b"see http://a.example/ ").unwrap();
-        stdin.flush().unwrap();
+        let (mut child, stdin) = start_output_to(&out, b"see http://a.example/ ");
         // The run is under way, blocked reading standard input, with its
         // temporary file made.
         let deadline = Instant::now() + Duration::from_secs(30);
-        while std::fs::read_dir(d.path()).unwrap().count() < 2 {
+        while names_in(d.path()).len() < 2 {
             assert!(Instant::now() < deadline, "{name}: no temporary file");
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -425,10 +427,7 @@ fn a_run_ended_by_a_signal_leaves_no_temporary_output() {
         let st = wait_or_kill(&mut child, 30, name);
         drop(stdin);
         assert_eq!(st.signal(), Some(sig), "{name}: {st:?}");
-        let names: Vec<_> = std::fs::read_dir(d.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
+        let names = names_in(d.path());
         assert_eq!(names, ["out.txt"], "{name}: left {names:?}");
         assert_eq!(std::fs::read_to_string(&out).unwrap(), "old\n");
     }
