@@ -11,7 +11,7 @@ old=$1
 new=$2
 shift 2
 inputs=("$@")
-[ ${#inputs[@]} -eq 0 ] && inputs=(datasets/sample.txt datasets/sample.mbox datasets/urls.txt tests/data)
+[ ${#inputs[@]} -eq 0 ] && inputs=(datasets/sample.txt datasets/sample.mbox datasets/urls.txt tests/data crates/core/tests/data crates/uri/tests/data)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail=0

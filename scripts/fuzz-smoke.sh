@@ -60,7 +60,7 @@ def strings(v, out):
             strings(x, out)
 
 uris = []
-for p in glob.glob(os.path.join(root, "tests/data/conformance/**/*.json"), recursive=True):
+for p in glob.glob(os.path.join(root, "crates/uri/tests/data/conformance/**/*.json"), recursive=True):
     try:
         strings(json.load(open(p, encoding="utf-8")), uris)
     except Exception as e:
@@ -75,7 +75,7 @@ for i, u in enumerate(uris):
     if i % 7 == 0 and ":" in u:
         put("resolve", u + "\n" + uris[(i * 31) % len(uris)])
 
-cases = json.load(open(os.path.join(root, "tests/data/extract_cases.json"), encoding="utf-8"))
+cases = json.load(open(os.path.join(root, "crates/core/tests/data/extract_cases.json"), encoding="utf-8"))
 for i, c in enumerate(cases):
     put("extract", bytes([i % 256]) + c["input"].encode("utf-8", "surrogatepass"))
 sample = open(os.path.join(root, "datasets/sample.txt"), "rb").read()

@@ -69,7 +69,7 @@ def data_files() -> list[Path]:
     where benchmarks leave corpora of hundreds of MiB (not committed)."""
     files = []
     generated = ROOT / "datasets" / "generated"
-    for top in ("tests/data", "datasets"):
+    for top in ("tests/data", "crates/core/tests/data", "crates/uri/tests/data", "datasets"):
         for p in sorted((ROOT / top).rglob("*")):
             if p.is_file() and generated not in p.parents:
                 files.append(p)

@@ -140,7 +140,7 @@ def test_normalize_as_cli(cli, level, flags):
 
 
 def test_resolve_as_cli(cli):
-    ex = json.loads((ROOT / "tests/data/conformance/rfc3986_section5.4/resolution_examples.json").read_text())
+    ex = json.loads((ROOT / "crates/uri/tests/data/conformance/rfc3986_section5.4/resolution_examples.json").read_text())
     cases = ex["normal"] + ex.get("abnormal", [])
     refs = [c["ref"] for c in cases]
     out = run_cli_any(cli, "resolve", ex["base"], *refs).stdout.decode().splitlines()

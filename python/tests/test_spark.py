@@ -39,7 +39,7 @@ def corpus(tmp_path_factory) -> Path:
     (d / "a/b").mkdir(parents=True)
     shutil.copy(ROOT / "datasets/sample.txt", d / "a/sample.txt")
     shutil.copy(ROOT / "datasets/sample.mbox", d / "a/b/sample.mbox")
-    shutil.copy(ROOT / "tests/data/peers/linkify-it/links.txt", d / "links.txt")
+    shutil.copy(ROOT / "crates/core/tests/data/peers/linkify-it/links.txt", d / "links.txt")
     for p in sorted((ROOT / "tests/data/mail/own").glob("*.eml")):
         shutil.copy(p, d / "a/b" / p.name)
     return d

@@ -94,7 +94,7 @@ fn every_length_and_alignment() {
 /// The committed datasets, whole.
 #[test]
 fn datasets() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../datasets");
     let Ok(rd) = std::fs::read_dir(&dir) else {
         return;
     };

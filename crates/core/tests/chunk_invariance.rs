@@ -125,7 +125,7 @@ fn wrapped_urls_across_every_cut() {
 /// The project's own datasets, if present, at several chunk sizes.
 #[test]
 fn datasets_any_chunking() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../datasets");
     let Ok(rd) = std::fs::read_dir(&dir) else {
         return;
     };

@@ -15,8 +15,16 @@ fn reference(t: &[u8]) -> Vec<Match<'_>> {
 
 fn texts() -> Vec<Vec<u8>> {
     let mut v = vec![
-        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/datasets/sample.txt")).unwrap(),
-        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/datasets/sample.mbox")).unwrap(),
+        std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../datasets/sample.txt"
+        ))
+        .unwrap(),
+        std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../datasets/sample.mbox"
+        ))
+        .unwrap(),
         Vec::new(),
         b"http://a".to_vec(),
     ];

@@ -2,7 +2,7 @@
 //!
 //! The quick tests run on every `cargo test`. The scaling checks are
 //! `#[ignore]`d (they need a release build to mean anything):
-//! `cargo test --release --test adversarial -- --ignored --nocapture --test-threads=1`.
+//! `cargo test --release -p urlsift-search --test adversarial -- --ignored --nocapture --test-threads=1`.
 //! They time 8x an input against 1x and require a ratio below 12, which a
 //! quadratic path cannot meet; no absolute time is asserted.
 
