@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Cross-test urlsift on aarch64 (the NEON classifier) under qemu-user.
 #
-# usage: scripts/cross-aarch64.sh [--classify-only] [extra cargo test args...]
+# usage: scripts/cross-aarch64.sh [--classify-only | --all] [extra cargo test args...]
 #
 # Installs what it needs when it can (rustup target; gcc-aarch64-linux-gnu and
-# qemu-user through apt-get, as root), then runs the test suite for
-# aarch64-unknown-linux-gnu under qemu-aarch64: all test targets except the
-# benches (too slow under emulation), or with --classify-only just the library
-# unit tests and tests/classify_*.rs.
+# qemu-user through apt-get, as root), then runs tests for
+# aarch64-unknown-linux-gnu under qemu-aarch64. By default: the unit and
+# integration tests of the crates with per-architecture code or that drive it
+# (core: the NEON classifier; uri: its span kernels; search: chunked and
+# streamed scanning), built with the `cross-test` profile (optimized, with
+# debug assertions and overflow checks), since unoptimized code under
+# emulation is slow. With --classify-only: just the core crate's unit tests
+# and tests/classify_*.rs. With --all: every test target of the workspace
+# except the benches and the tests that spawn the binary.
 #
 # If the tools cannot be installed it says so loudly and exits 0 without
 # testing (status 0 so that a CI job without apt does not fail; read the log).
@@ -27,11 +32,11 @@ skip() {
     exit 0
 }
 
-CLASSIFY_ONLY=0
-if [ "${1:-}" = "--classify-only" ]; then
-    CLASSIFY_ONLY=1
-    shift
-fi
+MODE=crates
+case "${1:-}" in
+    --classify-only) MODE=classify; shift ;;
+    --all) MODE=all; shift ;;
+esac
 
 # 1. The Rust target.
 if ! rustup target list --installed 2>/dev/null | grep -qx "$TARGET"; then
@@ -55,13 +60,17 @@ export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64 -L /usr/aarch
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target-aarch64}"
 
 # 3. The tests. Benches are left out: criterion under emulation takes too long.
-if [ "$CLASSIFY_ONLY" = 1 ]; then
+if [ "$MODE" = crates ]; then
+    set -x
+    cargo test --profile cross-test --no-fail-fast --no-default-features --target "$TARGET" \
+        -p urlsift-core -p urlsift-uri -p urlsift-search --lib --tests "$@"
+elif [ "$MODE" = classify ]; then
     tests=()
-    for t in tests/classify_*.rs; do
+    for t in crates/core/tests/classify_*.rs; do
         tests+=(--test "$(basename "$t" .rs)")
     done
     set -x
-    cargo test --target "$TARGET" --lib "${tests[@]}" "$@"
+    cargo test --target "$TARGET" -p urlsift-core --lib "${tests[@]}" "$@"
 else
     # Tests that spawn the urlsift binary cannot run it without binfmt_misc
     # (absent in containers): tests/cli.rs, tests/dedup.rs and tests/faults.rs are left out,

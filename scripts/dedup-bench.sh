@@ -41,8 +41,8 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-cargo build --release -q
-bin=target/release/urlsift
+cargo build --profile release-lto -q
+bin=target/release-lto/urlsift
 mkdir -p datasets/generated
 text=datasets/generated/dedup-$n-$d.txt
 work=$(mktemp -d)

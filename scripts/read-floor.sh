@@ -73,8 +73,8 @@ arch_flags=-msse2
 if grep -qw avx2 /proc/cpuinfo 2>/dev/null; then arch_flags=-mavx2; fi
 cc -O2 "$arch_flags" -o "$tmp/floor" "$tmp/floor.c"
 
-cargo build --release --quiet
-bin=target/release/urlsift
+cargo build --profile release-lto --quiet
+bin=target/release-lto/urlsift
 cmds=("$tmp/floor $file" "$tmp/floor $file 8192" "$bin -j1 -c $file")
 names=("floor, no prefetch" "floor, prefetch 8 KiB" "urlsift -j1 -c")
 if command -v rg >/dev/null; then
