@@ -66,7 +66,7 @@ for i in "${inputs[@]}"; do
         run_case "$i" --format $f @IN
         run_case "$i" --format $f --normalize -j8 @IN
     done
-    run_case "$i" --format parquet -o out.parquet @IN
+    run_case "$i" --format parquet --output out.parquet @IN
     run_case "$i" -c @IN
     run_case "$i" -c --format json @IN
     run_case "$i" --unique @IN
@@ -74,15 +74,15 @@ for i in "${inputs[@]}"; do
     run_case "$i" --unique --max-memory 1M @IN
     run_case "$i" --count-by host @IN
     run_case "$i" --count-by host --format json @IN
-    run_case "$i" --shards 4 -o shards @IN
-    run_case "$i" --shards 4 --format parquet -o shards @IN
+    run_case "$i" --shards 4 --output shards @IN
+    run_case "$i" --shards 4 --format parquet --output shards @IN
     run_case "$i" -l @IN
     run_case "$i" -m 3 @IN
     run_case "$i" --scheme https @IN
     run_case "$i" --stats @IN
     run_case "$i" --mail @IN
     run_case "$i" --mail --format json -j2 @IN
-    run_case "$i" -o out.txt @IN
+    run_case "$i" --output out.txt @IN
 done
 # Standard input: the stream reader.
 for i in "${inputs[@]}"; do

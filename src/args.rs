@@ -78,7 +78,7 @@ pub(crate) enum FormatArg {
     Json,
     Csv,
     Tsv,
-    /// Apache Parquet (needs -o; one row per URL with its components).
+    /// Apache Parquet (needs --output; one row per URL with its components).
     Parquet,
 }
 
@@ -188,8 +188,13 @@ pub(crate) struct ScanArgs {
     /// Write the output to FILE (`-`: standard output; with --shards: into the directory DIR).
     /// It replaces the old one at the end, also when an input could not be read (exit 2);
     /// an output that could not be written whole (a write or spill failed) leaves the old one.
-    #[arg(short = 'o', long, value_name = "FILE|DIR")]
+    /// There is no short form: `-o` is grep's --only-matching.
+    #[arg(long, value_name = "FILE|DIR")]
     pub(crate) output: Option<PathBuf>,
+    /// Print only the URLs (grep's -o): what urlsift always prints, so it
+    /// changes nothing.
+    #[arg(short = 'o', long)]
+    pub(crate) only_matching: bool,
     /// Split the output into N files (DIR/part-00000.EXT ...) by a hash of --shard-by.
     /// DIR may hold only the part- files of earlier runs: those this run does not write are deleted.
     #[arg(long, value_name = "N", default_value_t = 1)]

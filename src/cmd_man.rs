@@ -76,7 +76,7 @@ const EXAMPLES: [(&str, &str); 13] = [
         "the most frequent hosts",
     ),
     (
-        "urlsift --format parquet --shards 8 -o out/ crawl/",
+        "urlsift --format parquet --shards 8 --output out/ crawl/",
         "Parquet files out/part-00000.parquet ..., split by URL",
     ),
     (

@@ -70,7 +70,7 @@ fn main() -> ExitCode {
         Err(e) => e.exit(),
     };
     if cli.scan.output.as_deref() == Some(std::path::Path::new("-")) {
-        cli.scan.output = None; // `-o -`: standard output, as `-` is standard input
+        cli.scan.output = None; // `--output -`: standard output, as `-` is standard input
     }
     let code = match cli.cmd {
         Some(cmd) => run_uri_cmd(cmd),

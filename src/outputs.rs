@@ -18,7 +18,7 @@ pub(crate) fn check_output_args(args: &ScanArgs, parquet: bool) -> Result<(), St
         return Err("--shards must be at least 1".into());
     }
     if parquet && args.output.is_none() {
-        return Err("--format parquet needs -o FILE (or -o DIR with --shards)".into());
+        return Err("--format parquet needs --output FILE (or --output DIR with --shards)".into());
     }
     if parquet && table {
         return Err(
@@ -27,7 +27,7 @@ pub(crate) fn check_output_args(args: &ScanArgs, parquet: bool) -> Result<(), St
     }
     if args.shards > 1 {
         if args.output.is_none() {
-            return Err("--shards needs -o DIR".into());
+            return Err("--shards needs --output DIR".into());
         }
         if table || args.quiet {
             return Err("--shards splits records; -c, -q and --count-by print none".into());
@@ -118,7 +118,7 @@ pub(crate) fn check_output_args(args: &ScanArgs, parquet: bool) -> Result<(), St
     }
     if args.quiet {
         let printing = [
-            (args.output.is_some(), "-o"),
+            (args.output.is_some(), "--output"),
             (args.count, "-c"),
             (args.count_by.is_some(), "--count-by"),
             (args.unique, "--unique"),
@@ -363,7 +363,7 @@ pub(crate) fn open_outputs(
         && let Ok(m) = std::fs::metadata(path)
     {
         if let Some(f) = own_descriptor(&m) {
-            // The run's own standard output or error (`-o /dev/stdout`
+            // The run's own standard output or error (`--output /dev/stdout`
             // into `>> log`): written through it, where the shell left it,
             // so what the file held and what follows stay; a rename would
             // put a new file in its place and cut the descriptor off it.
@@ -376,11 +376,11 @@ pub(crate) fn open_outputs(
             if (ty.is_fifo() || ty.is_socket())
                 && let Some((_, name)) = inputs.iter().find(|(id, _)| *id == file_id(&m))
             {
-                // Writing into the pipe being read (`-o /dev/stdin`) would
+                // Writing into the pipe being read (`--output /dev/stdin`) would
                 // keep it open, and the input would never end.
                 return Err(format!("input file {name} is also the output"));
             }
-            // A device, a FIFO or a socket (`-o /dev/null`): written as it
+            // A device, a FIFO or a socket (`--output /dev/null`): written as it
             // is; only a regular file is replaced by a rename.
             let f = std::fs::OpenOptions::new()
                 .write(true)
