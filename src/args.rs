@@ -195,10 +195,10 @@ pub(crate) struct ScanArgs {
     /// changes nothing.
     #[arg(short = 'o', long)]
     pub(crate) only_matching: bool,
-    /// Split the output into N files (DIR/part-00000.EXT ...) by a hash of --shard-by.
+    /// Split the output into N files DIR/part-00000.EXT ... (N = 1 too) by a hash of --shard-by.
     /// DIR may hold only the part- files of earlier runs: those this run does not write are deleted.
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub(crate) shards: usize,
+    #[arg(long, value_name = "N")]
+    pub(crate) shards: Option<usize>,
     /// What --shards partitions on: the URL's --dedup-key form, or its host [default: url].
     #[arg(long, value_enum)]
     pub(crate) shard_by: Option<ShardByArg>,

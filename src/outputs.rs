@@ -14,9 +14,10 @@ use urlsift_search::run::RecordWriter;
 pub(crate) fn check_output_args(args: &ScanArgs, parquet: bool) -> Result<(), String> {
     let table = args.count || args.count_by.is_some();
     let csv = matches!(args.format, FormatArg::Csv | FormatArg::Tsv);
-    if args.shards == 0 {
+    if args.shards == Some(0) {
         return Err("--shards must be at least 1".into());
     }
+    let sharded = args.shards.is_some();
     if parquet && args.output.is_none() {
         return Err("--format parquet needs --output FILE (or --output DIR with --shards)".into());
     }
@@ -25,7 +26,7 @@ pub(crate) fn check_output_args(args: &ScanArgs, parquet: bool) -> Result<(), St
             "--format parquet writes one row per URL; -c and --count-by print tables".into(),
         );
     }
-    if args.shards > 1 {
+    if sharded {
         if args.output.is_none() {
             return Err("--shards needs --output DIR".into());
         }
@@ -33,8 +34,8 @@ pub(crate) fn check_output_args(args: &ScanArgs, parquet: bool) -> Result<(), St
             return Err("--shards splits records; -c, -q and --count-by print none".into());
         }
     }
-    if args.shard_by.is_some() && args.shards <= 1 {
-        return Err("--shard-by needs --shards N (N > 1)".into());
+    if args.shard_by.is_some() && !sharded {
+        return Err("--shard-by needs --shards N".into());
     }
     let what = if args.count { "-c" } else { "--count-by" };
     if table {
@@ -68,7 +69,7 @@ pub(crate) fn check_output_args(args: &ScanArgs, parquet: bool) -> Result<(), St
         );
     }
     let by_url = matches!(args.count_by, Some(CountByArg::Url));
-    let sharded_by_url = args.shards > 1 && !matches!(args.shard_by, Some(ShardByArg::Host));
+    let sharded_by_url = sharded && !matches!(args.shard_by, Some(ShardByArg::Host));
     if args.dedup_key.is_some() && !(args.unique || by_url || sharded_by_url) {
         return Err(
             "--dedup-key sets what --unique, --count-by url and --shards compare; none is given"
@@ -98,7 +99,7 @@ pub(crate) fn check_output_args(args: &ScanArgs, parquet: bool) -> Result<(), St
             (args.line_number, "-n"),
             (args.byte_offset, "-b"),
             (args.normalize, "--normalize"),
-            (args.shards > 1, "--shards"),
+            (sharded, "--shards"),
             (!matches!(args.format, FormatArg::Text), "--format"),
         ];
         if let Some((_, flag)) = other.iter().find(|(on, _)| *on) {
@@ -298,7 +299,7 @@ fn is_shard_name(name: &str) -> bool {
         && matches!(ext, "txt" | "jsonl" | "csv" | "tsv" | "parquet")
 }
 
-/// The output file, or with `shards` > 1 the shard files
+/// The output file, or with `shards` (1 too) the shard files
 /// `DIR/part-00000.EXT` (the directory is created; it may hold only the
 /// shard files of earlier runs, as regular files: this run replaces those
 /// it writes and, once it is written whole, deletes the others, of a run
@@ -306,7 +307,7 @@ fn is_shard_name(name: &str) -> bool {
 /// refused.
 pub(crate) fn open_outputs(
     path: &std::path::Path,
-    shards: usize,
+    shards: Option<usize>,
     ext: &str,
     mail: bool,
     sources: &[Source],
@@ -359,7 +360,7 @@ pub(crate) fn open_outputs(
     let mut outs = Vec::new();
     let mut pending = Vec::new();
     let mut stale = Vec::new();
-    if shards <= 1
+    if shards.is_none()
         && let Ok(m) = std::fs::metadata(path)
     {
         if let Some(f) = own_descriptor(&m) {
@@ -390,14 +391,14 @@ pub(crate) fn open_outputs(
             return Ok((outs, Outputs { pending, stale }));
         }
     }
-    if shards <= 1 {
+    let Some(shards) = shards else {
         // Through a link: replace the file it names, keep the link.
         let dest = link_target(path);
         let (w, tmp) = open(&dest, path)?;
         outs.push(w);
         pending.push((tmp, dest, path.to_path_buf()));
         return Ok((outs, Outputs { pending, stale }));
-    }
+    };
     std::fs::create_dir_all(path).map_err(|e| shown(path, e))?;
     let dir = std::fs::canonicalize(path).map_err(|e| shown(path, e))?;
     for src in sources {
