@@ -91,3 +91,112 @@ fn dash_o_is_only_matching_and_never_writes_a_file() {
     assert!(help.contains("-o, --only-matching"), "{help}");
     assert!(!help.contains("-o, --output"), "{help}");
 }
+
+// ---------------------------------------------------------------- --shards 1
+
+#[test]
+fn shards_1_writes_part_00000_in_a_directory_as_shards_n_does() {
+    let d = tree(&[("in.txt", b"http://a.example/ http://b.example/\n")]);
+    std::fs::create_dir(d.path().join("existing")).unwrap();
+    for (n, dir) in [("1", "existing"), ("1", "new"), ("3", "three")] {
+        let o = run_in(&["--shards", n, "--output", dir, "in.txt"], b"", d.path());
+        assert_eq!(code(&o), 0, "--shards {n} {dir}: {}", stderr(&o));
+        let part = d.path().join(dir).join("part-00000.txt");
+        assert!(part.is_file(), "--shards {n} {dir}: no {}", part.display());
+    }
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("new/part-00000.txt")).unwrap(),
+        "http://a.example/\nhttp://b.example/\n"
+    );
+    // A run with more shards, then with one: the directory holds one run's.
+    let o = run_in(
+        &["--shards", "1", "--output", "three", "in.txt"],
+        b"",
+        d.path(),
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let names: Vec<_> = std::fs::read_dir(d.path().join("three"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(names, ["part-00000.txt"]);
+    // --shards 1 needs --output, as --shards N does; --shard-by goes with it.
+    let o = run_in(&["--shards", "1", "in.txt"], b"", d.path());
+    assert_eq!(code(&o), 2);
+    let o = run_in(
+        &[
+            "--shards",
+            "1",
+            "--shard-by",
+            "host",
+            "--output",
+            "h",
+            "in.txt",
+        ],
+        b"",
+        d.path(),
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // Without --shards, --output names one file.
+    let o = run_in(&["--output", "plain", "in.txt"], b"", d.path());
+    assert_eq!(code(&o), 0);
+    assert!(d.path().join("plain").is_file());
+}
+
+// ---------------------------------------------------------------- -m 0
+
+#[test]
+fn max_count_0_takes_nothing_and_lists_every_file_without_match() {
+    // GNU grep 3.8 on the same two files: -m0 prints nothing (exit 1) with
+    // or without -l, -c, -q; -m0 -L lists both, as no line was taken.
+    let d = tree(&[("a.txt", b"http://a.example/\n"), ("b.txt", b"none\n")]);
+    let o = run_in(
+        &["-m", "0", "--files-without-match", "a.txt"],
+        b"",
+        d.path(),
+    );
+    assert_eq!(
+        (code(&o), stdout(&o)),
+        (0, "a.txt\n".into()),
+        "{}",
+        stderr(&o)
+    );
+    let o = run_in(
+        &["-m", "0", "--files-without-match", "a.txt", "b.txt", "-"],
+        b"http://c.example/",
+        d.path(),
+    );
+    assert_eq!(stdout(&o), "a.txt\nb.txt\n-\n");
+    for flags in [
+        &["-m", "0"][..],
+        &["-m", "0", "-l"],
+        &["-m", "0", "-c"],
+        &["-m0", "-q"],
+    ] {
+        let mut args = flags.to_vec();
+        args.extend(["a.txt", "b.txt"]);
+        let o = run_in(&args, b"", d.path());
+        assert_eq!(
+            (code(&o), stdout(&o), stderr(&o)),
+            (1, String::new(), String::new()),
+            "{flags:?}"
+        );
+    }
+    // An input that cannot be opened is still an error.
+    let o = run_in(
+        &["-m", "0", "--files-without-match", "missing", "a.txt"],
+        b"",
+        d.path(),
+    );
+    assert_eq!((code(&o), stdout(&o)), (2, "a.txt\n".into()));
+    assert!(stderr(&o).contains("missing"), "{}", stderr(&o));
+    // -m 1 -l and -m 1 --files-without-match are -l and --files-without-match.
+    let o = run_in(&["-m", "1", "-l", "a.txt", "b.txt"], b"", d.path());
+    assert_eq!(stdout(&o), "a.txt\n");
+    let o = run_in(
+        &["-m", "1", "--files-without-match", "a.txt", "b.txt"],
+        b"",
+        d.path(),
+    );
+    assert_eq!(stdout(&o), "b.txt\n");
+}

@@ -255,6 +255,42 @@ pub fn open_source(src: &Source, mmap: bool) -> io::Result<Opened> {
     }
 }
 
+/// Whether `src` can be opened as an input, without reading a byte of it
+/// (grep's `-m 0`): standard input always can; a path must open and not be
+/// a directory; a file found in a walk must be a regular file.
+///
+/// ```
+/// use urlsift_search::input::{Source, check_source};
+/// let d = tempfile::tempdir().unwrap();
+/// let p = d.path().join("a.txt");
+/// std::fs::write(&p, "http://a.example/").unwrap();
+/// assert!(check_source(&Source::Path(p)).is_ok());
+/// assert!(check_source(&Source::Path(d.path().to_path_buf())).is_err());
+/// assert!(check_source(&Source::Path(d.path().join("missing"))).is_err());
+/// ```
+pub fn check_source(src: &Source) -> io::Result<()> {
+    let meta = match src {
+        Source::Stdin => return Ok(()),
+        // A FIFO named on the command line is opened as a scan opens it.
+        Source::Path(p) => File::open(p)?.metadata()?,
+        Source::Walked(p) => open_nonblocking(p)?.metadata()?,
+        Source::Error(e) => return Err(io::Error::other(e.clone())),
+    };
+    if meta.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "is a directory",
+        ));
+    }
+    if matches!(src, Source::Walked(_)) && !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file (skipped)",
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(unix)]
 fn open_nonblocking(p: &Path) -> io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt;

@@ -486,7 +486,8 @@ fn consume<'o>(
                             line.push(if opts.null { 0 } else { b'\n' });
                             printer.put(0, &line)?;
                         }
-                        if opts.count && opened && !cfg.quiet {
+                        // grep's -m 0 -c prints no count: nothing was read.
+                        if opts.count && opened && !cfg.quiet && cfg.max_count != Some(0) {
                             printer.file_count(&name, count)?;
                         }
                         ended = true;

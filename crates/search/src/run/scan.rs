@@ -53,6 +53,14 @@ pub(super) fn scan_source(
         Source::Error(e) => return end(0, false, Some(e.clone()), false),
         other => other.path(),
     };
+    if cfg.max_count == Some(0) {
+        // grep's -m 0: an input takes no URL, so none is read; it is only
+        // opened, and named if it cannot be.
+        return match crate::input::check_source(src) {
+            Ok(()) => end(0, true, None, false),
+            Err(e) => end(0, false, Some(format!("{name}: {e}")), false),
+        };
+    }
     let mut opened = match crate::input::open_source(src, cfg.mmap) {
         Ok(o) => o,
         Err(e) => return end(0, false, Some(format!("{name}: {e}")), false),
@@ -85,7 +93,7 @@ pub(super) fn scan_source(
         count: 0,
         failed: false,
         max: if cfg.list.is_some() {
-            Some(1)
+            Some(cfg.max_count.map_or(1, |m| m.min(1)))
         } else {
             cfg.max_count
         },
