@@ -151,6 +151,14 @@ pub(crate) struct ScanArgs {
     /// In directory walks, skip what .gitignore, .ignore and git's exclude files name.
     #[arg(long)]
     pub(crate) ignore_vcs: bool,
+    /// Follow symbolic links in directory walks (a link that leads back to a
+    /// directory above it is an error naming it; the walk goes on).
+    #[arg(short = 'L', long)]
+    pub(crate) follow: bool,
+    /// Skip files larger than SIZE (e.g. 100K, 2M; as --max-memory), in walks
+    /// and named; standard input and pipes are read whatever their length.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub(crate) max_filesize: Option<usize>,
     /// Suppress the messages about inputs (unreadable, not found) and warnings; not the exit status (grep's -s).
     #[arg(short = 's', long)]
     pub(crate) no_messages: bool,
@@ -222,9 +230,15 @@ pub(crate) struct ScanArgs {
     /// Read no input as HTML: the text rules only (web archives still are).
     #[arg(long, overrides_with = "html")]
     pub(crate) no_html: bool,
-    /// Print a summary on stderr: de-duplication (URLs, distinct, memory, spills); with --mail, messages and parts.
+    /// After the run, print a summary on stderr: inputs, bytes, URLs, time and
+    /// throughput, then per kind of input (text, html, mail, web archive);
+    /// after the de-duplication (--unique, --count-by) and --mail lines.
     #[arg(long)]
     pub(crate) stats: bool,
+    /// Never draw the progress bar, which is drawn on stderr when stderr is a
+    /// terminal and the files to scan are over 64 MiB in all.
+    #[arg(long)]
+    pub(crate) no_progress: bool,
     /// Colour file names and numbers: auto (only on a terminal, unless NO_COLOR is set and not empty), always, never.
     #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
     pub(crate) color: ColorArg,

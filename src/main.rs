@@ -141,8 +141,9 @@ fn scan(args: &ScanArgs) -> u8 {
         globs: args.globs.clone(),
         max_depth: args.max_depth,
         ignore_vcs: args.ignore_vcs,
+        follow_links: args.follow,
     };
-    let sources = if args.files_from.is_some() && paths.is_empty() {
+    let mut sources = if args.files_from.is_some() && paths.is_empty() {
         Vec::new() // an empty list: nothing to scan (not standard input)
     } else {
         match urlsift_search::input::expand_with(&paths, &walk) {
@@ -152,6 +153,10 @@ fn scan(args: &ScanArgs) -> u8 {
                 return 2;
             }
         }
+    };
+    let _skipped = match args.max_filesize {
+        Some(max) => skip_large(&mut sources, max as u64),
+        None => 0,
     };
     // File names by default with several inputs or a directory, as grep.
     let with_filename = !args.no_filename
@@ -232,7 +237,11 @@ fn scan(args: &ScanArgs) -> u8 {
         report_error!("threads: {e}");
         return 2;
     }
-    let bar = progress_bar(&sources);
+    let bar = if args.no_progress {
+        None
+    } else {
+        progress_bar(&sources)
+    };
     let inc = |n: u64| {
         if let Some(b) = &bar {
             b.inc(n);
@@ -397,6 +406,20 @@ fn parallel_work(sources: &[Source], chunk_size: usize, cap: usize) -> usize {
         };
     }
     usize::try_from(work).unwrap_or(usize::MAX).max(1)
+}
+
+/// Leave out of `sources` the files larger than `max` bytes (as ripgrep's
+/// `--max-filesize`, named or walked; a link counts as the file it names),
+/// and say how many. Standard input, pipes and devices have no size to
+/// judge by: they stay.
+fn skip_large(sources: &mut Vec<Source>, max: u64) -> u64 {
+    let before = sources.len();
+    sources.retain(|src| {
+        src.path()
+            .and_then(|p| std::fs::metadata(p).ok())
+            .is_none_or(|m| !(m.is_file() && m.len() > max))
+    });
+    (before - sources.len()) as u64
 }
 
 /// A progress bar on stderr, only when stderr is a terminal and the input is

@@ -200,3 +200,170 @@ fn max_count_0_takes_nothing_and_lists_every_file_without_match() {
     );
     assert_eq!(stdout(&o), "b.txt\n");
 }
+
+// ---------------------------------------------------------------- -L
+
+#[test]
+fn follow_walks_through_links_and_names_a_loop_without_hanging() {
+    let d = tree(&[
+        ("top/a.txt", b"http://a.example/\n"),
+        ("elsewhere/b.txt", b"http://b.example/\n"),
+    ]);
+    std::os::unix::fs::symlink("../elsewhere", d.path().join("top/linked")).unwrap();
+    // Without -L, a link to a directory is not followed.
+    let o = run_in(&["-I", "top"], b"", d.path());
+    assert_eq!((code(&o), stdout(&o)), (0, "http://a.example/\n".into()));
+    for flag in ["-L", "--follow"] {
+        let o = run_in(&[flag, "top"], b"", d.path());
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        assert_eq!(
+            stdout(&o),
+            "top/a.txt:http://a.example/\ntop/linked/b.txt:http://b.example/\n"
+        );
+    }
+    // A link back to a directory above it: an error naming it, exit 2, and
+    // the rest of the walk is scanned.
+    std::os::unix::fs::symlink("../top", d.path().join("elsewhere/back")).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let dir = d.path().to_path_buf();
+    std::thread::spawn(move || {
+        let _ = tx.send(run_in(&["-L", "-I", "top"], b"", &dir));
+    });
+    let o = rx
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("a loop of links hangs the walk");
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o) == "urlsift: top/linked/back: a link back to top (a loop): not followed\n",
+        "{}",
+        stderr(&o)
+    );
+    assert!(stdout(&o).contains("http://a.example/"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("http://b.example/"), "{}", stdout(&o));
+}
+
+// ---------------------------------------------------------------- --max-filesize
+
+#[test]
+fn max_filesize_skips_larger_files_walked_or_named_but_not_stdin() {
+    let big = format!("{}\n", "http://big.example/ ".repeat(110)); // 2201 bytes
+    let d = tree(&[
+        ("dir/small.txt", b"http://small.example/\n"),
+        ("dir/big.txt", big.as_bytes()),
+        ("exact.txt", &[b'x'; 2048]),
+    ]);
+    std::os::unix::fs::symlink("big.txt", d.path().join("dir/link-to-big.txt")).unwrap();
+    let o = run_in(&["--max-filesize", "2K", "-I", "dir"], b"", d.path());
+    assert_eq!(
+        (code(&o), stdout(&o)),
+        (0, "http://small.example/\n".into())
+    );
+    assert_eq!(stderr(&o), "");
+    // Named: skipped too, silently, as ripgrep does; a file of exactly SIZE is read.
+    let o = run_in(
+        &[
+            "--max-filesize",
+            "2K",
+            "-c",
+            "-H",
+            "dir/big.txt",
+            "exact.txt",
+        ],
+        b"",
+        d.path(),
+    );
+    assert_eq!((code(&o), stdout(&o)), (1, "exact.txt:0\n".into()));
+    let o = run_in(
+        &["--max-filesize", "2201", "-c", "dir/big.txt"],
+        b"",
+        d.path(),
+    );
+    assert_eq!(stdout(&o), "110\n");
+    // Standard input has no size to judge by: it is read.
+    let o = run_in(&["--max-filesize", "10", "-c"], big.as_bytes(), d.path());
+    assert_eq!(stdout(&o), "110\n");
+    // The size syntax of --max-memory; a bad size is refused.
+    for bad in ["lots", "-1K"] {
+        let o = run_in(&["--max-filesize", bad, "dir"], b"", d.path());
+        assert_eq!(code(&o), 2, "{bad}");
+    }
+}
+
+// ---------------------------------------------------------------- progress
+
+/// Run `urlsift args` in `dir` with standard error on a terminal (a new
+/// pseudo-terminal of 24 rows and 80 columns); returns its exit status and
+/// what it printed there.
+fn stderr_on_a_terminal(args: &[&str], dir: &Path) -> (i32, Vec<u8>) {
+    use std::io::Read;
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let (mut master, mut slave) = (-1, -1);
+    let size = libc::winsize {
+        ws_row: 24,
+        ws_col: 80,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: the pointers are to live values; name and termios may be null.
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            &size,
+        )
+    };
+    assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
+    // SAFETY: openpty opened both descriptors, and nothing else owns them.
+    let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+    let mut cmd = Command::new(BIN);
+    cmd.args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(slave);
+    let mut child = cmd.spawn().expect("spawn urlsift");
+    drop(cmd); // its copy of the terminal's other end: the read below ends
+    // Read while it runs: a terminal's buffer is small.
+    let reader = std::thread::spawn(move || {
+        let mut printed = Vec::new();
+        // Once the program has closed it, reading the terminal ends in EIO.
+        let _ = std::fs::File::from(master).read_to_end(&mut printed);
+        printed
+    });
+    let status = child.wait().unwrap();
+    (status.code().unwrap(), reader.join().unwrap())
+}
+
+#[test]
+fn progress_bar_on_a_terminal_for_large_inputs_and_no_progress_turns_it_off() {
+    let d = tree(&[("small.txt", b"http://a.example/\n")]);
+    // Over 64 MiB in all: a sparse file reads as zeros, quickly.
+    let big = std::fs::File::create(d.path().join("big.bin")).unwrap();
+    big.set_len((64 << 20) + 1).unwrap();
+    let (st, printed) = stderr_on_a_terminal(&["big.bin", "small.txt"], d.path());
+    assert_eq!(st, 0);
+    let drawn = String::from_utf8_lossy(&printed);
+    assert!(drawn.contains("MiB"), "no progress bar drawn: {drawn:?}");
+    let (st, printed) = stderr_on_a_terminal(&["--no-progress", "big.bin", "small.txt"], d.path());
+    assert_eq!(st, 0);
+    assert_eq!(String::from_utf8_lossy(&printed), "");
+    // Small inputs draw none.
+    let (_, printed) = stderr_on_a_terminal(&["small.txt"], d.path());
+    assert_eq!(String::from_utf8_lossy(&printed), "");
+    // Nor does a standard error that is no terminal.
+    let o = run_in(&["big.bin", "small.txt"], b"", d.path());
+    assert_eq!((code(&o), stderr(&o)), (0, String::new()));
+    // --help and the man page describe it.
+    let help = stdout(&run_in(&["--help"], b"", d.path()));
+    assert!(
+        help.contains("--no-progress") && help.contains("64 MiB"),
+        "{help}"
+    );
+    let man = stdout(&run_in(&["man"], b"", d.path()));
+    assert!(
+        man.contains("no\\-progress") && man.contains("64 MiB"),
+        "{man}"
+    );
+}

@@ -657,6 +657,10 @@ pub struct WalkOptions {
     /// name (by default every file is read: a mail folder may be ignored
     /// by git and still be mail).
     pub ignore_vcs: bool,
+    /// Follow symbolic links to directories (`-L`). A link that leads back
+    /// to a directory above it is reported as an error naming it
+    /// ([`Source::Error`]), and the walk goes on.
+    pub follow_links: bool,
 }
 
 /// Version control directories, never walked into.
@@ -667,7 +671,8 @@ const VCS_DIRS: [&str; 7] = [".git", ".hg", ".svn", ".bzr", "_darcs", ".pijul", 
 /// files included, version control directories (`.git`, `.hg`, `.svn`, ...)
 /// skipped. In a walk, regular files and symbolic links to regular files are
 /// inputs (a dangling link is one, and fails to open with an error naming
-/// it); links to directories are not followed (no loops), and FIFOs,
+/// it); links to directories are not followed (no loops; see
+/// [`WalkOptions::follow_links`]), and FIFOs,
 /// sockets and devices, linked or not, are skipped (reading one could block
 /// forever, or never end). Named on the command line, any path is an input.
 ///
@@ -712,7 +717,7 @@ fn walk(root: &Path, opts: &WalkOptions, v: &mut Vec<Source>) -> Result<(), Stri
     let mut w = ignore::WalkBuilder::new(root);
     w.standard_filters(false)
         .hidden(false)
-        .follow_links(false)
+        .follow_links(opts.follow_links)
         .max_depth(opts.max_depth)
         .overrides(overrides)
         .sort_by_file_name(|a, b| a.cmp(b))
@@ -762,6 +767,11 @@ fn walk_error(e: &ignore::Error) -> String {
         ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
             walk_error(err)
         }
+        ignore::Error::Loop { ancestor, child } => format!(
+            "{}: a link back to {} (a loop): not followed",
+            child.display(),
+            ancestor.display()
+        ),
         other => walk_io(other).map_or_else(|| other.to_string(), |io| io.to_string()),
     }
 }
@@ -859,6 +869,17 @@ mod tests {
             err: Box::new(with_path(denied())),
         };
         assert_eq!(walk_error(&deep), want);
+        let looped = ignore::Error::WithDepth {
+            depth: 3,
+            err: Box::new(ignore::Error::Loop {
+                ancestor: PathBuf::from("d"),
+                child: PathBuf::from("d/e/up"),
+            }),
+        };
+        assert_eq!(
+            walk_error(&looped),
+            "d/e/up: a link back to d (a loop): not followed"
+        );
     }
 
     fn stream(r: Box<dyn Read + Send>) -> Stream {
