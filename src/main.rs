@@ -121,6 +121,7 @@ fn run_uri_cmd(cmd: Cmd) -> u8 {
 }
 
 fn scan(args: &ScanArgs) -> u8 {
+    let started = std::time::Instant::now();
     urlsift_core::diag::set_quiet(args.no_messages);
     let mut paths = args.paths.clone();
     if let Some(f) = &args.files_from {
@@ -154,7 +155,7 @@ fn scan(args: &ScanArgs) -> u8 {
             }
         }
     };
-    let _skipped = match args.max_filesize {
+    let skipped = match args.max_filesize {
         Some(max) => skip_large(&mut sources, max as u64),
         None => 0,
     };
@@ -343,6 +344,9 @@ fn scan(args: &ScanArgs) -> u8 {
         report_error!("{e}");
         commit_failed = true;
     }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
     if args.stats {
         if let Some(d) = &summary.dedup {
             report_error!("dedup: {d}");
@@ -353,9 +357,9 @@ fn scan(args: &ScanArgs) -> u8 {
                 mail.stats.lock().map(|s| s.to_string()).unwrap_or_default()
             );
         }
-    }
-    if let Some(b) = bar {
-        b.finish_and_clear();
+        for line in run_stats(&summary, sources.len(), skipped, started.elapsed()) {
+            report_error!("{line}");
+        }
     }
     // A closed pipe (`urlsift big | head`) ends the run quietly.
     if let Some(e) = &summary.write_error
@@ -373,6 +377,38 @@ fn scan(args: &ScanArgs) -> u8 {
         return 2;
     }
     summary.exit_code(args.quiet)
+}
+
+/// The lines `--stats` prints about the run (after those of
+/// de-duplication and mail): the inputs (given, failed, skipped by
+/// `--max-filesize`), their bytes, the URLs, the time and the throughput;
+/// then, for each kind of input the run read, its inputs, bytes and URLs.
+fn run_stats(
+    summary: &run::Summary,
+    inputs: usize,
+    skipped: u64,
+    elapsed: std::time::Duration,
+) -> Vec<String> {
+    let kinds = run::InputKind::ALL.map(|k| (k, summary.of_kind(k)));
+    let bytes: u64 = kinds.iter().map(|(_, s)| s.bytes).sum();
+    let urls: u64 = kinds.iter().map(|(_, s)| s.urls).sum();
+    let secs = elapsed.as_secs_f64();
+    let mib_s = bytes as f64 / f64::from(1u32 << 20) / secs.max(1e-6);
+    let mut lines = vec![format!(
+        "run: {inputs} inputs, {} failed, {skipped} skipped, {bytes} bytes, {urls} URLs, \
+         {secs:.3} s, {mib_s:.1} MiB/s",
+        summary.errors
+    )];
+    for (kind, s) in kinds.iter().filter(|(_, s)| s.inputs > 0) {
+        lines.push(format!(
+            "run: {}: {} inputs, {} bytes, {} URLs",
+            kind.name(),
+            s.inputs,
+            s.bytes,
+            s.urls
+        ));
+    }
+    lines
 }
 
 /// How many chunks the inputs offer to scan in parallel, counted up to

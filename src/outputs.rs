@@ -81,9 +81,6 @@ pub(crate) fn check_output_args(args: &ScanArgs, parquet: bool) -> Result<(), St
             "--mail reads the HTML parts of mail as HTML; --html is for other inputs".into(),
         );
     }
-    if args.stats && !(args.unique || args.count_by.is_some() || args.mail) {
-        return Err("--stats reports on --unique, --count-by and --mail; none is given".into());
-    }
     let list = if args.files_with_matches {
         Some("-l")
     } else if args.files_without_match {

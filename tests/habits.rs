@@ -367,3 +367,123 @@ fn progress_bar_on_a_terminal_for_large_inputs_and_no_progress_turns_it_off() {
         "{man}"
     );
 }
+
+// ---------------------------------------------------------------- --stats
+
+fn gzip(b: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(b).unwrap();
+    e.finish().unwrap()
+}
+
+/// The `--stats` lines of a run's stderr that follow the first `run:` line.
+fn stats_lines(err: &str) -> Vec<&str> {
+    let from = err.find("urlsift: run: ").expect("no run: line");
+    err[from..].lines().collect()
+}
+
+/// The numbers of a `--stats` line, in order.
+fn numbers(line: &str) -> Vec<f64> {
+    let after = line.rsplit_once(": ").unwrap().1;
+    after
+        .split(", ")
+        .map(|f| f.split(' ').next().unwrap().parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn stats_on_any_run_counts_inputs_bytes_urls_time_and_kinds() {
+    let html = b"<!DOCTYPE html><a href=\"http://h.example/\">x</a>\n";
+    let gz = gzip(b"http://g.example/ http://g2.example/\n");
+    let warc = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/crates/warc/tests/data/sample.warc.gz"
+    ))
+    .unwrap();
+    let d = tree(&[
+        ("in/a.txt", b"http://a.example/\n"),
+        ("in/b.gz", &gz),
+        ("in/c.html", html),
+        ("in/d.warc.gz", &warc),
+        ("big.txt", &[b'x'; 300_000]),
+    ]);
+    let warc_urls: u64 = {
+        let o = run_in(&["-c", "in/d.warc.gz"], b"", d.path());
+        stdout(&o).trim().parse().unwrap()
+    };
+    let stdin = b"www.s.example\n";
+    let args = ["in", "-", "missing", "big.txt", "--max-filesize", "200K"];
+    let plain = run_in(&args, stdin, d.path());
+    let mut with = args.to_vec();
+    with.push("--stats");
+    let o = run_in(&with, stdin, d.path());
+    // The output is that of the run without --stats.
+    assert_eq!((code(&o), &o.stdout), (2, &plain.stdout));
+    let err = stderr(&o);
+    let lines = stats_lines(&err);
+    assert_eq!(lines.len(), 4, "{err}");
+    // run: inputs, failed, skipped, bytes, URLs, seconds, MiB/s
+    let run = numbers(lines[0]);
+    let text_bytes = (18 + gz.len() + stdin.len()) as f64;
+    let bytes = text_bytes + (html.len() + warc.len()) as f64;
+    let urls = (4 + 1 + warc_urls) as f64;
+    assert_eq!(run[..5], [6.0, 1.0, 1.0, bytes, urls], "{err}");
+    assert!(run[5] >= 0.0 && run[6] >= 0.0, "{err}");
+    assert!(lines[0].ends_with(" MiB/s"), "{err}");
+    assert_eq!(
+        lines[1],
+        format!("urlsift: run: text: 3 inputs, {text_bytes} bytes, 4 URLs")
+    );
+    assert_eq!(
+        lines[2],
+        format!("urlsift: run: html: 1 inputs, {} bytes, 1 URLs", html.len())
+    );
+    assert_eq!(
+        lines[3],
+        format!(
+            "urlsift: run: web archive: 1 inputs, {} bytes, {warc_urls} URLs",
+            warc.len()
+        )
+    );
+    // Without --stats, nothing of it.
+    assert!(!stderr(&plain).contains("urlsift: run:"));
+}
+
+#[test]
+fn stats_keeps_the_dedup_and_mail_lines_first() {
+    let d = tree(&[(
+        "m.mbox",
+        b"From a@b Sat Jan  1 00:00:00 2000\nSubject: hi\n\nsee http://m.example/ http://m.example/\n",
+    )]);
+    let o = run_in(&["--unique", "--stats", "m.mbox"], b"", d.path());
+    let err = stderr(&o);
+    let lines: Vec<_> = err.lines().filter(|l| !l.contains("--mail")).collect();
+    assert!(
+        lines[0].starts_with("urlsift: dedup: 2 URLs, 1 distinct;"),
+        "{err}"
+    );
+    assert!(lines[0].ends_with("nothing spilled"), "{err}");
+    assert!(
+        lines[1].starts_with("urlsift: run: 1 inputs, 0 failed, 0 skipped, "),
+        "{err}"
+    );
+    assert!(lines[1].contains(" bytes, 2 URLs, "), "{err}");
+    let o = run_in(
+        &["--mail", "--count-by", "host", "--stats", "m.mbox"],
+        b"",
+        d.path(),
+    );
+    let err = stderr(&o);
+    let lines: Vec<_> = err.lines().collect();
+    assert!(lines[0].starts_with("urlsift: dedup: "), "{err}");
+    assert!(lines[1].starts_with("urlsift: mail: 1 messages"), "{err}");
+    assert!(lines[2].starts_with("urlsift: run: 1 inputs"), "{err}");
+    assert!(
+        lines[3].starts_with("urlsift: run: mail: 1 inputs, "),
+        "{err}"
+    );
+    assert!(lines[3].ends_with(", 2 URLs"), "{err}");
+    // --help and the man page describe the lines.
+    let help = stdout(&run_in(&["--help"], b"", d.path()));
+    assert!(help.contains("throughput"), "{help}");
+}

@@ -13,6 +13,8 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The bytes of one input: a memory map, or bytes read into memory.
 pub enum Data {
@@ -229,7 +231,7 @@ pub fn open(path: Option<&Path>) -> io::Result<Opened> {
     let Some(path) = path else {
         return sniffed(waiting(io::stdin()));
     };
-    opened(File::open(path)?, true)
+    opened(File::open(path)?, true, None)
 }
 
 /// Open one input of a run: `mmap` says whether a regular file may be
@@ -238,9 +240,33 @@ pub fn open(path: Option<&Path>) -> io::Result<Opened> {
 /// is a regular file: it is opened without blocking and checked after the
 /// open, so a FIFO or a device put in its place never blocks the run.
 pub fn open_source(src: &Source, mmap: bool) -> io::Result<Opened> {
+    open_source_counting(src, mmap, None)
+}
+
+/// [`open_source`], adding to `read` the bytes read from an input that is
+/// not a regular file (standard input, a pipe, a device), as they are read
+/// (before any decoding): the size of such an input, once it is read to
+/// its end. A regular file's size is its length.
+///
+/// ```
+/// use std::sync::Arc;
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// use urlsift_search::input::{Source, open_source_counting};
+/// let d = tempfile::tempdir().unwrap();
+/// let p = d.path().join("a.txt");
+/// std::fs::write(&p, "http://a.example/").unwrap();
+/// let read = Arc::new(AtomicU64::new(0));
+/// open_source_counting(&Source::Path(p), true, Some(&read)).unwrap();
+/// assert_eq!(read.load(Ordering::Relaxed), 0, "a regular file is not counted");
+/// ```
+pub fn open_source_counting(
+    src: &Source,
+    mmap: bool,
+    read: Option<&Arc<AtomicU64>>,
+) -> io::Result<Opened> {
     match src {
-        Source::Stdin => open(None),
-        Source::Path(p) => opened(File::open(p)?, mmap),
+        Source::Stdin => sniffed(counted(waiting(io::stdin()), read)),
+        Source::Path(p) => opened(File::open(p)?, mmap, read),
         Source::Walked(p) => {
             let file = open_nonblocking(p)?;
             if !file.metadata()?.is_file() {
@@ -249,9 +275,34 @@ pub fn open_source(src: &Source, mmap: bool) -> io::Result<Opened> {
                     "not a regular file (skipped)",
                 ));
             }
-            opened(file, mmap)
+            opened(file, mmap, read)
         }
         Source::Error(e) => Err(io::Error::other(e.clone())),
+    }
+}
+
+/// `r`, adding the bytes read from it to `read` (when there is one).
+fn counted(r: Box<dyn Read + Send>, read: Option<&Arc<AtomicU64>>) -> Box<dyn Read + Send> {
+    match read {
+        Some(n) => Box::new(Counted {
+            inner: r,
+            read: n.clone(),
+        }),
+        None => r,
+    }
+}
+
+/// A reader that adds the bytes read from it to a shared count.
+struct Counted {
+    inner: Box<dyn Read + Send>,
+    read: Arc<AtomicU64>,
+}
+
+impl Read for Counted {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
     }
 }
 
@@ -307,7 +358,7 @@ fn open_nonblocking(p: &Path) -> io::Result<File> {
     File::open(p)
 }
 
-fn opened(file: File, mmap: bool) -> io::Result<Opened> {
+fn opened(file: File, mmap: bool, read: Option<&Arc<AtomicU64>>) -> io::Result<Opened> {
     let meta = file.metadata()?;
     if meta.is_dir() {
         return Err(io::Error::new(
@@ -316,7 +367,7 @@ fn opened(file: File, mmap: bool) -> io::Result<Opened> {
         ));
     }
     if !meta.is_file() {
-        return sniffed(waiting(file));
+        return sniffed(counted(waiting(file), read));
     }
     if !mmap {
         return sniffed(Box::new(file));

@@ -2,13 +2,14 @@
 //! and its records sent on in order.
 
 use std::io::{self, Read};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::SyncSender;
 
 use super::format::{Emit, Former, Spares, format_chunk, format_mail};
 use super::html::{read_html, scan_html};
 use super::warc::scan_warc;
-use super::{BATCH, Config, Msg};
+use super::{BATCH, Config, InputKind, Msg};
 use crate::input::{Data, Opened, Source};
 use urlsift_core::parallel::{self, LineCounter};
 use urlsift_mail::MailInput;
@@ -47,6 +48,7 @@ pub(super) fn scan_source(
             opened,
             error,
             mail_like,
+            read: None,
         });
     };
     let path = match src {
@@ -61,7 +63,8 @@ pub(super) fn scan_source(
             Err(e) => end(0, false, Some(format!("{name}: {e}")), false),
         };
     }
-    let mut opened = match crate::input::open_source(src, cfg.mmap) {
+    let counter = Arc::new(AtomicU64::new(0));
+    let mut opened = match crate::input::open_source_counting(src, cfg.mmap, Some(&counter)) {
         Ok(o) => o,
         Err(e) => return end(0, false, Some(format!("{name}: {e}")), false),
     };
@@ -102,8 +105,16 @@ pub(super) fn scan_source(
     };
     let mut error = None;
     let mut mail_like = false;
+    // The input's size as stored: a whole file's length; a regular file
+    // read as a stream (compressed, an archive, --no-mmap) is sized after.
+    let mut bytes = match &opened {
+        Opened::Whole(data) => Some(data.len() as u64),
+        _ => None,
+    };
+    let kind;
     match opened {
         Opened::Warc(r) => {
+            kind = InputKind::WebArchive;
             let r = StopReader {
                 inner: r,
                 stop,
@@ -112,6 +123,7 @@ pub(super) fn scan_source(
             error = scan_warc(cfg, &name, r, &mut emit, stop);
         }
         o if cfg.mail.is_some() && text.is_none() => {
+            kind = InputKind::Mail;
             let run = cfg.mail.unwrap_or_else(|| unreachable!());
             // A stream stops being read once the run stops, as a plain
             // stream does.
@@ -166,12 +178,14 @@ pub(super) fn scan_source(
             }
         }
         Opened::Whole(data) if text.is_none() && cfg.html.is_html(&data) => {
+            kind = InputKind::Html;
             error = scan_html(cfg, &name, &data, None::<io::Empty>, &mut emit);
             if let Some(p) = cfg.progress {
                 p(data.len() as u64);
             }
         }
         Opened::Stream(r) if text.is_none() && cfg.html.is_html(r.head()) => {
+            kind = InputKind::Html;
             let r = StopReader {
                 inner: r,
                 stop,
@@ -183,10 +197,12 @@ pub(super) fn scan_source(
             }
         }
         Opened::Whole(data) => {
+            kind = InputKind::Text;
             mail_like = text.is_none() && urlsift_mail::looks_like_mail(&name, &data);
             scan_whole(cfg, &data, &mut emit, stop)
         }
         Opened::Stream(r) => {
+            kind = InputKind::Text;
             let r = StopReader {
                 inner: r,
                 stop,
@@ -250,7 +266,19 @@ pub(super) fn scan_source(
     if emit.failed {
         return; // the consumer is gone
     }
-    end(emit.count, true, error, mail_like);
+    if bytes.is_none() {
+        let file = path
+            .and_then(|p| std::fs::metadata(p).ok())
+            .filter(|m| m.is_file());
+        bytes = Some(file.map_or_else(|| counter.load(Ordering::Relaxed), |m| m.len()));
+    }
+    let _ = tx.send(Msg::End {
+        count: emit.count,
+        opened: true,
+        error,
+        mail_like,
+        read: Some((kind, bytes.unwrap_or(0))),
+    });
 }
 
 /// Bytes before the end of a segment kept mapped when the segment is done
