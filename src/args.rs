@@ -123,6 +123,11 @@ pub(crate) struct ScanArgs {
     /// Never prefix file names (grep's -h).
     #[arg(short = 'I', long, overrides_with = "with_filename")]
     pub(crate) no_filename: bool,
+    /// Print PATH:LINE:COLUMN:URL for each URL, as ripgrep's --vimgrep: the path as
+    /// given (- for standard input), line and column 1-based, the column in bytes;
+    /// under --mail, in the file; in a web archive, 0:0 (its links have no line).
+    #[arg(long)]
+    pub(crate) vimgrep: bool,
     /// Print only the names of inputs with a URL (grep's -l).
     #[arg(short = 'l', long, conflicts_with = "files_without_match")]
     pub(crate) files_with_matches: bool,

@@ -160,8 +160,9 @@ fn scan(args: &ScanArgs) -> u8 {
         None => 0,
     };
     // File names by default with several inputs or a directory, as grep.
-    let with_filename = !args.no_filename
-        && (args.with_filename || sources.len() > 1 || paths.iter().any(|p| p.is_dir()));
+    let with_filename = args.vimgrep
+        || (!args.no_filename
+            && (args.with_filename || sources.len() > 1 || paths.iter().any(|p| p.is_dir())));
     let color = match args.color {
         ColorArg::Always => true,
         ColorArg::Never => false,
@@ -187,8 +188,9 @@ fn scan(args: &ScanArgs) -> u8 {
             FormatArg::Csv => Format::Csv,
             FormatArg::Tsv => Format::Tsv,
         },
-        line_number: args.line_number,
-        byte_offset: args.byte_offset,
+        // --vimgrep: the column where -b prints the offset (run::Config::column).
+        line_number: args.line_number || args.vimgrep,
+        byte_offset: args.byte_offset || args.vimgrep,
         with_filename,
         null: args.null,
         normalize: args.normalize || parquet,
@@ -260,6 +262,7 @@ fn scan(args: &ScanArgs) -> u8 {
             run::HtmlMode::Auto
         },
         max_html: urlsift_search::web::MAX_HTML,
+        column: args.vimgrep,
         opts,
         quiet: args.quiet,
         strict: args.strict,

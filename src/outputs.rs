@@ -81,6 +81,23 @@ pub(crate) fn check_output_args(args: &ScanArgs, parquet: bool) -> Result<(), St
             "--mail reads the HTML parts of mail as HTML; --html is for other inputs".into(),
         );
     }
+    if args.vimgrep {
+        let other = [
+            (!matches!(args.format, FormatArg::Text), "--format"),
+            (args.count, "-c"),
+            (args.count_by.is_some(), "--count-by"),
+            (args.files_with_matches, "-l"),
+            (args.files_without_match, "--files-without-match"),
+            (args.quiet, "-q"),
+            (args.byte_offset, "-b"),
+            (args.no_filename, "-I"),
+        ];
+        if let Some((_, flag)) = other.iter().find(|(on, _)| *on) {
+            return Err(format!(
+                "--vimgrep prints PATH:LINE:COLUMN:URL; {flag} prints otherwise"
+            ));
+        }
+    }
     let list = if args.files_with_matches {
         Some("-l")
     } else if args.files_without_match {

@@ -487,3 +487,160 @@ fn stats_keeps_the_dedup_and_mail_lines_first() {
     let help = stdout(&run_in(&["--help"], b"", d.path()));
     assert!(help.contains("throughput"), "{help}");
 }
+
+// ---------------------------------------------------------------- --vimgrep
+
+/// What `--vimgrep` should print for `text` named `name`: each URL's
+/// 1-based line and byte column, found here by the text's own newlines.
+fn vimgrep_of(name: &str, text: &[u8], urls: &[&str]) -> String {
+    let mut out = String::new();
+    let mut from = 0;
+    for url in urls {
+        let at = from
+            + text[from..]
+                .windows(url.len())
+                .position(|w| w == url.as_bytes())
+                .unwrap();
+        let line = 1 + text[..at].iter().filter(|&&b| b == b'\n').count();
+        let start = text[..at]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        out += &format!("{name}:{line}:{}:{url}\n", at - start + 1);
+        from = at + url.len();
+    }
+    out
+}
+
+#[test]
+fn vimgrep_prints_path_line_column_url_for_files_streams_and_stdin() {
+    let text = "ab http://a.example/ x\n  <http://b.example/>\thttp://c.example/\n\
+                é www.d.example\n"
+        .as_bytes();
+    let urls = [
+        "http://a.example/",
+        "http://b.example/",
+        "http://c.example/",
+        "www.d.example",
+    ];
+    let d = tree(&[("v.txt", text), ("dir/v.gz", &gzip(text))]);
+    let o = run_in(&["--vimgrep", "v.txt"], b"", d.path());
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // The column counts bytes: é is two.
+    assert_eq!(
+        stdout(&o),
+        "v.txt:1:4:http://a.example/\nv.txt:2:4:http://b.example/\nv.txt:2:23:http://c.example/\n\
+         v.txt:3:4:www.d.example\n"
+    );
+    assert_eq!(stdout(&o), vimgrep_of("v.txt", text, &urls));
+    // Standard input is `-`, as -H names it; a compressed file, a walk.
+    let o = run_in(&["--vimgrep"], text, d.path());
+    assert_eq!(stdout(&o), vimgrep_of("-", text, &urls));
+    let o = run_in(&["--vimgrep", "dir"], b"", d.path());
+    assert_eq!(stdout(&o), vimgrep_of("dir/v.gz", text, &urls));
+    // Neither threads nor chunks, nor -n/-H given again, change it.
+    let want = stdout(&run_in(&["--vimgrep", "v.txt", "dir"], b"", d.path()));
+    for extra in [
+        &["-j", "1"][..],
+        &["-j", "4", "--chunk-size", "7"],
+        &["-n", "-H"],
+        &["--no-mmap"],
+    ] {
+        let mut args = vec!["--vimgrep", "v.txt", "dir"];
+        args.extend(extra);
+        assert_eq!(stdout(&run_in(&args, b"", d.path())), want, "{extra:?}");
+    }
+    // --unique and --normalize keep the first place of each URL.
+    let o = run_in(
+        &["--vimgrep", "--unique", "--normalize", "-"],
+        b"x HTTP://A.example\nHTTP://a.EXAMPLE/\n",
+        d.path(),
+    );
+    assert_eq!(stdout(&o), "-:1:3:http://a.example/\n");
+    // -m: the first URLs.
+    let o = run_in(&["--vimgrep", "-m", "1", "v.txt"], b"", d.path());
+    assert_eq!(stdout(&o), "v.txt:1:4:http://a.example/\n");
+}
+
+#[test]
+fn vimgrep_columns_run_across_stream_blocks_and_chunks() {
+    // A line longer than a stream's block (16 MiB) and than many chunks:
+    // the column of a URL at its end counts from the line's start.
+    let mut text = vec![b'x'; 17 << 20];
+    text[0] = b'\n';
+    text.extend_from_slice(b" http://end.example/\nhttp://next.example/\n");
+    let d = tree(&[("long.txt", &text)]);
+    let urls = ["http://end.example/", "http://next.example/"];
+    let o = run_in(
+        &["--vimgrep", "--chunk-size", "64K", "long.txt"],
+        b"",
+        d.path(),
+    );
+    assert_eq!(stdout(&o), vimgrep_of("long.txt", &text, &urls));
+    let o = run_in(&["--vimgrep", "--chunk-size", "64K"], &text, d.path());
+    assert_eq!(stdout(&o), vimgrep_of("-", &text, &urls));
+}
+
+#[test]
+fn vimgrep_in_mail_html_and_web_archives() {
+    let mbox = b"From a@b Sat Jan  1 00:00:00 2000\nSubject: see http://s.example/\n\n\
+                 body  http://m.example/\n";
+    let html = b"<!DOCTYPE html>\n<p>  <a href=\"http://h.example/\">x</a> http://t.example/\n";
+    let warc = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/crates/warc/tests/data/sample.warc.gz"
+    ))
+    .unwrap();
+    let d = tree(&[("m.mbox", mbox), ("p.html", html), ("a.warc.gz", &warc)]);
+    // Mail: the line and column in the file, as -n gives the file's line;
+    // read whole or from a pipe.
+    let want = vimgrep_of("m.mbox", mbox, &["http://s.example/", "http://m.example/"]);
+    let o = run_in(&["--vimgrep", "--mail", "m.mbox"], b"", d.path());
+    assert_eq!(stdout(&o), want, "{}", stderr(&o));
+    let o = run_in(&["--vimgrep", "--mail"], mbox, d.path());
+    assert_eq!(stdout(&o), want.replace("m.mbox", "-"));
+    // HTML: where the attribute's value starts, and text as text.
+    let o = run_in(&["--vimgrep", "p.html"], b"", d.path());
+    assert_eq!(
+        stdout(&o),
+        vimgrep_of("p.html", html, &["http://h.example/", "http://t.example/"])
+    );
+    // A web archive's links have no line: 0:0, as -n prints line 0.
+    let o = run_in(&["--vimgrep", "-m", "2", "a.warc.gz"], b"", d.path());
+    let n = run_in(&["-n", "-H", "-m", "2", "a.warc.gz"], b"", d.path());
+    let want: String = stdout(&n)
+        .lines()
+        .map(|l| l.replacen("a.warc.gz:0:", "a.warc.gz:0:0:", 1) + "\n")
+        .collect();
+    assert!(want.starts_with("a.warc.gz:0:0:"), "{want}");
+    assert_eq!(stdout(&o), want);
+}
+
+#[test]
+fn vimgrep_refuses_what_prints_otherwise_and_is_documented() {
+    let d = tree(&[("v.txt", b"http://a.example/\n")]);
+    for flags in [
+        &["--format", "json"][..],
+        &["-c"],
+        &["--count-by", "host"],
+        &["-l"],
+        &["--files-without-match"],
+        &["-q"],
+        &["-b"],
+        &["-I"],
+    ] {
+        let mut args = vec!["--vimgrep", "v.txt"];
+        args.extend(flags);
+        let o = run_in(&args, b"", d.path());
+        assert_eq!(code(&o), 2, "{flags:?}");
+        assert!(
+            stderr(&o).contains("--vimgrep"),
+            "{flags:?}: {}",
+            stderr(&o)
+        );
+    }
+    let help = stdout(&run_in(&["--help"], b"", d.path()));
+    assert!(help.contains("PATH:LINE:COLUMN:URL"), "{help}");
+    let man = stdout(&run_in(&["man"], b"", d.path()));
+    assert!(man.contains("vimgrep"), "{man}");
+}

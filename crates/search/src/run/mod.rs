@@ -113,6 +113,13 @@ pub struct Config<'a> {
     /// The most bytes of one input read as HTML (default
     /// [`crate::web::MAX_HTML`]); the text rules read the rest.
     pub max_html: usize,
+    /// Give each record the 1-based byte column of its URL in its line in
+    /// place of its byte offset (`--vimgrep`: with
+    /// [`Options::byte_offset`], text lines read `file:line:column:url`).
+    /// The column is in the text the line is counted in (under `--mail`,
+    /// the file's line); a web archive's links have neither (0). Records
+    /// are then formatted one input at a time, in order.
+    pub column: bool,
 }
 
 /// Which inputs are read as HTML: their URL attributes resolved, their text
@@ -199,6 +206,7 @@ impl Config<'_> {
             base: None,
             html: HtmlMode::Auto,
             max_html: crate::web::MAX_HTML,
+            column: false,
         }
     }
 }

@@ -162,7 +162,13 @@ pub(super) fn scan_source(
                     |_| (),
                     |(), b| {
                         let mut emit = emit.borrow_mut();
-                        b.each(|w, line, m| emit.record_in(m, line, Some(w)));
+                        if cfg.column {
+                            b.each_at(|w, line, column, m| {
+                                emit.record_at(m, (line, column), Some(w), None)
+                            });
+                        } else {
+                            b.each(|w, line, m| emit.record_in(m, line, Some(w)));
+                        }
                         !emit.stopped()
                     },
                     || {
@@ -235,22 +241,37 @@ pub(super) fn scan_source(
                 // -m, -l, -q: the stream is read no further once the
                 // input has what it may take (or the run stops).
                 let emit = std::cell::RefCell::new(&mut emit);
-                parallel::scan_reader_while(
-                    ex,
-                    r,
-                    block,
-                    cfg.chunk_size,
-                    |m, line| {
-                        let mut emit = emit.borrow_mut();
-                        emit.record(m, line);
-                        !emit.stopped()
-                    },
-                    || {
-                        let mut emit = emit.borrow_mut();
-                        emit.send();
-                        !emit.failed && emit.tx.send(Msg::Flush).is_ok()
-                    },
-                )
+                let paused = || {
+                    let mut emit = emit.borrow_mut();
+                    emit.send();
+                    !emit.failed && emit.tx.send(Msg::Flush).is_ok()
+                };
+                if cfg.column {
+                    parallel::scan_reader_columns(
+                        ex,
+                        r,
+                        (block, cfg.chunk_size),
+                        |m, line, column| {
+                            let mut emit = emit.borrow_mut();
+                            emit.record_at(m, (line, column), None, None);
+                            !emit.stopped()
+                        },
+                        paused,
+                    )
+                } else {
+                    parallel::scan_reader_while(
+                        ex,
+                        r,
+                        block,
+                        cfg.chunk_size,
+                        |m, line| {
+                            let mut emit = emit.borrow_mut();
+                            emit.record(m, line);
+                            !emit.stopped()
+                        },
+                        paused,
+                    )
+                }
             };
             match res {
                 Ok(_) => {}
@@ -352,6 +373,7 @@ pub(super) fn scan_whole(cfg: &Config<'_>, whole: &Data, emit: &mut Emit<'_>, st
         return;
     }
     let mut lines = LineCounter::default();
+    let mut columns = parallel::ColumnCounter::default();
     let failed = std::cell::Cell::new(false);
     let emit_full = emit.full;
     parallel::scan_segments(
@@ -365,7 +387,12 @@ pub(super) fn scan_whole(cfg: &Config<'_>, whole: &Data, emit: &mut Emit<'_>, st
             } else {
                 0
             };
-            emit.record(&m, line);
+            let column = if cfg.column {
+                columns.column_at(data, m.start)
+            } else {
+                0
+            };
+            emit.record_at(&m, (line, column), None, None);
             failed.set(emit.failed);
         },
         |n| {
