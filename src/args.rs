@@ -1,5 +1,5 @@
 //! The command line's arguments: what clap parses, and the size parser
-//! of `--max-memory` and `--chunk-size`.
+//! of `--max-memory`, `--max-filesize` and `--chunk-size`.
 
 use std::path::PathBuf;
 
@@ -262,7 +262,7 @@ pub(crate) struct ScanArgs {
     pub(crate) chunk_size: usize,
 }
 /// Parse a size such as `256M`, `1G`, `512KiB` or `1000000` (bytes; K, M, G
-/// and T are powers of 1024), for `--max-memory` and `--chunk-size`.
+/// and T are powers of 1024), for `--max-memory`, `--max-filesize` and `--chunk-size`.
 pub(crate) fn parse_size(s: &str) -> Result<usize, String> {
     let t = s.trim();
     let t = t

@@ -644,3 +644,41 @@ fn vimgrep_refuses_what_prints_otherwise_and_is_documented() {
     let man = stdout(&run_in(&["man"], b"", d.path()));
     assert!(man.contains("vimgrep"), "{man}");
 }
+
+// ---------------------------------------------------------------- the contract
+
+#[test]
+fn help_and_man_page_list_the_flags_of_the_cli_contract() {
+    // DESIGN.md's CLI contract: -o/--only-matching, --output FILE, -L/--follow,
+    // --max-filesize SIZE, --vimgrep, --stats, --no-progress.
+    let d = tempfile::tempdir().unwrap();
+    let help = stdout(&run_in(&["--help"], b"", d.path()));
+    for flag in [
+        "-o, --only-matching",
+        "--output <FILE|DIR>",
+        "-L, --follow",
+        "--max-filesize <SIZE>",
+        "--vimgrep",
+        "--stats",
+        "--no-progress",
+    ] {
+        assert!(help.contains(flag), "--help lacks {flag}: {help}");
+    }
+    let man = stdout(&run_in(&["man"], b"", d.path()));
+    for flag in [
+        "\\-o\\fR, \\fB\\-\\-only\\-matching",
+        "\\-\\-output",
+        "\\-L\\fR, \\fB\\-\\-follow",
+        "\\-\\-max\\-filesize",
+        "\\-\\-vimgrep",
+        "\\-\\-stats",
+        "\\-\\-no\\-progress",
+        "STATISTICS",
+        "PROGRESS",
+        "urlsift: run: N inputs, F failed, S skipped, B bytes, U URLs, T s, R MiB/s",
+    ] {
+        assert!(man.contains(flag), "the man page lacks {flag}");
+    }
+    // No short -o for the output any more.
+    assert!(!man.contains("\\-o\\fR, \\fB\\-\\-output"));
+}
