@@ -44,9 +44,9 @@ if [ -z "$dir" ]; then
     bash scripts/make-corpus.sh -k links -s 8M -o "$dir/links.txt" >/dev/null
 fi
 
-echo "\$ urlsift --format parquet --dedup-key scheme --shards 4 -o shards/ corpus/"
+echo "\$ urlsift --format parquet --dedup-key scheme --shards 4 --output shards/ corpus/"
 ls -l "$dir" | awk 'NR > 1 { printf "  corpus/%s  %d bytes\n", $9, $5 }'
-"$bin" --format parquet --dedup-key scheme --shards 4 -o "$out/shards" "$dir"
+"$bin" --format parquet --dedup-key scheme --shards 4 --output "$out/shards" "$dir"
 ls "$out/shards" | sed 's/^/  /'
 
 distinct=$("$bin" --unique --dedup-key scheme "$dir" | wc -l)

@@ -1,5 +1,5 @@
 //! The command line's arguments: what clap parses, and the size parser
-//! of `--max-memory` and `--chunk-size`.
+//! of `--max-memory`, `--max-filesize` and `--chunk-size`.
 
 use std::path::PathBuf;
 
@@ -78,7 +78,7 @@ pub(crate) enum FormatArg {
     Json,
     Csv,
     Tsv,
-    /// Apache Parquet (needs -o; one row per URL with its components).
+    /// Apache Parquet (needs --output; one row per URL with its components).
     Parquet,
 }
 
@@ -123,6 +123,11 @@ pub(crate) struct ScanArgs {
     /// Never prefix file names (grep's -h).
     #[arg(short = 'I', long, overrides_with = "with_filename")]
     pub(crate) no_filename: bool,
+    /// Print PATH:LINE:COLUMN:URL for each URL, as ripgrep's --vimgrep: the path as
+    /// given (- for standard input), line and column 1-based, the column in bytes;
+    /// under --mail, in the file; in a web archive, 0:0 (its links have no line).
+    #[arg(long)]
+    pub(crate) vimgrep: bool,
     /// Print only the names of inputs with a URL (grep's -l).
     #[arg(short = 'l', long, conflicts_with = "files_without_match")]
     pub(crate) files_with_matches: bool,
@@ -151,6 +156,14 @@ pub(crate) struct ScanArgs {
     /// In directory walks, skip what .gitignore, .ignore and git's exclude files name.
     #[arg(long)]
     pub(crate) ignore_vcs: bool,
+    /// Follow symbolic links in directory walks (a link that leads back to a
+    /// directory above it is an error naming it; the walk goes on).
+    #[arg(short = 'L', long)]
+    pub(crate) follow: bool,
+    /// Skip files larger than SIZE (e.g. 100K, 2M; as --max-memory), in walks
+    /// and named; standard input and pipes are read whatever their length.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub(crate) max_filesize: Option<usize>,
     /// Suppress the messages about inputs (unreadable, not found) and warnings; not the exit status (grep's -s).
     #[arg(short = 's', long)]
     pub(crate) no_messages: bool,
@@ -188,12 +201,17 @@ pub(crate) struct ScanArgs {
     /// Write the output to FILE (`-`: standard output; with --shards: into the directory DIR).
     /// It replaces the old one at the end, also when an input could not be read (exit 2);
     /// an output that could not be written whole (a write or spill failed) leaves the old one.
-    #[arg(short = 'o', long, value_name = "FILE|DIR")]
+    /// There is no short form: `-o` is grep's --only-matching.
+    #[arg(long, value_name = "FILE|DIR")]
     pub(crate) output: Option<PathBuf>,
-    /// Split the output into N files (DIR/part-00000.EXT ...) by a hash of --shard-by.
+    /// Print only the URLs (grep's -o): what urlsift always prints, so it
+    /// changes nothing.
+    #[arg(short = 'o', long)]
+    pub(crate) only_matching: bool,
+    /// Split the output into N files DIR/part-00000.EXT ... (N = 1 too) by a hash of --shard-by.
     /// DIR may hold only the part- files of earlier runs: those this run does not write are deleted.
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub(crate) shards: usize,
+    #[arg(long, value_name = "N")]
+    pub(crate) shards: Option<usize>,
     /// What --shards partitions on: the URL's --dedup-key form, or its host [default: url].
     #[arg(long, value_enum)]
     pub(crate) shard_by: Option<ShardByArg>,
@@ -217,9 +235,15 @@ pub(crate) struct ScanArgs {
     /// Read no input as HTML: the text rules only (web archives still are).
     #[arg(long, overrides_with = "html")]
     pub(crate) no_html: bool,
-    /// Print a summary on stderr: de-duplication (URLs, distinct, memory, spills); with --mail, messages and parts.
+    /// After the run, print a summary on stderr: inputs, bytes, URLs, time and
+    /// throughput, then per kind of input (text, html, mail, web archive);
+    /// after the de-duplication (--unique, --count-by) and --mail lines.
     #[arg(long)]
     pub(crate) stats: bool,
+    /// Never draw the progress bar, which is drawn on stderr when stderr is a
+    /// terminal and the files to scan are over 64 MiB in all.
+    #[arg(long)]
+    pub(crate) no_progress: bool,
     /// Colour file names and numbers: auto (only on a terminal, unless NO_COLOR is set and not empty), always, never.
     #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
     pub(crate) color: ColorArg,
@@ -238,7 +262,7 @@ pub(crate) struct ScanArgs {
     pub(crate) chunk_size: usize,
 }
 /// Parse a size such as `256M`, `1G`, `512KiB` or `1000000` (bytes; K, M, G
-/// and T are powers of 1024), for `--max-memory` and `--chunk-size`.
+/// and T are powers of 1024), for `--max-memory`, `--max-filesize` and `--chunk-size`.
 pub(crate) fn parse_size(s: &str) -> Result<usize, String> {
     let t = s.trim();
     let t = t

@@ -41,7 +41,7 @@ const COMMANDS: [(&str, &str); 7] = [
 ];
 
 /// Examples by task: (command, what it does).
-const EXAMPLES: [(&str, &str); 13] = [
+const EXAMPLES: [(&str, &str); 15] = [
     ("urlsift notes.txt", "every URL, one per line, as found"),
     (
         "urlsift -n ~/Mail/",
@@ -76,7 +76,7 @@ const EXAMPLES: [(&str, &str); 13] = [
         "the most frequent hosts",
     ),
     (
-        "urlsift --format parquet --shards 8 -o out/ crawl/",
+        "urlsift --format parquet --shards 8 --output out/ crawl/",
         "Parquet files out/part-00000.parquet ..., split by URL",
     ),
     (
@@ -88,6 +88,36 @@ const EXAMPLES: [(&str, &str); 13] = [
         "scan the files another program lists",
     ),
     ("urlsift -q FILE && echo has URLs", "test for a URL"),
+    (
+        "vim -q <(urlsift --vimgrep src/)",
+        "each URL in Vim's quickfix list, at its line and column",
+    ),
+    (
+        "urlsift --stats -L --max-filesize 100M /data > urls.txt",
+        "follow links, skip files over 100 MiB, and sum up the run on stderr",
+    ),
+];
+
+/// The lines --stats prints on stderr after the run: (line, meaning).
+const STATISTICS: [(&str, &str); 4] = [
+    (
+        "urlsift: dedup: U URLs, D distinct; state M MiB at most; nothing spilled | spilled N runs, X MiB",
+        "with --unique or --count-by, first",
+    ),
+    (
+        "urlsift: mail: N messages, ...",
+        "with --mail, next: messages, parts scanned and skipped, problems",
+    ),
+    (
+        "urlsift: run: N inputs, F failed, S skipped, B bytes, U URLs, T s, R MiB/s",
+        "always: the inputs of the run, those that could not be read, those --max-filesize skipped; \
+         their size as stored (a file's length; what was read of standard input or a pipe); \
+         the URLs taken (after --strict, --scheme and -m); the time from start to end and B/T",
+    ),
+    (
+        "urlsift: run: KIND: N inputs, B bytes, U URLs",
+        "then one line for each kind of input the run read, in this order: text, html, mail, web archive",
+    ),
 ];
 
 /// The JSON Lines fields: (name, meaning).
@@ -186,6 +216,13 @@ pub fn render(cmd: clap::Command, out: &mut dyn Write) -> io::Result<()> {
     r.control("PP", []);
     r.text([roman(crate::args::COMMAND_NAMES)]);
     section(&mut r, "EXAMPLES", &EXAMPLES);
+    section(&mut r, "STATISTICS", &STATISTICS);
+    r.control("SH", ["PROGRESS"]);
+    r.text([roman(
+        "When standard error is a terminal and the files to scan are over 64 MiB in all, a \
+         progress bar is drawn there (bytes done, rate, time left) and cleared at the end; \
+         --no-progress turns it off. It is never drawn when standard error is not a terminal.",
+    )]);
     section(&mut r, "EXIT STATUS", &EXIT_STATUS);
     section(&mut r, "ENVIRONMENT", &ENVIRONMENT);
     section(&mut r, "JSON FIELDS", &JSON_FIELDS);

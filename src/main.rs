@@ -70,7 +70,7 @@ fn main() -> ExitCode {
         Err(e) => e.exit(),
     };
     if cli.scan.output.as_deref() == Some(std::path::Path::new("-")) {
-        cli.scan.output = None; // `-o -`: standard output, as `-` is standard input
+        cli.scan.output = None; // `--output -`: standard output, as `-` is standard input
     }
     let code = match cli.cmd {
         Some(cmd) => run_uri_cmd(cmd),
@@ -121,6 +121,7 @@ fn run_uri_cmd(cmd: Cmd) -> u8 {
 }
 
 fn scan(args: &ScanArgs) -> u8 {
+    let started = std::time::Instant::now();
     urlsift_core::diag::set_quiet(args.no_messages);
     let mut paths = args.paths.clone();
     if let Some(f) = &args.files_from {
@@ -141,8 +142,9 @@ fn scan(args: &ScanArgs) -> u8 {
         globs: args.globs.clone(),
         max_depth: args.max_depth,
         ignore_vcs: args.ignore_vcs,
+        follow_links: args.follow,
     };
-    let sources = if args.files_from.is_some() && paths.is_empty() {
+    let mut sources = if args.files_from.is_some() && paths.is_empty() {
         Vec::new() // an empty list: nothing to scan (not standard input)
     } else {
         match urlsift_search::input::expand_with(&paths, &walk) {
@@ -153,9 +155,14 @@ fn scan(args: &ScanArgs) -> u8 {
             }
         }
     };
+    let skipped = match args.max_filesize {
+        Some(max) => skip_large(&mut sources, max as u64),
+        None => 0,
+    };
     // File names by default with several inputs or a directory, as grep.
-    let with_filename = !args.no_filename
-        && (args.with_filename || sources.len() > 1 || paths.iter().any(|p| p.is_dir()));
+    let with_filename = args.vimgrep
+        || (!args.no_filename
+            && (args.with_filename || sources.len() > 1 || paths.iter().any(|p| p.is_dir())));
     let color = match args.color {
         ColorArg::Always => true,
         ColorArg::Never => false,
@@ -181,8 +188,9 @@ fn scan(args: &ScanArgs) -> u8 {
             FormatArg::Csv => Format::Csv,
             FormatArg::Tsv => Format::Tsv,
         },
-        line_number: args.line_number,
-        byte_offset: args.byte_offset,
+        // --vimgrep: the column where -b prints the offset (run::Config::column).
+        line_number: args.line_number || args.vimgrep,
+        byte_offset: args.byte_offset || args.vimgrep,
         with_filename,
         null: args.null,
         normalize: args.normalize || parquet,
@@ -232,7 +240,11 @@ fn scan(args: &ScanArgs) -> u8 {
         report_error!("threads: {e}");
         return 2;
     }
-    let bar = progress_bar(&sources);
+    let bar = if args.no_progress {
+        None
+    } else {
+        progress_bar(&sources)
+    };
     let inc = |n: u64| {
         if let Some(b) = &bar {
             b.inc(n);
@@ -250,6 +262,7 @@ fn scan(args: &ScanArgs) -> u8 {
             run::HtmlMode::Auto
         },
         max_html: urlsift_search::web::MAX_HTML,
+        column: args.vimgrep,
         opts,
         quiet: args.quiet,
         strict: args.strict,
@@ -334,6 +347,9 @@ fn scan(args: &ScanArgs) -> u8 {
         report_error!("{e}");
         commit_failed = true;
     }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
     if args.stats {
         if let Some(d) = &summary.dedup {
             report_error!("dedup: {d}");
@@ -344,9 +360,9 @@ fn scan(args: &ScanArgs) -> u8 {
                 mail.stats.lock().map(|s| s.to_string()).unwrap_or_default()
             );
         }
-    }
-    if let Some(b) = bar {
-        b.finish_and_clear();
+        for line in run_stats(&summary, sources.len(), skipped, started.elapsed()) {
+            report_error!("{line}");
+        }
     }
     // A closed pipe (`urlsift big | head`) ends the run quietly.
     if let Some(e) = &summary.write_error
@@ -364,6 +380,38 @@ fn scan(args: &ScanArgs) -> u8 {
         return 2;
     }
     summary.exit_code(args.quiet)
+}
+
+/// The lines `--stats` prints about the run (after those of
+/// de-duplication and mail): the inputs (given, failed, skipped by
+/// `--max-filesize`), their bytes, the URLs, the time and the throughput;
+/// then, for each kind of input the run read, its inputs, bytes and URLs.
+fn run_stats(
+    summary: &run::Summary,
+    inputs: usize,
+    skipped: u64,
+    elapsed: std::time::Duration,
+) -> Vec<String> {
+    let kinds = run::InputKind::ALL.map(|k| (k, summary.of_kind(k)));
+    let bytes: u64 = kinds.iter().map(|(_, s)| s.bytes).sum();
+    let urls: u64 = kinds.iter().map(|(_, s)| s.urls).sum();
+    let secs = elapsed.as_secs_f64();
+    let mib_s = bytes as f64 / f64::from(1u32 << 20) / secs.max(1e-6);
+    let mut lines = vec![format!(
+        "run: {inputs} inputs, {} failed, {skipped} skipped, {bytes} bytes, {urls} URLs, \
+         {secs:.3} s, {mib_s:.1} MiB/s",
+        summary.errors
+    )];
+    for (kind, s) in kinds.iter().filter(|(_, s)| s.inputs > 0) {
+        lines.push(format!(
+            "run: {}: {} inputs, {} bytes, {} URLs",
+            kind.name(),
+            s.inputs,
+            s.bytes,
+            s.urls
+        ));
+    }
+    lines
 }
 
 /// How many chunks the inputs offer to scan in parallel, counted up to
@@ -397,6 +445,20 @@ fn parallel_work(sources: &[Source], chunk_size: usize, cap: usize) -> usize {
         };
     }
     usize::try_from(work).unwrap_or(usize::MAX).max(1)
+}
+
+/// Leave out of `sources` the files larger than `max` bytes (as ripgrep's
+/// `--max-filesize`, named or walked; a link counts as the file it names),
+/// and say how many. Standard input, pipes and devices have no size to
+/// judge by: they stay.
+fn skip_large(sources: &mut Vec<Source>, max: u64) -> u64 {
+    let before = sources.len();
+    sources.retain(|src| {
+        src.path()
+            .and_then(|p| std::fs::metadata(p).ok())
+            .is_none_or(|m| !(m.is_file() && m.len() > max))
+    });
+    (before - sources.len()) as u64
 }
 
 /// A progress bar on stderr, only when stderr is a terminal and the input is

@@ -14,27 +14,28 @@ use urlsift_search::run::RecordWriter;
 pub(crate) fn check_output_args(args: &ScanArgs, parquet: bool) -> Result<(), String> {
     let table = args.count || args.count_by.is_some();
     let csv = matches!(args.format, FormatArg::Csv | FormatArg::Tsv);
-    if args.shards == 0 {
+    if args.shards == Some(0) {
         return Err("--shards must be at least 1".into());
     }
+    let sharded = args.shards.is_some();
     if parquet && args.output.is_none() {
-        return Err("--format parquet needs -o FILE (or -o DIR with --shards)".into());
+        return Err("--format parquet needs --output FILE (or --output DIR with --shards)".into());
     }
     if parquet && table {
         return Err(
             "--format parquet writes one row per URL; -c and --count-by print tables".into(),
         );
     }
-    if args.shards > 1 {
+    if sharded {
         if args.output.is_none() {
-            return Err("--shards needs -o DIR".into());
+            return Err("--shards needs --output DIR".into());
         }
         if table || args.quiet {
             return Err("--shards splits records; -c, -q and --count-by print none".into());
         }
     }
-    if args.shard_by.is_some() && args.shards <= 1 {
-        return Err("--shard-by needs --shards N (N > 1)".into());
+    if args.shard_by.is_some() && !sharded {
+        return Err("--shard-by needs --shards N".into());
     }
     let what = if args.count { "-c" } else { "--count-by" };
     if table {
@@ -68,7 +69,7 @@ pub(crate) fn check_output_args(args: &ScanArgs, parquet: bool) -> Result<(), St
         );
     }
     let by_url = matches!(args.count_by, Some(CountByArg::Url));
-    let sharded_by_url = args.shards > 1 && !matches!(args.shard_by, Some(ShardByArg::Host));
+    let sharded_by_url = sharded && !matches!(args.shard_by, Some(ShardByArg::Host));
     if args.dedup_key.is_some() && !(args.unique || by_url || sharded_by_url) {
         return Err(
             "--dedup-key sets what --unique, --count-by url and --shards compare; none is given"
@@ -80,8 +81,22 @@ pub(crate) fn check_output_args(args: &ScanArgs, parquet: bool) -> Result<(), St
             "--mail reads the HTML parts of mail as HTML; --html is for other inputs".into(),
         );
     }
-    if args.stats && !(args.unique || args.count_by.is_some() || args.mail) {
-        return Err("--stats reports on --unique, --count-by and --mail; none is given".into());
+    if args.vimgrep {
+        let other = [
+            (!matches!(args.format, FormatArg::Text), "--format"),
+            (args.count, "-c"),
+            (args.count_by.is_some(), "--count-by"),
+            (args.files_with_matches, "-l"),
+            (args.files_without_match, "--files-without-match"),
+            (args.quiet, "-q"),
+            (args.byte_offset, "-b"),
+            (args.no_filename, "-I"),
+        ];
+        if let Some((_, flag)) = other.iter().find(|(on, _)| *on) {
+            return Err(format!(
+                "--vimgrep prints PATH:LINE:COLUMN:URL; {flag} prints otherwise"
+            ));
+        }
     }
     let list = if args.files_with_matches {
         Some("-l")
@@ -98,7 +113,7 @@ pub(crate) fn check_output_args(args: &ScanArgs, parquet: bool) -> Result<(), St
             (args.line_number, "-n"),
             (args.byte_offset, "-b"),
             (args.normalize, "--normalize"),
-            (args.shards > 1, "--shards"),
+            (sharded, "--shards"),
             (!matches!(args.format, FormatArg::Text), "--format"),
         ];
         if let Some((_, flag)) = other.iter().find(|(on, _)| *on) {
@@ -118,7 +133,7 @@ pub(crate) fn check_output_args(args: &ScanArgs, parquet: bool) -> Result<(), St
     }
     if args.quiet {
         let printing = [
-            (args.output.is_some(), "-o"),
+            (args.output.is_some(), "--output"),
             (args.count, "-c"),
             (args.count_by.is_some(), "--count-by"),
             (args.unique, "--unique"),
@@ -298,7 +313,7 @@ fn is_shard_name(name: &str) -> bool {
         && matches!(ext, "txt" | "jsonl" | "csv" | "tsv" | "parquet")
 }
 
-/// The output file, or with `shards` > 1 the shard files
+/// The output file, or with `shards` (1 too) the shard files
 /// `DIR/part-00000.EXT` (the directory is created; it may hold only the
 /// shard files of earlier runs, as regular files: this run replaces those
 /// it writes and, once it is written whole, deletes the others, of a run
@@ -306,7 +321,7 @@ fn is_shard_name(name: &str) -> bool {
 /// refused.
 pub(crate) fn open_outputs(
     path: &std::path::Path,
-    shards: usize,
+    shards: Option<usize>,
     ext: &str,
     mail: bool,
     sources: &[Source],
@@ -359,11 +374,11 @@ pub(crate) fn open_outputs(
     let mut outs = Vec::new();
     let mut pending = Vec::new();
     let mut stale = Vec::new();
-    if shards <= 1
+    if shards.is_none()
         && let Ok(m) = std::fs::metadata(path)
     {
         if let Some(f) = own_descriptor(&m) {
-            // The run's own standard output or error (`-o /dev/stdout`
+            // The run's own standard output or error (`--output /dev/stdout`
             // into `>> log`): written through it, where the shell left it,
             // so what the file held and what follows stay; a rename would
             // put a new file in its place and cut the descriptor off it.
@@ -376,11 +391,11 @@ pub(crate) fn open_outputs(
             if (ty.is_fifo() || ty.is_socket())
                 && let Some((_, name)) = inputs.iter().find(|(id, _)| *id == file_id(&m))
             {
-                // Writing into the pipe being read (`-o /dev/stdin`) would
+                // Writing into the pipe being read (`--output /dev/stdin`) would
                 // keep it open, and the input would never end.
                 return Err(format!("input file {name} is also the output"));
             }
-            // A device, a FIFO or a socket (`-o /dev/null`): written as it
+            // A device, a FIFO or a socket (`--output /dev/null`): written as it
             // is; only a regular file is replaced by a rename.
             let f = std::fs::OpenOptions::new()
                 .write(true)
@@ -390,14 +405,14 @@ pub(crate) fn open_outputs(
             return Ok((outs, Outputs { pending, stale }));
         }
     }
-    if shards <= 1 {
+    let Some(shards) = shards else {
         // Through a link: replace the file it names, keep the link.
         let dest = link_target(path);
         let (w, tmp) = open(&dest, path)?;
         outs.push(w);
         pending.push((tmp, dest, path.to_path_buf()));
         return Ok((outs, Outputs { pending, stale }));
-    }
+    };
     std::fs::create_dir_all(path).map_err(|e| shown(path, e))?;
     let dir = std::fs::canonicalize(path).map_err(|e| shown(path, e))?;
     for src in sources {

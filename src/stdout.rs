@@ -1,6 +1,6 @@
 //! Standard output as the program found it. A closed standard output
 //! (`urlsift FILE >&-`) makes every write fail with "Bad file descriptor",
-//! as in grep; a run that writes nothing to it (`-q`, `-o FILE`, no URL
+//! as in grep; a run that writes nothing to it (`-q`, `--output FILE`, no URL
 //! found) is not affected.
 //!
 //! Rust's runtime opens /dev/null on a standard descriptor that is closed

@@ -821,7 +821,7 @@ fn closed_pipe_ends_quietly() {
 }
 
 /// A full disk: writing the output fails. The error names the output, the
-/// exit status is 2, and nothing panics, for stdout and for `-o`, with plain
+/// exit status is 2, and nothing panics, for stdout and for `--output`, with plain
 /// records, de-duplication and Parquet.
 #[test]
 fn write_error_on_output_exits_2() {
@@ -838,10 +838,23 @@ fn write_error_on_output_exits_2() {
         vec!["a.txt", "b.txt"],
         vec!["--unique", "a.txt", "b.txt"],
         vec!["--count-by", "host", "a.txt"],
-        vec!["--format", "json", "-o", "/dev/full", "a.txt", "b.txt"],
+        vec![
+            "--format",
+            "json",
+            "--output",
+            "/dev/full",
+            "a.txt",
+            "b.txt",
+        ],
     ];
     if cfg!(feature = "parquet") {
-        cases.push(vec!["--format", "parquet", "-o", "/dev/full", "a.txt"]);
+        cases.push(vec![
+            "--format",
+            "parquet",
+            "--output",
+            "/dev/full",
+            "a.txt",
+        ]);
     }
     for args in cases {
         let o = Command::new(BIN)
@@ -856,7 +869,7 @@ fn write_error_on_output_exits_2() {
         let e = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
         assert!(!e.contains("panicked"), "{e}");
-        let want = if args.contains(&"-o") {
+        let want = if args.contains(&"--output") {
             "urlsift: writing /dev/full: "
         } else {
             "urlsift: writing output: "
@@ -877,19 +890,19 @@ fn output_that_cannot_be_created_is_named_as_given() {
     let d = tree(&[("a.txt", b"see http://a.example/\n")]);
     let mut cases = vec![
         (
-            vec!["-o", "missing/out.txt", "a.txt"],
+            vec!["--output", "missing/out.txt", "a.txt"],
             "missing/out.txt: No such file or directory (os error 2)",
         ),
         (
-            vec!["-o", "a.txt/out.txt", "a.txt"],
+            vec!["--output", "a.txt/out.txt", "a.txt"],
             "a.txt/out.txt: Not a directory (os error 20)",
         ),
         (
-            vec!["--shards", "2", "-o", "a.txt/dir", "a.txt"],
+            vec!["--shards", "2", "--output", "a.txt/dir", "a.txt"],
             "a.txt/dir: Not a directory (os error 20)",
         ),
         (
-            vec!["--shards", "2", "-o", "a.txt", "a.txt"],
+            vec!["--shards", "2", "--output", "a.txt", "a.txt"],
             "a.txt: File exists (os error 17)",
         ),
     ];
@@ -898,11 +911,11 @@ fn output_that_cannot_be_created_is_named_as_given() {
         std::fs::create_dir(d.path().join("ro")).unwrap();
         set_mode(&d.path().join("ro"), 0o555);
         cases.push((
-            vec!["-o", "ro/out.txt", "a.txt"],
+            vec!["--output", "ro/out.txt", "a.txt"],
             "ro/out.txt: Permission denied (os error 13)",
         ));
         cases.push((
-            vec!["--shards", "2", "-o", "ro", "a.txt"],
+            vec!["--shards", "2", "--output", "ro", "a.txt"],
             "ro/part-00000.txt: Permission denied (os error 13)",
         ));
     }
@@ -915,14 +928,17 @@ fn output_that_cannot_be_created_is_named_as_given() {
 
 #[test]
 fn output_dash_is_standard_output() {
-    // As for inputs, `-o -` is standard output, not a file named `-`;
-    // `-o ./-` is that file.
+    // As for inputs, `--output -` is standard output, not a file named `-`;
+    // `--output ./-` is that file.
     let d = tree(&[("a.txt", b"see http://a.example/\n")]);
-    let o = run_in(&["-o", "-", "-n", "a.txt"], b"", Some(d.path()));
+    let o = run_in(&["--output", "-", "-n", "a.txt"], b"", Some(d.path()));
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert_eq!(stdout(&o), "1:http://a.example/\n");
-    assert!(!d.path().join("-").exists(), "-o - wrote a file named -");
-    let o = run_in(&["-o", "./-", "a.txt"], b"", Some(d.path()));
+    assert!(
+        !d.path().join("-").exists(),
+        "--output - wrote a file named -"
+    );
+    let o = run_in(&["--output", "./-", "a.txt"], b"", Some(d.path()));
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert_eq!(stdout(&o), "");
     assert_eq!(
@@ -1144,8 +1160,8 @@ fn no_messages_silences_errors_but_not_the_status() {
     for args in [
         &["-s", "--isa", "bogus", "a.txt"][..],
         &["-s", "-n", "-c", "a.txt"],
-        &["-s", "-o", "no-such-dir/out.txt", "a.txt"],
-        &["-s", "-o", "a.txt", "a.txt"],
+        &["-s", "--output", "no-such-dir/out.txt", "a.txt"],
+        &["-s", "--output", "a.txt", "a.txt"],
     ] {
         let o = run_in(args, b"", Some(d.path()));
         assert_eq!(code(&o), 2, "{args:?}");

@@ -161,7 +161,7 @@ fn shards_partition_by_key() {
         "5",
         "--dedup-key",
         "scheme",
-        "-o",
+        "--output",
         &outs,
         &f,
     ]);
@@ -210,7 +210,7 @@ fn shards_partition_by_key() {
         "3",
         "--shard-by",
         "host",
-        "-o",
+        "--output",
         &outh,
         &f,
     ]);
@@ -234,7 +234,7 @@ fn bad_output_arguments_exit_2() {
     for args in [
         vec!["--format", "parquet", "x"],
         vec!["--shards", "4", "x"],
-        vec!["--shards", "2", "-o", "d", "--count-by", "url", "x"],
+        vec!["--shards", "2", "--output", "d", "--count-by", "url", "x"],
         vec!["--max-memory", "lots", "x"],
     ] {
         let o = Command::new(BIN).args(&args).output().unwrap();
@@ -260,7 +260,7 @@ fn parquet_round_trips() {
         .map(|l| serde_json::from_slice(l).unwrap())
         .collect();
     let pq = dir.path().join("out.parquet");
-    urlsift(&["--format", "parquet", "-o", pq.to_str().unwrap(), &f]);
+    urlsift(&["--format", "parquet", "--output", pq.to_str().unwrap(), &f]);
     let file = std::fs::File::open(&pq).unwrap();
     let builder = ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
     assert!(builder.metadata().num_row_groups() >= 1);

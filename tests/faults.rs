@@ -297,9 +297,9 @@ fn output_that_is_also_an_input_is_refused() {
     let text = "keep me: http://a.example/\n";
     std::fs::write(&notes, text).unwrap();
     let (st, _, err) = run(
-        cmd().arg("-o").arg(&notes).arg(&notes),
+        cmd().arg("--output").arg(&notes).arg(&notes),
         60,
-        "-o notes notes",
+        "--output notes notes",
     );
     assert_eq!(code(st), 2);
     assert!(
@@ -312,15 +312,15 @@ fn output_that_is_also_an_input_is_refused() {
     let link = d.path().join("other-name.txt");
     std::fs::hard_link(&notes, &link).unwrap();
     let (st, _, _) = run(
-        cmd().arg("-o").arg(&link).arg(d.path()),
+        cmd().arg("--output").arg(&link).arg(d.path()),
         60,
-        "-o in a walked dir",
+        "--output in a walked dir",
     );
     assert_eq!(code(st), 2);
     assert_eq!(std::fs::read_to_string(&notes).unwrap(), text);
     // As standard input.
     let out = cmd()
-        .arg("-o")
+        .arg("--output")
         .arg(&notes)
         .stdin(std::fs::File::open(&notes).unwrap())
         .output()
@@ -329,11 +329,11 @@ fn output_that_is_also_an_input_is_refused() {
     assert_eq!(std::fs::read_to_string(&notes).unwrap(), text);
 }
 
-/// Start `urlsift -o out` on standard input, with `first` written to it:
+/// Start `urlsift --output out` on standard input, with `first` written to it:
 /// the run is under way, waiting for more.
 fn start_output_to(out: &Path, first: &[u8]) -> (Child, std::process::ChildStdin) {
     let mut child = cmd()
-        .arg("-o")
+        .arg("--output")
         .arg(out)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
@@ -367,7 +367,7 @@ fn output_file_is_replaced_atomically_at_the_end() {
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "old\n");
     stdin.write_all(b"second http://b.example/\n").unwrap();
     drop(stdin);
-    let st = wait_or_kill(&mut child, 60, "-o from stdin");
+    let st = wait_or_kill(&mut child, 60, "--output from stdin");
     assert_eq!(code(st), 0);
     assert_eq!(
         std::fs::read_to_string(&out).unwrap(),
@@ -380,7 +380,7 @@ fn output_file_is_replaced_atomically_at_the_end() {
 
 #[test]
 fn output_through_a_link_to_no_file_yet_creates_that_file() {
-    // As a shell's `>`: -o through a link to a file that does not exist yet
+    // As a shell's `>`: --output through a link to a file that does not exist yet
     // writes that file and keeps the link; a link to an existing file has
     // that file replaced, the link kept.
     let d = tmp();
@@ -390,7 +390,11 @@ fn output_through_a_link_to_no_file_yet_creates_that_file() {
         (&b"see http://a.example/\n"[..], "http://a.example/\n"),
         (&b"see http://b.example/\n"[..], "http://b.example/\n"),
     ] {
-        let (st, _, err) = run_on(&["-o", link.to_str().unwrap()], input, "-o link");
+        let (st, _, err) = run_on(
+            &["--output", link.to_str().unwrap()],
+            input,
+            "--output link",
+        );
         assert_eq!(code(st), 0, "{}", String::from_utf8_lossy(&err));
         assert!(
             std::fs::symlink_metadata(&link)
@@ -405,9 +409,9 @@ fn output_through_a_link_to_no_file_yet_creates_that_file() {
 
 #[test]
 fn a_run_ended_by_a_signal_leaves_no_temporary_output() {
-    // Ctrl-C (or a kill) during a run with -o: the half-written temporary
+    // Ctrl-C (or a kill) during a run with --output: the half-written temporary
     // file is removed, the old output stays as it was, and the run ends by
-    // the signal, as it would have without -o.
+    // the signal, as it would have without --output.
     use std::os::unix::process::ExitStatusExt;
     for (sig, name) in [(libc::SIGINT, "SIGINT"), (libc::SIGTERM, "SIGTERM")] {
         let d = tmp();
@@ -448,9 +452,14 @@ fn output_holds_what_could_be_read_and_only_a_whole_one_replaces_the_old() {
     std::fs::write(&out, "old\n").unwrap();
     let missing = d.path().join("missing.txt");
     let (st, _, err) = run(
-        cmd().arg("-I").arg("-o").arg(&out).arg(&missing).arg(&a),
+        cmd()
+            .arg("-I")
+            .arg("--output")
+            .arg(&out)
+            .arg(&missing)
+            .arg(&a),
         60,
-        "-o with a missing input",
+        "--output with a missing input",
     );
     let err = String::from_utf8_lossy(&err);
     assert_eq!(code(st), 2, "{err}");
@@ -461,17 +470,17 @@ fn output_holds_what_could_be_read_and_only_a_whole_one_replaces_the_old() {
         cmd()
             .args(["--unique", "--max-memory", "1K", "--temp-dir"])
             .arg(d.path().join("no-such-dir"))
-            .arg("-o")
+            .arg("--output")
             .arg(&out)
             .arg(&a),
         60,
-        "-o with a spill that fails",
+        "--output with a spill that fails",
     );
     let err = String::from_utf8_lossy(&err);
     assert_eq!(code(st), 2, "{err}");
     assert!(err.contains("spilling"), "{err}");
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "old\n");
-    // --help says so where -o is described.
+    // --help says so where --output is described.
     let help = cmd().arg("--help").output().unwrap();
     let help = String::from_utf8_lossy(&help.stdout);
     assert!(
@@ -482,14 +491,14 @@ fn output_holds_what_could_be_read_and_only_a_whole_one_replaces_the_old() {
 
 #[test]
 fn output_to_a_device_is_written_in_place() {
-    // Only a regular file is replaced by a rename: -o /dev/null must leave
-    // the device node alone, and -o /dev/full must fail the run (exit 2).
+    // Only a regular file is replaced by a rename: --output /dev/null must leave
+    // the device node alone, and --output /dev/full must fail the run (exit 2).
     let d = tmp();
     let p = d.path().join("a.txt");
     std::fs::write(&p, "see http://a.example/\n").unwrap();
     for dev in ["/dev/null", "/dev/full"] {
         let before = std::fs::metadata(dev).map(|m| m.file_type());
-        let (st, _, _) = run(cmd().arg("-o").arg(dev).arg(&p), 60, dev);
+        let (st, _, _) = run(cmd().arg("--output").arg(dev).arg(&p), 60, dev);
         let after = std::fs::metadata(dev).map(|m| m.file_type());
         assert_eq!(
             format!("{before:?}"),
@@ -507,7 +516,7 @@ fn output_to_a_device_is_written_in_place() {
 
 #[test]
 fn output_to_its_own_standard_output_is_written_through_it() {
-    // `-o /dev/stdout` with standard output redirected to a file: the file
+    // `--output /dev/stdout` with standard output redirected to a file: the file
     // keeps what it held and what the shell writes after; a rename would
     // have put a new file in its place.
     let d = tmp();
@@ -518,7 +527,7 @@ fn output_to_its_own_standard_output_is_written_through_it() {
     let bin = env!("CARGO_BIN_EXE_urlsift");
     for (dev, fd) in [("/dev/stdout", ">>"), ("/dev/stderr", "2>>")] {
         let script = format!(
-            "{{ '{bin}' -o {dev} '{}'; echo after; }} {fd} '{}'",
+            "{{ '{bin}' --output {dev} '{}'; echo after; }} {fd} '{}'",
             p.display(),
             log.display()
         );
@@ -536,7 +545,7 @@ fn output_into_the_pipe_being_read_is_refused() {
     // Opening the pipe of standard input for writing would keep it open:
     // the input would never end.
     let mut child = cmd()
-        .args(["-o", "/dev/stdin", "-"])
+        .args(["--output", "/dev/stdin", "-"])
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -545,7 +554,7 @@ fn output_into_the_pipe_being_read_is_refused() {
     let mut stdin = child.stdin.take().unwrap();
     let _ = stdin.write_all(b"see http://a.example/\n");
     drop(stdin);
-    let st = wait_or_kill(&mut child, 60, "-o /dev/stdin");
+    let st = wait_or_kill(&mut child, 60, "--output /dev/stdin");
     assert_eq!(code(st), 2);
 }
 
@@ -715,7 +724,7 @@ fn closed_standard_output_is_a_write_error() {
     assert_eq!(code(st), 0, "{err}");
     assert_eq!(err, "");
     let out = d.path().join("out.txt");
-    let (st, err) = with_stdout_closed(&["-o", out.to_str().unwrap(), p]);
+    let (st, err) = with_stdout_closed(&["--output", out.to_str().unwrap(), p]);
     assert_eq!(code(st), 0, "{err}");
     assert_eq!(
         std::fs::read_to_string(&out).unwrap(),
@@ -755,7 +764,10 @@ fn shard_directory_holds_only_the_last_run() {
     let dir = d.path().join("shards");
     for n in ["4", "2"] {
         let (st, _, err) = run(
-            cmd().args(["--shards", n, "-o"]).arg(&dir).arg(&input),
+            cmd()
+                .args(["--shards", n, "--output"])
+                .arg(&dir)
+                .arg(&input),
             60,
             "--shards",
         );
@@ -780,7 +792,10 @@ fn shard_directory_holds_only_the_last_run() {
     // A directory with other files in it is not ours: refused, untouched.
     std::fs::write(dir.join("notes.txt"), "mine").unwrap();
     let (st, _, _) = run(
-        cmd().args(["--shards", "2", "-o"]).arg(&dir).arg(&input),
+        cmd()
+            .args(["--shards", "2", "--output"])
+            .arg(&dir)
+            .arg(&input),
         60,
         "--shards into a foreign dir",
     );
@@ -807,7 +822,10 @@ fn a_shard_run_deletes_only_shard_files_of_earlier_runs() {
     std::fs::write(dir.join(".urlsift-left.tmp"), "left\n").unwrap();
     let shards = |what: &str| {
         let (st, _, err) = run(
-            cmd().args(["--shards", "2", "-o"]).arg(&dir).arg(&input),
+            cmd()
+                .args(["--shards", "2", "--output"])
+                .arg(&dir)
+                .arg(&input),
             60,
             what,
         );

@@ -255,7 +255,7 @@ fn warc_cli_csv_tsv_and_parquet_carry_the_web_columns() {
         let pq = dir.path().join("links.parquet");
         let pq = pq.to_str().unwrap();
         let (_, err, code) = run(
-            &["--format", "parquet", "-o", pq, "-", "sample.warc.gz"],
+            &["--format", "parquet", "--output", pq, "-", "sample.warc.gz"],
             Some(stdin),
         );
         assert_eq!(code, 0, "{err}");
@@ -347,7 +347,7 @@ fn warc_cli_unique_count_by_and_shards_work_on_archives() {
             "3",
             "--unique",
             "--normalize",
-            "-o",
+            "--output",
             out.to_str().unwrap(),
             "sample.warc.gz",
         ],

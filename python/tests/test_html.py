@@ -171,7 +171,7 @@ def test_scan_files_html_as_cli_parquet(cli, tmp_path):
     for kw, flags in OPTIONS:
         out = tmp_path / "cli.parquet"
         r = subprocess.run(
-            [str(cli), "--format", "parquet", "-o", str(out), *flags, str(d)], capture_output=True
+            [str(cli), "--format", "parquet", "--output", str(out), *flags, str(d)], capture_output=True
         )
         assert r.returncode == 0, r.stderr
         want = pq.read_table(out)

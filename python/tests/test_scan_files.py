@@ -30,7 +30,7 @@ def cli_parquet(cli, tmp_path, *args) -> tuple[object, bytes]:
     """The CLI's `--format parquet` table for ARGS, and its stderr."""
     out = tmp_path / f"cli-{len(list(tmp_path.iterdir()))}.parquet"
     r = subprocess.run(
-        [str(cli), "--format", "parquet", "-o", str(out), *map(str, args)],
+        [str(cli), "--format", "parquet", "--output", str(out), *map(str, args)],
         capture_output=True,
         timeout=300,
     )

@@ -190,7 +190,7 @@ def scan_files(
     threads: Optional[int] = None,
     errors: Literal["raise", "warn"] = "raise",
 ) -> FileScan:
-    """The rows ``urlsift --format parquet -o OUT PATHS...`` writes, as an
+    """The rows ``urlsift --format parquet --output OUT PATHS...`` writes, as an
     iterator of ``pyarrow.RecordBatch``es with the same columns and types.
 
     ``paths``: one path or an iterable of them; directories are walked as

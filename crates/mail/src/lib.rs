@@ -779,8 +779,21 @@ impl MailBatch<'_> {
     /// order: offsets and `line` are file positions, the part's own are in
     /// `where`.
     pub fn each(&self, mut on_match: impl FnMut(&MailWhere, u64, &Match<'_>)) {
+        self.each_in(false, |w, line, _, m| on_match(w, line, m));
+    }
+
+    /// [`MailBatch::each`], with each URL's 1-based byte column in its line
+    /// of the file: `on_match(where, line, column, match)` (for
+    /// `--vimgrep`).
+    pub fn each_at(&self, on_match: impl FnMut(&MailWhere, u64, u64, &Match<'_>)) {
+        self.each_in(true, on_match);
+    }
+
+    fn each_in(&self, columns: bool, mut on_match: impl FnMut(&MailWhere, u64, u64, &Match<'_>)) {
         let s = &self.scanned;
         let mut lines = FileLines::new(self.line);
+        // A batch starts with a message, so at the start of a line.
+        let mut cols = urlsift_core::parallel::ColumnCounter::default();
         // The part's record, cloned once per part, not once per URL.
         let mut part: Option<(usize, MailWhere)> = None;
         for f in &s.found {
@@ -795,6 +808,11 @@ impl MailBatch<'_> {
             w.part_line = f.line;
             let start = f.file_start.saturating_sub(self.offset) as usize;
             let line = lines.line_at(self.data, start.min(self.data.len()));
+            let column = if columns {
+                cols.column_at(self.data, start)
+            } else {
+                0
+            };
             let len = f.m.end - f.m.start;
             let start = f.file_start as usize;
             let m = Match {
@@ -803,7 +821,7 @@ impl MailBatch<'_> {
                 url: std::borrow::Cow::Borrowed(&*f.m.url),
                 ..f.m
             };
-            on_match(w, line, &m);
+            on_match(w, line, column, &m);
         }
     }
 }

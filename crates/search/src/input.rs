@@ -13,6 +13,8 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The bytes of one input: a memory map, or bytes read into memory.
 pub enum Data {
@@ -229,7 +231,7 @@ pub fn open(path: Option<&Path>) -> io::Result<Opened> {
     let Some(path) = path else {
         return sniffed(waiting(io::stdin()));
     };
-    opened(File::open(path)?, true)
+    opened(File::open(path)?, true, None)
 }
 
 /// Open one input of a run: `mmap` says whether a regular file may be
@@ -238,9 +240,33 @@ pub fn open(path: Option<&Path>) -> io::Result<Opened> {
 /// is a regular file: it is opened without blocking and checked after the
 /// open, so a FIFO or a device put in its place never blocks the run.
 pub fn open_source(src: &Source, mmap: bool) -> io::Result<Opened> {
+    open_source_counting(src, mmap, None)
+}
+
+/// [`open_source`], adding to `read` the bytes read from an input that is
+/// not a regular file (standard input, a pipe, a device), as they are read
+/// (before any decoding): the size of such an input, once it is read to
+/// its end. A regular file's size is its length.
+///
+/// ```
+/// use std::sync::Arc;
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// use urlsift_search::input::{Source, open_source_counting};
+/// let d = tempfile::tempdir().unwrap();
+/// let p = d.path().join("a.txt");
+/// std::fs::write(&p, "http://a.example/").unwrap();
+/// let read = Arc::new(AtomicU64::new(0));
+/// open_source_counting(&Source::Path(p), true, Some(&read)).unwrap();
+/// assert_eq!(read.load(Ordering::Relaxed), 0, "a regular file is not counted");
+/// ```
+pub fn open_source_counting(
+    src: &Source,
+    mmap: bool,
+    read: Option<&Arc<AtomicU64>>,
+) -> io::Result<Opened> {
     match src {
-        Source::Stdin => open(None),
-        Source::Path(p) => opened(File::open(p)?, mmap),
+        Source::Stdin => sniffed(counted(waiting(io::stdin()), read)),
+        Source::Path(p) => opened(File::open(p)?, mmap, read),
         Source::Walked(p) => {
             let file = open_nonblocking(p)?;
             if !file.metadata()?.is_file() {
@@ -249,10 +275,71 @@ pub fn open_source(src: &Source, mmap: bool) -> io::Result<Opened> {
                     "not a regular file (skipped)",
                 ));
             }
-            opened(file, mmap)
+            opened(file, mmap, read)
         }
         Source::Error(e) => Err(io::Error::other(e.clone())),
     }
+}
+
+/// `r`, adding the bytes read from it to `read` (when there is one).
+fn counted(r: Box<dyn Read + Send>, read: Option<&Arc<AtomicU64>>) -> Box<dyn Read + Send> {
+    match read {
+        Some(n) => Box::new(Counted {
+            inner: r,
+            read: n.clone(),
+        }),
+        None => r,
+    }
+}
+
+/// A reader that adds the bytes read from it to a shared count.
+struct Counted {
+    inner: Box<dyn Read + Send>,
+    read: Arc<AtomicU64>,
+}
+
+impl Read for Counted {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// Whether `src` can be opened as an input, without reading a byte of it
+/// (grep's `-m 0`): standard input always can; a path must open and not be
+/// a directory; a file found in a walk must be a regular file.
+///
+/// ```
+/// use urlsift_search::input::{Source, check_source};
+/// let d = tempfile::tempdir().unwrap();
+/// let p = d.path().join("a.txt");
+/// std::fs::write(&p, "http://a.example/").unwrap();
+/// assert!(check_source(&Source::Path(p)).is_ok());
+/// assert!(check_source(&Source::Path(d.path().to_path_buf())).is_err());
+/// assert!(check_source(&Source::Path(d.path().join("missing"))).is_err());
+/// ```
+pub fn check_source(src: &Source) -> io::Result<()> {
+    let meta = match src {
+        Source::Stdin => return Ok(()),
+        // A FIFO named on the command line is opened as a scan opens it.
+        Source::Path(p) => File::open(p)?.metadata()?,
+        Source::Walked(p) => open_nonblocking(p)?.metadata()?,
+        Source::Error(e) => return Err(io::Error::other(e.clone())),
+    };
+    if meta.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "is a directory",
+        ));
+    }
+    if matches!(src, Source::Walked(_)) && !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file (skipped)",
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(unix)]
@@ -271,7 +358,7 @@ fn open_nonblocking(p: &Path) -> io::Result<File> {
     File::open(p)
 }
 
-fn opened(file: File, mmap: bool) -> io::Result<Opened> {
+fn opened(file: File, mmap: bool, read: Option<&Arc<AtomicU64>>) -> io::Result<Opened> {
     let meta = file.metadata()?;
     if meta.is_dir() {
         return Err(io::Error::new(
@@ -280,7 +367,7 @@ fn opened(file: File, mmap: bool) -> io::Result<Opened> {
         ));
     }
     if !meta.is_file() {
-        return sniffed(waiting(file));
+        return sniffed(counted(waiting(file), read));
     }
     if !mmap {
         return sniffed(Box::new(file));
@@ -621,6 +708,10 @@ pub struct WalkOptions {
     /// name (by default every file is read: a mail folder may be ignored
     /// by git and still be mail).
     pub ignore_vcs: bool,
+    /// Follow symbolic links to directories (`-L`). A link that leads back
+    /// to a directory above it is reported as an error naming it
+    /// ([`Source::Error`]), and the walk goes on.
+    pub follow_links: bool,
 }
 
 /// Version control directories, never walked into.
@@ -631,7 +722,8 @@ const VCS_DIRS: [&str; 7] = [".git", ".hg", ".svn", ".bzr", "_darcs", ".pijul", 
 /// files included, version control directories (`.git`, `.hg`, `.svn`, ...)
 /// skipped. In a walk, regular files and symbolic links to regular files are
 /// inputs (a dangling link is one, and fails to open with an error naming
-/// it); links to directories are not followed (no loops), and FIFOs,
+/// it); links to directories are not followed (no loops; see
+/// [`WalkOptions::follow_links`]), and FIFOs,
 /// sockets and devices, linked or not, are skipped (reading one could block
 /// forever, or never end). Named on the command line, any path is an input.
 ///
@@ -676,7 +768,7 @@ fn walk(root: &Path, opts: &WalkOptions, v: &mut Vec<Source>) -> Result<(), Stri
     let mut w = ignore::WalkBuilder::new(root);
     w.standard_filters(false)
         .hidden(false)
-        .follow_links(false)
+        .follow_links(opts.follow_links)
         .max_depth(opts.max_depth)
         .overrides(overrides)
         .sort_by_file_name(|a, b| a.cmp(b))
@@ -726,6 +818,11 @@ fn walk_error(e: &ignore::Error) -> String {
         ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
             walk_error(err)
         }
+        ignore::Error::Loop { ancestor, child } => format!(
+            "{}: a link back to {} (a loop): not followed",
+            child.display(),
+            ancestor.display()
+        ),
         other => walk_io(other).map_or_else(|| other.to_string(), |io| io.to_string()),
     }
 }
@@ -823,6 +920,17 @@ mod tests {
             err: Box::new(with_path(denied())),
         };
         assert_eq!(walk_error(&deep), want);
+        let looped = ignore::Error::WithDepth {
+            depth: 3,
+            err: Box::new(ignore::Error::Loop {
+                ancestor: PathBuf::from("d"),
+                child: PathBuf::from("d/e/up"),
+            }),
+        };
+        assert_eq!(
+            walk_error(&looped),
+            "d/e/up: a link back to d (a loop): not followed"
+        );
     }
 
     fn stream(r: Box<dyn Read + Send>) -> Stream {

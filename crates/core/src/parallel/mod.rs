@@ -48,7 +48,8 @@ use chunks::{SPEC_UNITS, chunk_jobs, hand_on, map_range, no_map, pipeline, segme
 pub use segment::{MAX_RUN, Segment, Segments, cuts, is_cut, segments};
 pub use stream::{
     DEFAULT_BLOCK_SIZE, Filled, READ_AHEAD_MIN, fill, fill_or_pause, fill_while,
-    fill_while_or_pause, read_abandoned, scan_reader, scan_reader_map, scan_reader_while,
+    fill_while_or_pause, read_abandoned, scan_reader, scan_reader_columns, scan_reader_map,
+    scan_reader_while,
 };
 
 /// The default chunk size: large enough to amortize the stitching, small
@@ -312,6 +313,42 @@ impl Default for LineCounter {
 /// ```
 pub fn newlines(bytes: &[u8]) -> u64 {
     bytecount::count(bytes, b'\n') as u64
+}
+
+/// The 1-based byte column of offsets into one text (the byte's place in
+/// its line, as ripgrep's `--vimgrep` counts it), for offsets that mostly go
+/// forward: each looks back only to the one before it. An offset before
+/// the one before looks back to the start of its own line.
+///
+/// ```
+/// use urlsift_core::parallel::ColumnCounter;
+/// let text = b"ab\ncd http://x/\nhttp://y/";
+/// let mut c = ColumnCounter::default();
+/// assert_eq!(c.column_at(text, 0), 1);
+/// assert_eq!(c.column_at(text, 6), 4);
+/// assert_eq!(c.column_at(text, 16), 1);
+/// assert_eq!(c.column_at(text, 4), 2);
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ColumnCounter {
+    pos: usize,
+    line_start: usize,
+}
+
+impl ColumnCounter {
+    /// The 1-based byte column of `hay[at]`.
+    pub fn column_at(&mut self, hay: &[u8], at: usize) -> u64 {
+        let at = at.min(hay.len());
+        if at >= self.pos {
+            if let Some(i) = memchr::memrchr(b'\n', &hay[self.pos..at]) {
+                self.line_start = self.pos + i + 1;
+            }
+        } else {
+            self.line_start = memchr::memrchr(b'\n', &hay[..at]).map_or(0, |i| i + 1);
+        }
+        self.pos = at;
+        (at - self.line_start) as u64 + 1
+    }
 }
 
 impl LineCounter {

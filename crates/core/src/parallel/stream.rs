@@ -419,6 +419,87 @@ pub fn scan_reader_while<R: Read + Send>(
     )
 }
 
+/// [`scan_reader_while`], with each match's 1-based byte column in its line
+/// ([`ColumnCounter`](super::ColumnCounter)'s, counted across blocks):
+/// `sink(match, line, column)`.
+///
+/// ```
+/// use urlsift_core::extract::Extractor;
+/// let text = b"x http://a.example/\n  http://b.example/ http://c.example/";
+/// let mut seen = Vec::new();
+/// urlsift_core::parallel::scan_reader_columns(
+///     &Extractor::new(),
+///     &text[..],
+///     (1 << 20, 1 << 16),
+///     |m, line, column| {
+///         seen.push((line, column, m.start));
+///         true
+///     },
+///     || true,
+/// )
+/// .unwrap();
+/// assert_eq!(seen, [(1, 3, 2), (2, 3, 22), (2, 21, 40)]);
+/// ```
+pub fn scan_reader_columns<R: Read + Send>(
+    ex: &Extractor,
+    r: R,
+    (block_size, chunk_size): (usize, usize),
+    mut sink: impl FnMut(&Match<'_>, u64, u64) -> bool,
+    paused: impl FnMut() -> bool,
+) -> io::Result<u64> {
+    let mut go = true;
+    // Absolute offsets: up to where newlines were looked for, and the
+    // start of the line there.
+    let (mut pos, mut line_start) = (0u64, 0u64);
+    read_blocks(
+        ex,
+        r,
+        block_size,
+        true,
+        |hay, (start, end, floor), base, lines| {
+            let lines = lines.unwrap_or_else(|| unreachable!("lines are counted"));
+            // The start of the line of `hay[at]`, looking back to `pos`.
+            let mut line_of = |at: usize| {
+                let from = pos.saturating_sub(base) as usize;
+                if from <= at {
+                    if let Some(i) = memchr::memrchr(b'\n', &hay[from..at]) {
+                        line_start = base + (from + i + 1) as u64;
+                    }
+                } else {
+                    // Before where it looked (a match that starts in the
+                    // look-behind): its own line, within the block.
+                    line_start = memchr::memrchr(b'\n', &hay[..at])
+                        .map_or(line_start.min(base), |i| base + (i + 1) as u64);
+                }
+                pos = base + at as u64;
+                line_start
+            };
+            let mut each = |m: &Match<'_>, line| {
+                if go {
+                    let first = line_of(m.start - base as usize);
+                    go = sink(m, line, m.start as u64 - first + 1);
+                }
+            };
+            let floor = scan_block(
+                ex,
+                hay,
+                (start, end, floor),
+                chunk_size,
+                base,
+                lines,
+                &mut each,
+            );
+            if go {
+                // Newlines after the last match: the next block's matches
+                // look back only to its start.
+                line_of(end.min(hay.len()));
+            }
+            (floor, go)
+        },
+        paused,
+    )
+}
+
 /// [`scan_reader`], with the work on each chunk's matches done in parallel
 /// as in [`scan_segments_map`]: a [`Chunk`]'s offsets are in its block,
 /// whose first byte is at [`Chunk::base`] in the stream. `each` returns

@@ -111,12 +111,13 @@ impl<'a> Former<'a> {
         true
     }
 
-    /// Add the record of `m` (which [`Former::accepts`]) to `out`; `mail`
-    /// and `web` say where it came from in a mail or web archive.
+    /// Add the record of `m` (which [`Former::accepts`]) to `out`, at
+    /// `line` and (with [`Config::column`]) `column`; `mail` and `web` say
+    /// where it came from in a mail or web archive.
     pub(super) fn add(
         &mut self,
         m: &Match<'_>,
-        line: u64,
+        (line, column): (u64, u64),
         mail: Option<&MailWhere>,
         web: Option<&WebWhere>,
         out: &mut Batch,
@@ -128,6 +129,18 @@ impl<'a> Former<'a> {
                 Some(&*w)
             }
             (_, mail) => mail,
+        };
+        // --vimgrep: the column is printed where -b prints the offset.
+        let at_column;
+        let m = if self.cfg.column {
+            at_column = Match {
+                start: usize::try_from(column).unwrap_or(usize::MAX),
+                url: std::borrow::Cow::Borrowed(&m.url),
+                ..*m
+            };
+            &at_column
+        } else {
+            m
         };
         let rec = Record {
             file: self.file,
@@ -178,7 +191,7 @@ pub(super) fn format_chunk(
             continue;
         }
         if chunk.base == 0 {
-            f.add(m, line, None, None, &mut out);
+            f.add(m, (line, 0), None, None, &mut out);
         } else {
             // A stream's block: offsets in the stream.
             let base = chunk.base as usize;
@@ -188,7 +201,7 @@ pub(super) fn format_chunk(
                 url: std::borrow::Cow::Borrowed(&m.url),
                 ..*m
             };
-            f.add(&abs, line, None, None, &mut out);
+            f.add(&abs, (line, 0), None, None, &mut out);
         }
     }
     out
@@ -214,7 +227,7 @@ pub(super) fn format_mail(
     };
     b.each(|w, line, m| {
         if f.accepts(m) {
-            f.add(m, line, Some(w), None, &mut out);
+            f.add(m, (line, 0), Some(w), None, &mut out);
         }
     });
     out
@@ -252,6 +265,18 @@ impl Emit<'_> {
         mail: Option<&MailWhere>,
         web: Option<&WebWhere>,
     ) {
+        self.record_at(m, (line, 0), mail, web)
+    }
+
+    /// Take `m` at `line` and `column` (1-based, in bytes; 0 where the
+    /// input has none, and when the run prints none).
+    pub(super) fn record_at(
+        &mut self,
+        m: &Match<'_>,
+        at: (u64, u64),
+        mail: Option<&MailWhere>,
+        web: Option<&WebWhere>,
+    ) {
         if self.failed || !self.former.accepts(m) {
             return;
         }
@@ -269,7 +294,7 @@ impl Emit<'_> {
             self.stop.store(true, Ordering::Relaxed);
             return;
         }
-        self.former.add(m, line, mail, web, &mut self.batch);
+        self.former.add(m, at, mail, web, &mut self.batch);
         self.failed |= self.batch.failed;
         if self.batch.len() >= BATCH {
             self.send();
@@ -283,10 +308,11 @@ impl Emit<'_> {
     }
 
     /// Whether every record may be formatted apart from the others, in
-    /// parallel: not when a count limits the input (`-m`, `-l`) or the
-    /// first URL stops the run (`-q`).
+    /// parallel: not when a count limits the input (`-m`, `-l`), the first
+    /// URL stops the run (`-q`), or each record's column depends on the
+    /// text before it (`--vimgrep`).
     pub(super) fn parallel(&self) -> bool {
-        self.max.is_none() && !self.former.cfg.quiet
+        self.max.is_none() && !self.former.cfg.quiet && !self.former.cfg.column
     }
 
     /// Send a chunk's [`Batch`] on, after what is buffered; false when the

@@ -66,13 +66,19 @@ pub(super) fn scan_html(
     let (page, tail) = doc.split_at(cut);
     let uses_line = emit.former.uses_line();
     let mut lines = crate::web::Lines::default();
+    let mut columns = parallel::ColumnCounter::default();
     crate::web::html_document_links(page, cfg.base.as_deref(), |m, web| {
         let line = if uses_line {
             lines.at(page, m.start)
         } else {
             0
         };
-        emit.record_where(m, line, None, Some(web));
+        let column = if cfg.column {
+            columns.column_at(page, m.start)
+        } else {
+            0
+        };
+        emit.record_at(m, (line, column), None, Some(web));
     });
     if tail.is_empty() && rest.is_none() {
         return None;
@@ -89,20 +95,24 @@ pub(super) fn scan_html(
         Some(r) => Box::new(tail.chain(r)),
         None => Box::new(tail),
     };
-    let res = parallel::scan_reader(
+    // The text starts a line (at the cap's last newline): its columns
+    // are the input's.
+    let res = parallel::scan_reader_columns(
         &cfg.extractor,
         text,
-        parallel::DEFAULT_BLOCK_SIZE,
-        cfg.chunk_size,
-        |m, line| {
+        (parallel::DEFAULT_BLOCK_SIZE, cfg.chunk_size),
+        |m, line, column| {
             let abs = Match {
                 start: m.start + cut,
                 end: m.end + cut,
                 url: std::borrow::Cow::Borrowed(&m.url),
                 ..*m
             };
-            emit.record(&abs, if uses_line { line + before } else { line });
+            let line = if uses_line { line + before } else { line };
+            emit.record_at(&abs, (line, column), None, None);
+            true
         },
+        || true,
     );
     match res {
         Err(e) if !emit.stopped() => Some(format!("{name}: {e}")),

@@ -113,6 +113,13 @@ pub struct Config<'a> {
     /// The most bytes of one input read as HTML (default
     /// [`crate::web::MAX_HTML`]); the text rules read the rest.
     pub max_html: usize,
+    /// Give each record the 1-based byte column of its URL in its line in
+    /// place of its byte offset (`--vimgrep`: with
+    /// [`Options::byte_offset`], text lines read `file:line:column:url`).
+    /// The column is in the text the line is counted in (under `--mail`,
+    /// the file's line); a web archive's links have neither (0). Records
+    /// are then formatted one input at a time, in order.
+    pub column: bool,
 }
 
 /// Which inputs are read as HTML: their URL attributes resolved, their text
@@ -199,8 +206,63 @@ impl Config<'_> {
             base: None,
             html: HtmlMode::Auto,
             max_html: crate::web::MAX_HTML,
+            column: false,
         }
     }
+}
+
+/// How a run read an input: what `--stats` counts per kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputKind {
+    /// Plain text (compressed or not; under `--mail`, an input that is
+    /// not mail).
+    Text,
+    /// An HTML page.
+    Html,
+    /// Mail (`--mail`).
+    Mail,
+    /// A web archive.
+    WebArchive,
+}
+
+impl InputKind {
+    /// Every kind, in the order `--stats` lists them.
+    pub const ALL: [InputKind; 4] = [
+        InputKind::Text,
+        InputKind::Html,
+        InputKind::Mail,
+        InputKind::WebArchive,
+    ];
+
+    /// Its name in `--stats`.
+    ///
+    /// ```
+    /// use urlsift_search::run::InputKind;
+    /// let names: Vec<_> = InputKind::ALL.iter().map(|k| k.name()).collect();
+    /// assert_eq!(names, ["text", "html", "mail", "web archive"]);
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            InputKind::Text => "text",
+            InputKind::Html => "html",
+            InputKind::Mail => "mail",
+            InputKind::WebArchive => "web archive",
+        }
+    }
+}
+
+/// What a run read of one kind of input ([`Summary::kinds`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KindStats {
+    /// Inputs read as this kind.
+    pub inputs: u64,
+    /// Their size as stored: a regular file's length (read whole or not:
+    /// `-m` and `-q` stop early), or the bytes read from standard input or
+    /// a pipe.
+    pub bytes: u64,
+    /// The URLs taken from them (after `--strict`, `--scheme` and `-m`; one
+    /// per listed input with `-l`).
+    pub urls: u64,
 }
 
 /// What a run found.
@@ -218,9 +280,32 @@ pub struct Summary {
     pub dedup: Option<dedup::Stats>,
     /// A worker died (a bug): the run ended early, with this message.
     pub died: Option<String>,
+    /// What was read of each kind of input, in the order of
+    /// [`InputKind::ALL`]: inputs that were opened and scanned (not those
+    /// that failed to open, nor those `-m 0` did not read).
+    ///
+    /// ```
+    /// use urlsift_core::extract::Extractor;
+    /// use urlsift_search::input::Source;
+    /// use urlsift_search::run::{self, InputKind};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let p = dir.path().join("a.txt");
+    /// std::fs::write(&p, "see http://a.example/ and http://b.example/\n").unwrap();
+    /// let cfg = run::Config::new(Default::default(), Extractor::new());
+    /// let sum = run::run(&cfg, &[Source::Path(p)], &mut Vec::new(), &mut Vec::new());
+    /// let text = sum.of_kind(InputKind::Text);
+    /// assert_eq!((text.inputs, text.bytes, text.urls), (1, 44, 2));
+    /// assert_eq!(sum.of_kind(InputKind::Html).inputs, 0);
+    /// ```
+    pub kinds: [KindStats; 4],
 }
 
 impl Summary {
+    /// What was read of inputs of `kind`.
+    pub fn of_kind(&self, kind: InputKind) -> KindStats {
+        self.kinds[kind as usize]
+    }
+
     /// grep's exit status: 0 found, 1 none found, 2 an error. A closed pipe
     /// is not an error (the reader had what it wanted: 0 unless an input
     /// failed before); with `quiet`, a URL found anywhere wins over errors
@@ -252,6 +337,8 @@ enum Msg {
         error: Option<String>,
         /// The input looks like mail (for the one hint of a run).
         mail_like: bool,
+        /// How it was read, and its size as stored (`None`: not read).
+        read: Option<(InputKind, u64)>,
     },
     /// The worker scanning this input panicked: the run ends.
     Died(String),
@@ -461,7 +548,14 @@ fn consume<'o>(
                         opened,
                         error,
                         mail_like,
+                        read,
                     } => {
+                        if let Some((kind, bytes)) = read {
+                            let k = &mut sum.kinds[kind as usize];
+                            k.inputs += 1;
+                            k.bytes += bytes;
+                            k.urls += count;
+                        }
                         if mail_like && !hinted {
                             // One hint per run, for the first such input.
                             hinted = true;
@@ -486,7 +580,8 @@ fn consume<'o>(
                             line.push(if opts.null { 0 } else { b'\n' });
                             printer.put(0, &line)?;
                         }
-                        if opts.count && opened && !cfg.quiet {
+                        // grep's -m 0 -c prints no count: nothing was read.
+                        if opts.count && opened && !cfg.quiet && cfg.max_count != Some(0) {
                             printer.file_count(&name, count)?;
                         }
                         ended = true;

@@ -2,13 +2,14 @@
 //! and its records sent on in order.
 
 use std::io::{self, Read};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::SyncSender;
 
 use super::format::{Emit, Former, Spares, format_chunk, format_mail};
 use super::html::{read_html, scan_html};
 use super::warc::scan_warc;
-use super::{BATCH, Config, Msg};
+use super::{BATCH, Config, InputKind, Msg};
 use crate::input::{Data, Opened, Source};
 use urlsift_core::parallel::{self, LineCounter};
 use urlsift_mail::MailInput;
@@ -47,13 +48,23 @@ pub(super) fn scan_source(
             opened,
             error,
             mail_like,
+            read: None,
         });
     };
     let path = match src {
         Source::Error(e) => return end(0, false, Some(e.clone()), false),
         other => other.path(),
     };
-    let mut opened = match crate::input::open_source(src, cfg.mmap) {
+    if cfg.max_count == Some(0) {
+        // grep's -m 0: an input takes no URL, so none is read; it is only
+        // opened, and named if it cannot be.
+        return match crate::input::check_source(src) {
+            Ok(()) => end(0, true, None, false),
+            Err(e) => end(0, false, Some(format!("{name}: {e}")), false),
+        };
+    }
+    let counter = Arc::new(AtomicU64::new(0));
+    let mut opened = match crate::input::open_source_counting(src, cfg.mmap, Some(&counter)) {
         Ok(o) => o,
         Err(e) => return end(0, false, Some(format!("{name}: {e}")), false),
     };
@@ -85,7 +96,7 @@ pub(super) fn scan_source(
         count: 0,
         failed: false,
         max: if cfg.list.is_some() {
-            Some(1)
+            Some(cfg.max_count.map_or(1, |m| m.min(1)))
         } else {
             cfg.max_count
         },
@@ -94,8 +105,16 @@ pub(super) fn scan_source(
     };
     let mut error = None;
     let mut mail_like = false;
+    // The input's size as stored: a whole file's length; a regular file
+    // read as a stream (compressed, an archive, --no-mmap) is sized after.
+    let mut bytes = match &opened {
+        Opened::Whole(data) => Some(data.len() as u64),
+        _ => None,
+    };
+    let kind;
     match opened {
         Opened::Warc(r) => {
+            kind = InputKind::WebArchive;
             let r = StopReader {
                 inner: r,
                 stop,
@@ -104,6 +123,7 @@ pub(super) fn scan_source(
             error = scan_warc(cfg, &name, r, &mut emit, stop);
         }
         o if cfg.mail.is_some() && text.is_none() => {
+            kind = InputKind::Mail;
             let run = cfg.mail.unwrap_or_else(|| unreachable!());
             // A stream stops being read once the run stops, as a plain
             // stream does.
@@ -142,7 +162,13 @@ pub(super) fn scan_source(
                     |_| (),
                     |(), b| {
                         let mut emit = emit.borrow_mut();
-                        b.each(|w, line, m| emit.record_in(m, line, Some(w)));
+                        if cfg.column {
+                            b.each_at(|w, line, column, m| {
+                                emit.record_at(m, (line, column), Some(w), None)
+                            });
+                        } else {
+                            b.each(|w, line, m| emit.record_in(m, line, Some(w)));
+                        }
                         !emit.stopped()
                     },
                     || {
@@ -158,12 +184,14 @@ pub(super) fn scan_source(
             }
         }
         Opened::Whole(data) if text.is_none() && cfg.html.is_html(&data) => {
+            kind = InputKind::Html;
             error = scan_html(cfg, &name, &data, None::<io::Empty>, &mut emit);
             if let Some(p) = cfg.progress {
                 p(data.len() as u64);
             }
         }
         Opened::Stream(r) if text.is_none() && cfg.html.is_html(r.head()) => {
+            kind = InputKind::Html;
             let r = StopReader {
                 inner: r,
                 stop,
@@ -175,10 +203,12 @@ pub(super) fn scan_source(
             }
         }
         Opened::Whole(data) => {
+            kind = InputKind::Text;
             mail_like = text.is_none() && urlsift_mail::looks_like_mail(&name, &data);
             scan_whole(cfg, &data, &mut emit, stop)
         }
         Opened::Stream(r) => {
+            kind = InputKind::Text;
             let r = StopReader {
                 inner: r,
                 stop,
@@ -211,22 +241,37 @@ pub(super) fn scan_source(
                 // -m, -l, -q: the stream is read no further once the
                 // input has what it may take (or the run stops).
                 let emit = std::cell::RefCell::new(&mut emit);
-                parallel::scan_reader_while(
-                    ex,
-                    r,
-                    block,
-                    cfg.chunk_size,
-                    |m, line| {
-                        let mut emit = emit.borrow_mut();
-                        emit.record(m, line);
-                        !emit.stopped()
-                    },
-                    || {
-                        let mut emit = emit.borrow_mut();
-                        emit.send();
-                        !emit.failed && emit.tx.send(Msg::Flush).is_ok()
-                    },
-                )
+                let paused = || {
+                    let mut emit = emit.borrow_mut();
+                    emit.send();
+                    !emit.failed && emit.tx.send(Msg::Flush).is_ok()
+                };
+                if cfg.column {
+                    parallel::scan_reader_columns(
+                        ex,
+                        r,
+                        (block, cfg.chunk_size),
+                        |m, line, column| {
+                            let mut emit = emit.borrow_mut();
+                            emit.record_at(m, (line, column), None, None);
+                            !emit.stopped()
+                        },
+                        paused,
+                    )
+                } else {
+                    parallel::scan_reader_while(
+                        ex,
+                        r,
+                        block,
+                        cfg.chunk_size,
+                        |m, line| {
+                            let mut emit = emit.borrow_mut();
+                            emit.record(m, line);
+                            !emit.stopped()
+                        },
+                        paused,
+                    )
+                }
             };
             match res {
                 Ok(_) => {}
@@ -242,7 +287,19 @@ pub(super) fn scan_source(
     if emit.failed {
         return; // the consumer is gone
     }
-    end(emit.count, true, error, mail_like);
+    if bytes.is_none() {
+        let file = path
+            .and_then(|p| std::fs::metadata(p).ok())
+            .filter(|m| m.is_file());
+        bytes = Some(file.map_or_else(|| counter.load(Ordering::Relaxed), |m| m.len()));
+    }
+    let _ = tx.send(Msg::End {
+        count: emit.count,
+        opened: true,
+        error,
+        mail_like,
+        read: Some((kind, bytes.unwrap_or(0))),
+    });
 }
 
 /// Bytes before the end of a segment kept mapped when the segment is done
@@ -316,6 +373,7 @@ pub(super) fn scan_whole(cfg: &Config<'_>, whole: &Data, emit: &mut Emit<'_>, st
         return;
     }
     let mut lines = LineCounter::default();
+    let mut columns = parallel::ColumnCounter::default();
     let failed = std::cell::Cell::new(false);
     let emit_full = emit.full;
     parallel::scan_segments(
@@ -329,7 +387,12 @@ pub(super) fn scan_whole(cfg: &Config<'_>, whole: &Data, emit: &mut Emit<'_>, st
             } else {
                 0
             };
-            emit.record(&m, line);
+            let column = if cfg.column {
+                columns.column_at(data, m.start)
+            } else {
+                0
+            };
+            emit.record_at(&m, (line, column), None, None);
             failed.set(emit.failed);
         },
         |n| {

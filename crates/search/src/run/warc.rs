@@ -215,7 +215,7 @@ fn format_record(
         }
         links += 1;
         if f.accepts(m) {
-            f.add(m, 0, None, Some(web), &mut out);
+            f.add(m, (0, 0), None, Some(web), &mut out);
         }
         true
     });
