@@ -57,6 +57,27 @@ t=$SECONDS
 nice -n 10 "$VPY" -m pip install -q --force-reinstall --no-deps ./python
 say "extension built in $((SECONDS - t)) s"
 
+# The wheel a cluster's executors get: abi3, tagged manylinux when maturin's
+# audit of this build allows it. It reuses the build above.
+say "building the wheel (maturin build --release, manylinux audit)"
+t=$SECONDS
+rm -rf target/wheels
+nice -n 10 "$VPY" -m pip install -q "maturin>=1.5,<2"
+nice -n 10 "$VENV/bin/maturin" build --release --quiet -m python/Cargo.toml --out target/wheels
+wheel=$(ls target/wheels/urlsift-*.whl)
+say "wheel $(basename "$wheel") built in $((SECONDS - t)) s"
+case $(basename "$wheel") in
+    *-abi3-manylinux*) ;;
+    *) echo "python-ci: the wheel is not tagged abi3 manylinux: $wheel" >&2; exit 1 ;;
+esac
+fresh=target/python-ci-wheel-venv
+rm -rf "$fresh"
+"$PY" -m venv "$fresh"
+t=$SECONDS
+"$fresh/bin/python" -m pip install -q --no-deps --no-index "$wheel"
+say "wheel installed in a fresh venv in $((SECONDS - t)) s"
+"$fresh/bin/python" -c 'import urlsift; assert urlsift.urls(b"see http://a.example/x.") == ["http://a.example/x"]'
+
 # Java for the Spark test.
 if ! command -v java >/dev/null && [ -z "${JAVA_HOME:-}" ]; then
     if command -v apt-get >/dev/null; then
