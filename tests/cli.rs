@@ -406,7 +406,7 @@ fn csv_header_and_quoting() {
     assert_eq!(
         out[0],
         "file,start,end,line,url,style,kind,valid,ambiguous,scheme,userinfo,host,host_kind,port,path,query,fragment,\
-         found,source,source_name,warc_target_uri,warc_record_id,warc_date,warc_type,warc_offset"
+         host_ascii,domain,found,source,source_name,warc_target_uri,warc_record_id,warc_date,warc_type,warc_offset"
     );
     // The URL ends at the quote; the comma inside it is quoted. The web
     // columns are empty for a URL of text.
