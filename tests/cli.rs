@@ -412,7 +412,7 @@ fn csv_header_and_quoting() {
     // columns are empty for a URL of text.
     assert_eq!(
         out[1],
-        "-,2,25,1,\"http://h.example/a,b?x=\",bare,uri,true,false,http,,h.example,reg-name,,\"/a,b\",x=,,,,,,,,,"
+        "-,2,25,1,\"http://h.example/a,b?x=\",bare,uri,true,false,http,,h.example,reg-name,,\"/a,b\",x=,,h.example,h.example,,,,,,,,"
     );
     assert_eq!(out.len(), 2);
     // The header is written once for several inputs, and not at all without rows.
