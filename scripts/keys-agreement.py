@@ -12,7 +12,10 @@ then compares:
   either);
 - the `domain` field with `publicsuffixlist.PublicSuffixList().privatesuffix`
   of the `host_ascii` field, over the distinct well-formed hosts (a
-  registered name that has an ASCII form with no empty label);
+  registered name that has an ASCII form with no empty label and whose
+  last label is not a number: a host such as `0x7f.1` or `1.2.3.04` is an
+  IPv4 address by the URL Standard, so urlsift gives it no domain where
+  publicsuffixlist reads it as a name; those are counted apart);
 - optionally (`--whatwg`), `urlsift normalize --dedup-key whatwg` with the
   Python `ada_url` package's `URL(url).href`.
 
@@ -67,6 +70,13 @@ def surt_class(url, ours, theirs):
     return "other"
 
 
+def numeric_last_label(host):
+    last = host.rstrip(".").rsplit(".", 1)[-1]
+    if last.isdigit():
+        return True
+    return last[:2].lower() == "0x" and all(c in "0123456789abcdefABCDEF" for c in last[2:])
+
+
 def domain_class(host, ours, theirs):
     if host.endswith("."):
         return "trailing dot"
@@ -118,12 +128,16 @@ def main():
     # Registrable domains, over distinct well-formed hosts.
     psl = publicsuffixlist.PublicSuffixList()
     hosts = {}
+    numeric = {}
     for r in recs:
         h = r.get("host_ascii")
         if r.get("host_kind") != "reg-name" or not h:
             continue
         body = h[:-1] if h.endswith(".") else h
         if not body or any(not l for l in body.split(".")):
+            continue
+        if numeric_last_label(h):
+            numeric[h] = r.get("domain")
             continue
         hosts[h] = r.get("domain")
     agree = 0
@@ -136,6 +150,13 @@ def main():
             classes[domain_class(h, o, t)].append((h, o, t))
     dom_rate = agree / max(1, len(hosts))
     print(f"domain: {agree}/{len(hosts)} distinct well-formed hosts agree ({100 * dom_rate:.3f}%)")
+    n_agree = sum(1 for h, o in numeric.items() if o == psl.privatesuffix(h))
+    print(
+        f"  and {n_agree}/{len(numeric)} hosts whose last label is a number (IPv4 by the URL"
+        f" Standard: urlsift gives no domain); overall {agree + n_agree}/{len(hosts) + len(numeric)}"
+    )
+    for h in list(numeric)[: a.examples]:
+        print(f"          {h!r}: urlsift {numeric[h]!r}, publicsuffixlist {psl.privatesuffix(h)!r}")
     for c, xs in sorted(classes.items(), key=lambda kv: -len(kv[1])):
         print(f"  {len(xs):6d}  {c}")
         for h, o, t in xs[: a.examples]:
