@@ -210,7 +210,7 @@ fn scan(args: &ScanArgs) -> u8 {
         count: args.count,
         color: color && args.output.is_none(),
         no_header: false,
-        key_field: args.key_field,
+        key_field: args.key_field.then_some(dedup_key),
     };
     let max_memory = match parse_size(&args.max_memory) {
         Ok(n) => n,

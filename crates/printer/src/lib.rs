@@ -114,8 +114,9 @@ pub struct Options {
     /// [`write_header`]).
     pub no_header: bool,
     /// Add a `key` field to JSON and CSV/TSV records: the URL's key at
-    /// `dedup_key` (null where it has none at that level).
-    pub key_field: bool,
+    /// this level (null where it has none at that level). The command line
+    /// gives `--dedup-key`'s level here.
+    pub key_field: Option<KeyLevel>,
 }
 
 /// One URL found, with where it was found.
@@ -263,7 +264,7 @@ impl Formatter {
             }
             Format::Json => {
                 let normalized = o.normalize.then(|| normal_at(rec.m, level));
-                let keyed = o.key_field.then(|| normal_at(rec.m, o.dedup_key));
+                let keyed = o.key_field.map(|l| normal_at(rec.m, l));
                 let www = rec.m.kind == Kind::Www;
                 let text = split_text(rec.m, &mut self.partbuf);
                 let extra = Extra {
@@ -276,13 +277,14 @@ impl Formatter {
                 let tsv = o.format == Format::Tsv;
                 let normalize = o.normalize;
                 let key_field = o.key_field;
+                let has_key = key_field.is_some();
                 let w = self.csv.get_or_insert_with(|| csv_writer(tsv));
                 if !self.header {
                     self.header = true;
-                    csv_header(CsvRow::new(w, out, tsv), normalize, key_field);
+                    csv_header(CsvRow::new(w, out, tsv), normalize, has_key);
                 }
                 let normalized = normalize.then(|| normal_at(rec.m, level));
-                let keyed = key_field.then(|| normal_at(rec.m, o.dedup_key));
+                let keyed = key_field.map(|l| normal_at(rec.m, l));
                 let www = rec.m.kind == Kind::Www;
                 let text = split_text(rec.m, &mut self.partbuf);
                 let fields = Fields::new(text, www);
@@ -777,7 +779,7 @@ pub fn write_header(opts: &Options, out: &mut dyn Write) -> io::Result<()> {
     csv_header(
         CsvRow::new(&mut csv_writer(tsv), &mut buf, tsv),
         opts.normalize,
-        opts.key_field,
+        opts.key_field.is_some(),
     );
     out.write_all(&buf)
 }
