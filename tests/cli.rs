@@ -436,7 +436,7 @@ fn tsv_header_and_no_quoting() {
     let out = lines(&o);
     assert!(out[0].starts_with("file\tstart\tend\tline\turl\tstyle\t"));
     assert_eq!(out[1].split('\t').nth(4), Some("http://h.example/a,b"));
-    assert_eq!(out[1].split('\t').count(), 25);
+    assert_eq!(out[1].split('\t').count(), 27);
 }
 
 #[test]
