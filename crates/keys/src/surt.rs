@@ -100,45 +100,23 @@ pub fn surt_into(url: &[u8], out: &mut Vec<u8>) -> Result<(), SurtError> {
     let text = prepare(url)?;
     let p = split(&text)?;
 
-    // Canonicalization, host.
-    let host: Option<Cow<'_, [u8]>> = match p.host {
-        Some(h) if !h.is_empty() => Some(canon_host(h)),
-        other => other.map(Cow::Borrowed),
+    // The host of step 2, when it differs from the host in lower case.
+    let slow_host = match p.host {
+        Some(h) if !h.is_empty() && !plain_host(h) => Some(canon_host(h).into_owned()),
+        _ => None,
     };
-    let has_host = host.as_ref().is_some_and(|h| !h.is_empty());
-
-    // Path: decoded, dot segments removed when there is a host, encoded
-    // once, lower-cased, session ids and a trailing slash removed.
-    let path: Option<Vec<u8>> = p.path.map(|raw| {
-        let un = unescape_repeatedly(raw);
-        let mut path = if has_host {
-            normalize_path(&un)
+    let host = match &slow_host {
+        Some(v) => Some(&v[..]),
+        None => p.host,
+    };
+    let has_host = host.is_some_and(|h| !h.is_empty());
+    // Step 3's host: `www.` dropped (unless the scheme is `dns`).
+    let host = host.filter(|h| !h.is_empty()).map(|h| {
+        if p.scheme == b"dns" {
+            h
         } else {
-            un.into_owned()
-        };
-        path = escape_once(&path).into_owned();
-        if !path.is_empty() {
-            path.make_ascii_lowercase();
-            path = strip_path_session_id(path);
-            if path.len() > 1 && path.last() == Some(&b'/') {
-                path.pop();
-            }
+            massage_host(h)
         }
-        path
-    });
-    let path = match (path, has_host) {
-        (None, true) => Some(b"/".to_vec()),
-        (p, _) => p,
-    };
-
-    // Query: decoded, encoded once, lower-cased, session ids removed,
-    // arguments sorted; dropped when empty.
-    let query: Option<Vec<u8>> = p.query.filter(|q| !q.is_empty()).and_then(|q| {
-        let mut q = escape_once(&unescape_repeatedly(q)).into_owned();
-        q.make_ascii_lowercase();
-        let q = strip_query_session_id(q);
-        let q = alpha_reorder_query(&q);
-        (!q.is_empty()).then_some(q)
     });
 
     let default_port = if p.scheme.eq_ignore_ascii_case(b"http") {
@@ -150,24 +128,30 @@ pub fn surt_into(url: &[u8], out: &mut Vec<u8>) -> Result<(), SurtError> {
     };
     let port = p.port.filter(|&n| n != default_port);
 
-    let at = out.len();
-    match host.as_deref().filter(|h| !h.is_empty()) {
+    // Query: decoded, encoded once, lower-cased, session ids removed,
+    // arguments sorted; dropped when empty.
+    let query: Option<Vec<u8>> = p.query.filter(|q| !q.is_empty()).and_then(|q| {
+        let mut q = if q.iter().any(|&b| must_escape(b)) {
+            escape_once(&unescape_repeatedly(q)).into_owned()
+        } else {
+            q.to_vec()
+        };
+        q.make_ascii_lowercase();
+        let q = strip_query_session_id(q);
+        (!q.is_empty()).then_some(q)
+    });
+
+    match host.filter(|h| !h.is_empty()) {
         Some(h) => {
-            let mut h = h.to_ascii_lowercase();
-            if p.scheme != b"dns" {
-                h = massage_host(&h).to_vec();
-            }
-            if !h.is_empty() {
-                for (i, label) in h.rsplit(|&b| b == b'.').enumerate() {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    out.extend_from_slice(label);
+            for (i, label) in h.rsplit(|&b| b == b'.').enumerate() {
+                if i > 0 {
+                    out.push(b',');
                 }
+                out.extend(label.iter().map(u8::to_ascii_lowercase));
             }
             if let Some(n) = port {
                 out.push(b':');
-                out.extend_from_slice(n.to_string().as_bytes());
+                push_decimal(out, n);
             }
             out.push(b')');
         }
@@ -176,17 +160,79 @@ pub fn surt_into(url: &[u8], out: &mut Vec<u8>) -> Result<(), SurtError> {
             out.push(b':');
         }
     }
-    match &path {
-        Some(path) if !path.is_empty() => out.extend_from_slice(path),
-        _ if query.is_some() => out.push(b'/'),
-        _ => {}
+
+    // Path: decoded, dot segments removed when there is a host, encoded
+    // once, lower-cased, session ids and a trailing slash removed.
+    let path_at = out.len();
+    match p.path {
+        Some(raw) if plain_path(raw, has_host) => {
+            out.extend(raw.iter().map(u8::to_ascii_lowercase));
+        }
+        Some(raw) => {
+            let un = unescape_repeatedly(raw);
+            let normal;
+            let path: &[u8] = if has_host {
+                normal = normalize_path(&un);
+                &normal
+            } else {
+                &un
+            };
+            out.extend(escape_once(path).iter().map(u8::to_ascii_lowercase));
+        }
+        None if has_host => out.push(b'/'),
+        None => {}
+    }
+    if memchr::memchr(b'(', out.get(path_at..).unwrap_or_default()).is_some() {
+        let path = strip_path_session_id(out.split_off(path_at));
+        out.extend_from_slice(&path);
+    }
+    if out.len() > path_at + 1 && out.last() == Some(&b'/') {
+        out.pop();
+    }
+    if out.len() == path_at && query.is_some() {
+        out.push(b'/');
     }
     if let Some(q) = &query {
         out.push(b'?');
-        out.extend_from_slice(q);
+        write_sorted_query(q, out);
     }
-    debug_assert!(out.len() >= at);
     Ok(())
+}
+
+/// Append `n` in decimal.
+fn push_decimal(out: &mut Vec<u8>, n: u32) {
+    let mut digits = [0u8; 10];
+    let mut i = digits.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[i..]);
+}
+
+/// True if step 2 leaves the host as it is but for case: nothing to
+/// decode or encode, no dots to fix, not a numeric host.
+fn plain_host(h: &[u8]) -> bool {
+    h.iter().all(|&b| !must_escape(b))
+        && h.first() != Some(&b'.')
+        && h.last() != Some(&b'.')
+        && memmem::find(h, b"..").is_none()
+        && h.iter().any(|&b| !(b.is_ascii_digit() || b == b'.'))
+}
+
+/// True if step 2 leaves the path as it is: nothing to decode or encode,
+/// and (with a host) no dot segment, no empty segment.
+fn plain_path(p: &[u8], has_host: bool) -> bool {
+    p.iter().all(|&b| !must_escape(b))
+        && (!has_host
+            || (p.first() == Some(&b'/')
+                && memmem::find(p, b"/.").is_none()
+                && memmem::find(p, b"//").is_none()))
 }
 
 /// The Python `bytes.strip()` whitespace.
@@ -586,9 +632,14 @@ fn normalize_path(path: &[u8]) -> Vec<u8> {
     out
 }
 
-/// `www.`, `www2.`, ... at the start removed.
+/// `www.`, `www2.`, ... at the start removed (in any case: the host may
+/// not be in lower case yet).
 fn massage_host(h: &[u8]) -> &[u8] {
-    if let Some(rest) = h.strip_prefix(b"www") {
+    if let Some(rest) = h
+        .get(..3)
+        .filter(|w| w.eq_ignore_ascii_case(b"www"))
+        .and_then(|_| h.get(3..))
+    {
         let d = rest
             .iter()
             .position(|b| !b.is_ascii_digit())
@@ -752,11 +803,12 @@ fn strip_path_form(path: Vec<u8>, form: fn(&[u8], usize) -> Option<usize>) -> Ve
     path
 }
 
-/// The query's `&`-separated arguments sorted by name, then value (an
-/// argument without `=` before one with it).
-fn alpha_reorder_query(q: &[u8]) -> Vec<u8> {
-    if q.len() <= 1 {
-        return q.to_vec();
+/// Append the query's `&`-separated arguments sorted by name, then value
+/// (an argument without `=` before one with it).
+fn write_sorted_query(q: &[u8], out: &mut Vec<u8>) {
+    if q.len() <= 1 || memchr::memchr(b'&', q).is_none() {
+        out.extend_from_slice(q);
+        return;
     }
     let mut args: Vec<(&[u8], Option<&[u8]>)> = q
         .split(|&b| b == b'&')
@@ -766,7 +818,6 @@ fn alpha_reorder_query(q: &[u8]) -> Vec<u8> {
         })
         .collect();
     args.sort();
-    let mut out = Vec::with_capacity(q.len());
     for (i, (k, v)) in args.iter().enumerate() {
         if i > 0 {
             out.push(b'&');
@@ -777,12 +828,114 @@ fn alpha_reorder_query(q: &[u8]) -> Vec<u8> {
             out.extend_from_slice(v);
         }
     }
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// The steps in the Python package's order, with no fast path: what
+    /// [`surt_into`] must equal.
+    fn reference(url: &[u8]) -> Result<Vec<u8>, SurtError> {
+        if url.is_empty() {
+            return Ok(b"-".to_vec());
+        }
+        if url.starts_with(b"filedesc") {
+            return Ok(url.to_vec());
+        }
+        let text = prepare(url)?;
+        let p = split(&text)?;
+        let host = match p.host {
+            Some(h) if !h.is_empty() => Some(canon_host(h).into_owned()),
+            other => other.map(<[u8]>::to_vec),
+        };
+        let has_host = host.as_ref().is_some_and(|h| !h.is_empty());
+        let path = p.path.map(|raw| {
+            let un = unescape_repeatedly(raw);
+            let path = if has_host {
+                normalize_path(&un)
+            } else {
+                un.into_owned()
+            };
+            let mut path = escape_once(&path).into_owned();
+            if !path.is_empty() {
+                path.make_ascii_lowercase();
+                path = strip_path_session_id(path);
+                if path.len() > 1 && path.last() == Some(&b'/') {
+                    path.pop();
+                }
+            }
+            path
+        });
+        let path = match (path, has_host) {
+            (None, true) => Some(b"/".to_vec()),
+            (p, _) => p,
+        };
+        let query = p.query.filter(|q| !q.is_empty()).and_then(|q| {
+            let mut q = escape_once(&unescape_repeatedly(q)).into_owned();
+            q.make_ascii_lowercase();
+            let q = strip_query_session_id(q);
+            (!q.is_empty()).then_some(q)
+        });
+        let default_port = match p.scheme.to_ascii_lowercase().as_slice() {
+            b"http" => 80,
+            b"https" => 443,
+            _ => 0,
+        };
+        let port = p.port.filter(|&n| n != default_port);
+        let mut out = Vec::new();
+        match host.filter(|h| !h.is_empty()) {
+            Some(h) => {
+                let mut h = h.to_ascii_lowercase();
+                if p.scheme != b"dns" {
+                    h = massage_host(&h).to_vec();
+                }
+                let labels: Vec<&[u8]> = h.rsplit(|&b| b == b'.').collect();
+                out.extend_from_slice(&labels.join(&b","[..]));
+                if let Some(n) = port {
+                    out.extend_from_slice(format!(":{n}").as_bytes());
+                }
+                out.push(b')');
+            }
+            None => {
+                out.extend_from_slice(p.scheme);
+                out.push(b':');
+            }
+        }
+        match &path {
+            Some(p) if !p.is_empty() => out.extend_from_slice(p),
+            _ if query.is_some() => out.push(b'/'),
+            _ => {}
+        }
+        if let Some(q) = &query {
+            out.push(b'?');
+            write_sorted_query(q, &mut out);
+        }
+        Ok(out)
+    }
+
+    proptest! {
+        #[test]
+        fn fast_paths_match_the_reference(
+            scheme in "(http|https|HTTP|Https|dns|ftp|mailto|)",
+            sep in "(://|:|:///|)",
+            www in "(www\\.|WWW\\.|Www7\\.|)",
+            rest in "[a-zA-Z0-9.%()/?&=#:@_~ ;-]{0,48}",
+        ) {
+            let url = format!("{scheme}{sep}{www}{rest}");
+            let mut got = Vec::new();
+            let r = surt_into(url.as_bytes(), &mut got).map(|()| got);
+            prop_assert_eq!(r, reference(url.as_bytes()), "{:?}", url);
+        }
+
+        #[test]
+        fn any_bytes_match_the_reference(b in proptest::collection::vec(any::<u8>(), 0..64)) {
+            let mut got = Vec::new();
+            let r = surt_into(&b, &mut got).map(|()| got);
+            prop_assert_eq!(r, reference(&b));
+        }
+    }
 
     fn s(u: &str) -> String {
         surt(u.as_bytes()).unwrap()
