@@ -99,8 +99,7 @@ pub(crate) fn percent_decode(s: &[u8]) -> Cow<'_, [u8]> {
 fn plain_ascii(h: &[u8]) -> bool {
     h.iter().all(|&b| {
         b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.' || b == b'_'
-    }) && !h.starts_with(b"xn--")
-        && memchr::memmem::find(h, b".xn--").is_none()
+    }) && !h.split(|&b| b == b'.').any(|l| l.starts_with(b"xn--"))
 }
 
 /// The ASCII form of a host: for a registered name, percent-decoded once,

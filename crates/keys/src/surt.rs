@@ -221,7 +221,7 @@ fn plain_host(h: &[u8]) -> bool {
     h.iter().all(|&b| !must_escape(b))
         && h.first() != Some(&b'.')
         && h.last() != Some(&b'.')
-        && memmem::find(h, b"..").is_none()
+        && !has_pair(h, b'.', b'.')
         && h.iter().any(|&b| !(b.is_ascii_digit() || b == b'.'))
 }
 
@@ -230,9 +230,23 @@ fn plain_host(h: &[u8]) -> bool {
 fn plain_path(p: &[u8], has_host: bool) -> bool {
     p.iter().all(|&b| !must_escape(b))
         && (!has_host
-            || (p.first() == Some(&b'/')
-                && memmem::find(p, b"/.").is_none()
-                && memmem::find(p, b"//").is_none()))
+            || (p.first() == Some(&b'/') && !has_pair(p, b'/', b'.') && !has_pair(p, b'/', b'/')))
+}
+
+/// True if `a` is followed by `b` somewhere in `s` (short inputs: a plain
+/// loop costs less than setting up a substring search).
+#[inline]
+fn has_pair(s: &[u8], a: u8, b: u8) -> bool {
+    s.windows(2).any(|w| w[0] == a && w[1] == b)
+}
+
+/// True if the (lower-case) query may hold a session id: a name ending in
+/// `id` before an `=`, or `aspsessionid` and 8 letters before one.
+fn may_have_session_id(q: &[u8]) -> bool {
+    memchr::memchr_iter(b'=', q).any(|e| {
+        q.get(e.wrapping_sub(2)..e) == Some(&b"id"[..])
+            || q.get(e.wrapping_sub(20)..e.wrapping_sub(8)) == Some(&b"aspsessionid"[..])
+    })
 }
 
 /// The Python `bytes.strip()` whitespace.
@@ -711,8 +725,7 @@ fn cfid(q: &[u8], at: usize) -> Option<usize> {
 /// Remove the session ids from a query, each form in turn: the last
 /// occurrence followed by `&` or the end, and that `&`.
 fn strip_query_session_id(mut q: Vec<u8>) -> Vec<u8> {
-    // Every form but one ends its name with `id=`.
-    if memmem::find(&q, b"id=").is_none() && memmem::find(&q, b"aspsessionid").is_none() {
+    if !may_have_session_id(&q) {
         return q;
     }
     let forms: [(&[u8], IdMatcher); 5] = [
