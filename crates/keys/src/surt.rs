@@ -97,6 +97,9 @@ pub fn surt_into(url: &[u8], out: &mut Vec<u8>) -> Result<(), SurtError> {
         out.extend_from_slice(url);
         return Ok(());
     }
+    if surt_fast(url, out) {
+        return Ok(());
+    }
     let text = prepare(url)?;
     let p = split(&text)?;
 
@@ -197,6 +200,95 @@ pub fn surt_into(url: &[u8], out: &mut Vec<u8>) -> Result<(), SurtError> {
         write_sorted_query(q, out);
     }
     Ok(())
+}
+
+/// Append `s` in ASCII lower case (`s` is ASCII), eight bytes at a time.
+fn push_lower(out: &mut Vec<u8>, s: &[u8]) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let mut words = s.chunks_exact(8);
+    for w in &mut words {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(w);
+        let x = u64::from_le_bytes(a);
+        // A lane is upper case iff x + (0x80 - 'A') has its top bit and
+        // x + (0x80 - 'Z' - 1) has not (every lane below 0x80: no carries).
+        let ge_a = x.wrapping_add(ONES * (0x80 - u64::from(b'A')));
+        let gt_z = x.wrapping_add(ONES * (0x80 - u64::from(b'Z') - 1));
+        let upper = ge_a & !gt_z & (ONES * 0x80);
+        out.extend_from_slice(&(x | (upper >> 2)).to_le_bytes());
+    }
+    out.extend(words.remainder().iter().map(u8::to_ascii_lowercase));
+}
+
+/// The whole key at once for the usual URL: `http://` or `https://` (in
+/// lower case), a host with nothing to decode, fix or convert and no
+/// userinfo or port, a path without dot or empty segments or `(`, a query
+/// without session ids, and no control, space, `%`, DEL or non-ASCII byte. Returns `false`,
+/// writing nothing, for any other URL (the step-by-step path takes it).
+fn surt_fast(url: &[u8], out: &mut Vec<u8>) -> bool {
+    let rest = if url.starts_with(b"http://") {
+        7
+    } else if url.starts_with(b"https://") {
+        8
+    } else {
+        return false;
+    };
+    let tail = url.get(rest..).unwrap_or_default();
+    if tail.starts_with(b"http://")
+        || tail.starts_with(b"https://")
+        || crate::swar::any_of(url, b' ', b"%")
+    {
+        return false;
+    }
+    let auth_end = memchr::memchr3(b'/', b'?', b'#', tail).unwrap_or(tail.len());
+    let host = tail.get(..auth_end).unwrap_or_default();
+    if host.is_empty()
+        || host.iter().any(|&b| matches!(b, b'@' | b':' | b'[' | b']'))
+        || !plain_host(host)
+    {
+        return false;
+    }
+    let after = tail.get(auth_end..).unwrap_or_default();
+    let after = match memchr::memchr(b'#', after) {
+        Some(h) => after.get(..h).unwrap_or_default(),
+        None => after,
+    };
+    let (path, query) = match memchr::memchr(b'?', after) {
+        Some(q) => (
+            after.get(..q).unwrap_or_default(),
+            after.get(q + 1..).filter(|q| !q.is_empty()),
+        ),
+        None => (after, None),
+    };
+    if memchr::memchr_iter(b'/', path).any(|i| matches!(path.get(i + 1), Some(b'.' | b'/')))
+        || memchr::memchr(b'(', path).is_some()
+    {
+        return false;
+    }
+    let mut q = Vec::new();
+    if let Some(raw) = query {
+        push_lower(&mut q, raw);
+        if may_have_session_id(&q) {
+            return false;
+        }
+    }
+    for (i, label) in massage_host(host).rsplit(|&b| b == b'.').enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        push_lower(out, label);
+    }
+    out.push(b')');
+    match path {
+        [] => out.push(b'/'),
+        [.., b'/'] if path.len() > 1 => push_lower(out, &path[..path.len() - 1]),
+        _ => push_lower(out, path),
+    }
+    if !q.is_empty() {
+        out.push(b'?');
+        write_sorted_query(&q, out);
+    }
+    true
 }
 
 /// Append `n` in decimal.

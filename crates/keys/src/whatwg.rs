@@ -80,16 +80,6 @@ pub fn whatwg_into(input: &[u8], base: Option<&str>, out: &mut Vec<u8>) -> bool 
     }
 }
 
-/// Bytes the fast path leaves to the parser: those some component
-/// percent-encodes, and the backslash.
-fn parser_byte(b: u8) -> bool {
-    !(0x21..=0x7e).contains(&b)
-        || matches!(
-            b,
-            b'"' | b'<' | b'>' | b'`' | b'{' | b'}' | b'^' | b'\'' | b'\\'
-        )
-}
-
 /// An `http` or `https` URL that the URL Standard's parser would only
 /// give its `/` (for an empty path): printable ASCII with nothing to
 /// percent-encode, a host of lower-case letters, digits, `-`, `_` and dots
@@ -104,15 +94,12 @@ fn plain_href(s: &[u8], out: &mut Vec<u8>) -> bool {
     } else {
         return false;
     };
-    if s.iter().any(|&b| parser_byte(b)) {
+    // Bytes some component percent-encodes, and the backslash.
+    if crate::swar::any_of(s, b' ', b"\"<>`{}^'\\") {
         return false;
     }
     let tail = s.get(rest..).unwrap_or_default();
-    let auth_end = rest
-        + tail
-            .iter()
-            .position(|&b| matches!(b, b'/' | b'?' | b'#'))
-            .unwrap_or(tail.len());
+    let auth_end = rest + memchr::memchr3(b'/', b'?', b'#', tail).unwrap_or(tail.len());
     let host = s.get(rest..auth_end).unwrap_or_default();
     let host_ok = !host.is_empty()
         && host.iter().all(|&b| {
@@ -126,16 +113,13 @@ fn plain_href(s: &[u8], out: &mut Vec<u8>) -> bool {
         return false;
     }
     let after = s.get(auth_end..).unwrap_or_default();
-    let path_end = after
-        .iter()
-        .position(|&b| matches!(b, b'?' | b'#'))
-        .unwrap_or(after.len());
+    let path_end = memchr::memchr2(b'?', b'#', after).unwrap_or(after.len());
     let path = after.get(..path_end).unwrap_or_default();
     // Dot segments, written or percent-encoded.
-    if path.windows(2).any(|w| w == b"/.")
-        || path
-            .windows(3)
-            .any(|w| w[0] == b'%' && w[1] == b'2' && (w[2] | 0x20) == b'e')
+    if memchr::memchr_iter(b'/', path).any(|i| path.get(i + 1) == Some(&b'.'))
+        || memchr::memchr_iter(b'%', path).any(|i| {
+            path.get(i + 1) == Some(&b'2') && path.get(i + 2).is_some_and(|&e| e | 0x20 == b'e')
+        })
     {
         return false;
     }
