@@ -36,14 +36,23 @@ pub(crate) enum Cmd {
         /// The URLs [default: standard input, one per line].
         urls: Vec<String>,
     },
-    /// Print the RFC 3986 section 6 normal form of each URL, one per line.
+    /// Print the RFC 3986 section 6 normal form of each URL, one per line;
+    /// with --dedup-key, its key at that level (one line per URL: an empty
+    /// line, and the reason on stderr, where it has none).
+    #[command(after_help = psl_note())]
     Normalize {
         /// Syntax-based normalization only (6.2.2), without the scheme rules (6.2.3).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "dedup_key")]
         syntax_only: bool,
         /// Drop the fragment.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "dedup_key")]
         drop_fragment: bool,
+        /// Print each URL's key at LEVEL (the scan's --dedup-key levels).
+        #[arg(long, value_enum, value_name = "LEVEL")]
+        dedup_key: Option<DedupKeyArg>,
+        /// With --dedup-key whatwg: parse each URL against this base URL (the URL Standard's parser).
+        #[arg(long, value_name = "URL", requires = "dedup_key")]
+        base: Option<String>,
         /// The URLs [default: standard input, one per line].
         urls: Vec<String>,
     },
@@ -92,12 +101,27 @@ pub(crate) enum DedupKeyArg {
     Scheme,
     /// As scheme, without the fragment.
     NoFragment,
+    /// The WHATWG URL Standard serialization (browsers' form: UTS #46 hosts, backslashes, default ports).
+    Whatwg,
+    /// SURT with the Internet Archive's canonicalization (CDX keys: www. dropped, query sorted, no fragment).
+    Surt,
+}
+
+/// The compiled-in Public Suffix List's date, for --help and --version.
+pub(crate) fn psl_note() -> String {
+    format!(
+        "Registrable domains (the domain field, --count-by domain, --shard-by domain) come from \
+the Public Suffix List compiled in, ICANN and private sections: version {}.",
+        urlsift_keys::psl_version()
+    )
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug)]
 pub(crate) enum ShardByArg {
     Url,
     Host,
+    /// The registrable domain (eTLD+1 by the Public Suffix List).
+    Domain,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug)]
@@ -105,6 +129,8 @@ pub(crate) enum CountByArg {
     Url,
     Host,
     Scheme,
+    /// The registrable domain (eTLD+1 by the Public Suffix List).
+    Domain,
 }
 
 #[derive(Args, Debug)]
@@ -186,12 +212,15 @@ pub(crate) struct ScanArgs {
     /// distinct normal form, unless --dedup-key raw).
     #[arg(long)]
     pub(crate) unique: bool,
-    /// Print counts per distinct URL, host or scheme, most frequent first.
+    /// Print counts per distinct URL, host, scheme or registrable domain, most frequent first.
     #[arg(long, value_enum)]
     pub(crate) count_by: Option<CountByArg>,
-    /// What --unique, --count-by url and --shard-by url compare [default: raw; scheme with --normalize].
+    /// What --unique, --count-by url, --shard-by url and --key-field compare [default: raw; scheme with --normalize].
     #[arg(long, value_enum, value_name = "LEVEL")]
     pub(crate) dedup_key: Option<DedupKeyArg>,
+    /// Add a `key` field to JSON, CSV/TSV and Parquet records: the URL's --dedup-key form.
+    #[arg(long)]
+    pub(crate) key_field: bool,
     /// Memory for --unique/--count-by state (e.g. 256M, 4G); past it, sorted runs spill to --temp-dir.
     #[arg(long, value_name = "SIZE", default_value = "1G")]
     pub(crate) max_memory: String,
@@ -212,7 +241,7 @@ pub(crate) struct ScanArgs {
     /// DIR may hold only the part- files of earlier runs: those this run does not write are deleted.
     #[arg(long, value_name = "N")]
     pub(crate) shards: Option<usize>,
-    /// What --shards partitions on: the URL's --dedup-key form, or its host [default: url].
+    /// What --shards partitions on: the URL's --dedup-key form, its host, or its registrable domain [default: url].
     #[arg(long, value_enum)]
     pub(crate) shard_by: Option<ShardByArg>,
     /// Worker threads (default: one per core).

@@ -121,7 +121,7 @@ const STATISTICS: [(&str, &str); 4] = [
 ];
 
 /// The JSON Lines fields: (name, meaning).
-pub const JSON_FIELDS: [(&str, &str); 19] = [
+pub const JSON_FIELDS: [(&str, &str); 22] = [
     ("file", "the input's name; - for standard input"),
     (
         "start, end",
@@ -135,6 +135,10 @@ pub const JSON_FIELDS: [(&str, &str); 19] = [
     (
         "normalized",
         "with --normalize: the RFC 3986 normal form, or null",
+    ),
+    (
+        "key",
+        "with --key-field: the URL's --dedup-key form (raw, syntax, scheme, no-fragment, whatwg, surt), or null",
     ),
     (
         "style",
@@ -154,6 +158,14 @@ pub const JSON_FIELDS: [(&str, &str); 19] = [
     ("path", "the path, possibly empty"),
     ("query", "the query, or null"),
     ("fragment", "the fragment, or null"),
+    (
+        "host_ascii",
+        "the host in ASCII: a registered name percent-decoded and processed by UTS #46 (punycode), an IP literal in lower case; null without a host or when UTS #46 refuses it",
+    ),
+    (
+        "domain",
+        "the registrable domain (eTLD+1, Public Suffix List ICANN and private sections) of a registered name; null for IP addresses, invalid hosts and public suffixes",
+    ),
     (
         "message, message_id, message_offset, part, content_type, part_offset, part_start, part_line",
         "with --mail: the message and MIME part the URL came from, and its position in the decoded part (start and line are in the file)",

@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use std::io::{self, BufRead, Write};
 
 use serde::Serialize;
+use urlsift_printer::dedup::KeyLevel;
 use urlsift_uri::{self as uri, NormalizeOptions, UriRef};
 
 /// Where the references come from.
@@ -103,6 +104,8 @@ struct Parsed<'a> {
     path: Cow<'a, str>,
     query: Option<Cow<'a, str>>,
     fragment: Option<Cow<'a, str>>,
+    host_ascii: Option<String>,
+    domain: Option<String>,
     error: Option<Problem>,
     scheme_error: Option<Problem>,
 }
@@ -124,6 +127,7 @@ pub fn parse_cmd(refs: Refs<'_>, out: &mut dyn Write, err: &mut dyn Write) -> io
         let error = u.validate().err();
         let scheme_error = u.check_scheme().err();
         let valid = error.is_none();
+        let (host_ascii, domain) = urlsift_printer::host_keys(u.host(), u.host_kind());
         let rec = Parsed {
             url: text(input),
             valid,
@@ -135,6 +139,8 @@ pub fn parse_cmd(refs: Refs<'_>, out: &mut dyn Write, err: &mut dyn Write) -> io
             path: text(u.path()),
             query: u.query().map(text),
             fragment: u.fragment().map(text),
+            host_ascii,
+            domain,
             error: error.map(|e| Problem {
                 offset: e.index,
                 message: e.kind.message().to_string(),
@@ -178,6 +184,69 @@ pub fn normalize_cmd(
                 Ok(false)
             }
         }
+    })
+}
+
+/// `urlsift normalize --dedup-key LEVEL [--base URL] [URL...]`: each URL's
+/// key at `level` (as `--unique --dedup-key LEVEL` compares them; `raw`:
+/// the URL itself), one line per URL. A URL without a key at that level
+/// gets an empty line and a message on `err`. `base` (for
+/// [`KeyLevel::Whatwg`] only) is the base URL each input is parsed
+/// against; one that does not parse is reported once and fails every URL.
+/// Returns 0 if every URL had a key, 2 otherwise.
+pub fn key_cmd(
+    refs: Refs<'_>,
+    level: KeyLevel,
+    base: Option<&str>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> io::Result<i32> {
+    if let Some(b) = base {
+        if level != KeyLevel::Whatwg {
+            writeln!(
+                err,
+                "urlsift: normalize: --base is for --dedup-key whatwg (the other levels take absolute URLs)"
+            )?;
+            return Ok(2);
+        }
+        if let Err(e) = urlsift_keys::whatwg(b, None) {
+            writeln!(err, "urlsift: normalize: base {b:?}: {e}")?;
+            return Ok(2);
+        }
+    }
+    let mut line = Vec::new();
+    refs.each("normalize", err, |input, err| {
+        line.clear();
+        let ok = match level {
+            KeyLevel::Raw => {
+                line.extend_from_slice(input);
+                Ok(())
+            }
+            KeyLevel::Whatwg => {
+                if urlsift_keys::whatwg_into(input, base, &mut line) {
+                    Ok(())
+                } else {
+                    Err("not a URL by the WHATWG URL Standard".to_string())
+                }
+            }
+            KeyLevel::Surt => urlsift_keys::surt_into(input, &mut line).map_err(|e| e.to_string()),
+            _ => {
+                let opts = level.normalize_options().unwrap_or_default();
+                uri::normalize_into(input, &opts, &mut line).map_err(|e| e.to_string())
+            }
+        };
+        if let Err(e) = &ok {
+            line.clear();
+            writeln!(
+                err,
+                "urlsift: normalize: {:?}: {} key: {e}",
+                text(input),
+                level.as_str()
+            )?;
+        }
+        line.push(b'\n');
+        out.write_all(&line)?;
+        Ok(ok.is_ok())
     })
 }
 

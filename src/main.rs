@@ -54,8 +54,15 @@ fn main() -> ExitCode {
         }
         default_hook(info);
     }));
-    let version: &'static str =
-        Box::leak(format!("{}\n{}", env!("CARGO_PKG_VERSION"), isa_report()).into_boxed_str());
+    let version: &'static str = Box::leak(
+        format!(
+            "{}\n{}\npublic suffix list: {}",
+            env!("CARGO_PKG_VERSION"),
+            isa_report(),
+            urlsift_keys::psl_version()
+        )
+        .into_boxed_str(),
+    );
     let matches = match Cli::command().long_version(version).try_get_matches() {
         Ok(m) => m,
         // --help and --version print on standard output.
@@ -91,10 +98,19 @@ fn run_uri_cmd(cmd: Cmd) -> u8 {
         Cmd::Normalize {
             syntax_only,
             drop_fragment,
+            dedup_key,
+            base,
             urls,
         } => {
             let refs = cmd_uri::Refs::or_lines(&urls, &mut stdin);
-            cmd_uri::normalize_cmd(refs, !syntax_only, drop_fragment, &mut out, &mut err)
+            match dedup_key {
+                Some(level) => {
+                    cmd_uri::key_cmd(refs, key_level(level), base.as_deref(), &mut out, &mut err)
+                }
+                None => {
+                    cmd_uri::normalize_cmd(refs, !syntax_only, drop_fragment, &mut out, &mut err)
+                }
+            }
         }
         Cmd::Resolve { base, refs } => {
             let refs = cmd_uri::Refs::or_lines(&refs, &mut stdin);
@@ -173,10 +189,7 @@ fn scan(args: &ScanArgs) -> u8 {
     };
     let parquet = matches!(args.format, FormatArg::Parquet);
     let dedup_key = match args.dedup_key {
-        Some(DedupKeyArg::Raw) => KeyLevel::Raw,
-        Some(DedupKeyArg::Syntax) => KeyLevel::Syntax,
-        Some(DedupKeyArg::Scheme) => KeyLevel::Scheme,
-        Some(DedupKeyArg::NoFragment) => KeyLevel::NoFragment,
+        Some(l) => key_level(l),
         None if args.normalize => KeyLevel::Scheme,
         None => KeyLevel::Raw,
     };
@@ -199,11 +212,13 @@ fn scan(args: &ScanArgs) -> u8 {
             CountByArg::Url => CountBy::Url,
             CountByArg::Host => CountBy::Host,
             CountByArg::Scheme => CountBy::Scheme,
+            CountByArg::Domain => CountBy::Domain,
         }),
         dedup_key,
         count: args.count,
         color: color && args.output.is_none(),
         no_header: false,
+        key_field: args.key_field.then_some(dedup_key),
     };
     let max_memory = match parse_size(&args.max_memory) {
         Ok(n) => n,
@@ -278,6 +293,7 @@ fn scan(args: &ScanArgs) -> u8 {
         shard_by: match args.shard_by {
             Some(ShardByArg::Url) | None => ShardBy::Url,
             Some(ShardByArg::Host) => ShardBy::Host,
+            Some(ShardByArg::Domain) => ShardBy::Domain,
         },
         mmap: !args.no_mmap,
         max_count: args.max_count,
@@ -412,6 +428,18 @@ fn run_stats(
         ));
     }
     lines
+}
+
+/// The de-duplication level of a `--dedup-key` value.
+fn key_level(l: DedupKeyArg) -> KeyLevel {
+    match l {
+        DedupKeyArg::Raw => KeyLevel::Raw,
+        DedupKeyArg::Syntax => KeyLevel::Syntax,
+        DedupKeyArg::Scheme => KeyLevel::Scheme,
+        DedupKeyArg::NoFragment => KeyLevel::NoFragment,
+        DedupKeyArg::Whatwg => KeyLevel::Whatwg,
+        DedupKeyArg::Surt => KeyLevel::Surt,
+    }
 }
 
 /// How many chunks the inputs offer to scan in parallel, counted up to

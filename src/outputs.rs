@@ -69,11 +69,22 @@ pub(crate) fn check_output_args(args: &ScanArgs, parquet: bool) -> Result<(), St
         );
     }
     let by_url = matches!(args.count_by, Some(CountByArg::Url));
-    let sharded_by_url = sharded && !matches!(args.shard_by, Some(ShardByArg::Host));
-    if args.dedup_key.is_some() && !(args.unique || by_url || sharded_by_url) {
+    let sharded_by_url =
+        sharded && !matches!(args.shard_by, Some(ShardByArg::Host | ShardByArg::Domain));
+    if args.dedup_key.is_some() && !(args.unique || by_url || sharded_by_url || args.key_field) {
         return Err(
-            "--dedup-key sets what --unique, --count-by url and --shards compare; none is given"
+            "--dedup-key sets what --unique, --count-by url, --shards and --key-field compare; none is given"
                 .into(),
+        );
+    }
+    if args.key_field
+        && !matches!(
+            args.format,
+            FormatArg::Json | FormatArg::Csv | FormatArg::Tsv | FormatArg::Parquet
+        )
+    {
+        return Err(
+            "--key-field adds a field to JSON, CSV/TSV and Parquet records; text has none".into(),
         );
     }
     if args.html && args.mail {

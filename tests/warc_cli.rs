@@ -219,7 +219,7 @@ fn web_cols_of_csv(out: &[u8], delimiter: u8) -> WebCols {
     let at = |n: &str| header.iter().position(|h| h == n).unwrap();
     let (s, t, o) = (at("source"), at("warc_target_uri"), at("warc_offset"));
     // The web columns come last, after the record's own.
-    assert_eq!(at("fragment") + 1, at("found"));
+    assert_eq!(at("domain") + 1, at("found"));
     assert_eq!(o + 1, header.len());
     let text = |v: &str| (!v.is_empty()).then(|| v.to_string());
     r.records()

@@ -83,45 +83,64 @@ fn batch(c: Columns, large: bool) -> PyResult<RecordBatch> {
     } else {
         DataType::Utf8
     };
-    let schema = Schema::new(vec![
+    let mut fields = vec![
         Field::new("row", DataType::Int64, false),
         Field::new("start", DataType::Int64, false),
         Field::new("end", DataType::Int64, false),
         Field::new("url", s.clone(), false),
         Field::new("normalized", s.clone(), true),
-        Field::new("host", s, true),
-    ]);
-    let cols: Vec<ArrayRef> = vec![
+        Field::new("host", s.clone(), true),
+        Field::new("host_ascii", s.clone(), true),
+        Field::new("domain", s.clone(), true),
+    ];
+    let keyed = c.key_level.is_some();
+    if keyed {
+        fields.push(Field::new("key", s, true));
+    }
+    let schema = Schema::new(fields);
+    let mut cols: Vec<ArrayRef> = vec![
         Arc::new(Int64Array::from(c.row)),
         Arc::new(Int64Array::from(c.start)),
         Arc::new(Int64Array::from(c.end)),
         strings(c.url.into_iter().map(Some).collect(), large)?,
         strings(c.normalized, large)?,
         strings(c.host, large)?,
+        strings(c.host_ascii, large)?,
+        strings(c.domain, large)?,
     ];
+    if keyed {
+        cols.push(strings(c.key, large)?);
+    }
     RecordBatch::try_new(Arc::new(schema), cols).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
-/// scan_arrow(array, *, mail=False, threads=None) -> pyarrow.RecordBatch
+/// scan_arrow(array, *, mail=False, key=None, threads=None) -> pyarrow.RecordBatch
 ///
 /// One row per URL: `row` (the input row), `start`, `end` (byte offsets in
 /// that row), `url`, `normalized` (null where the URL cannot be
-/// normalized), `host`. Each row is scanned as `urls` scans one buffer.
+/// normalized), `host`, `host_ascii`, `domain`, and with `key` (a
+/// `--dedup-key` level: "whatwg", "surt", ...) the URL's `key` at that
+/// level. Each row is scanned as `urls` scans one buffer.
 #[pyfunction]
-#[pyo3(signature = (array, *, mail = false, threads = None))]
+#[pyo3(signature = (array, *, mail = false, key = None, threads = None))]
 pub fn scan_arrow<'py>(
     py: Python<'py>,
     array: &Bound<'py, PyAny>,
     mail: bool,
+    key: Option<&str>,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let t = crate::threads(threads)?;
+    let key = key
+        .map(engine::key_level)
+        .transpose()
+        .map_err(|e| crate::py_err(py, e))?;
     // Imported through the C data interface: the buffers stay pyarrow's.
     let data = ArrayData::from_pyarrow_bound(array)?;
     let arr = arrow_array::make_array(data);
     let (rows, large) = rows(arr.as_ref())?;
     let mut cols = py
-        .detach(|| engine::scan_rows(&rows, mail, t))
+        .detach(|| engine::scan_rows(&rows, mail, key, t))
         .map_err(|e| crate::py_err(py, e))?;
     let problems = std::mem::take(&mut cols.problems);
     // As the CLI does for a file: the first problems of the column, then

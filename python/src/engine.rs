@@ -590,6 +590,59 @@ pub fn parse(input: &[u8]) -> Result<Parsed, Error> {
 /// The normalization levels, by their CLI names (`--dedup-key`):
 /// `syntax` (RFC 3986 6.2.2, `normalize --syntax-only`), `scheme` (6.2.2
 /// and 6.2.3, `normalize`), `no-fragment` (`normalize --drop-fragment`).
+/// A `key` level by its CLI name (`--dedup-key`: raw, syntax, scheme,
+/// no-fragment, whatwg, surt).
+pub fn key_level(name: &str) -> Result<KeyLevel, Error> {
+    KeyLevel::from_name(name).ok_or_else(|| {
+        Error::Argument(format!(
+            "unknown key level {name:?}: use \"raw\", \"syntax\", \"scheme\", \"no-fragment\", \"whatwg\" or \"surt\""
+        ))
+    })
+}
+
+/// `urlsift normalize --dedup-key surt URL`: the SURT key.
+pub fn surt(url: &[u8]) -> Result<String, Error> {
+    guarded(|| {
+        urlsift_keys::surt(url).map_err(|e| Error::Uri {
+            offset: 0,
+            reason: e.reason,
+            which: None,
+        })
+    })
+}
+
+/// `urlsift normalize --dedup-key whatwg [--base BASE] URL`: the WHATWG
+/// URL Standard's serialization.
+pub fn whatwg(url: &[u8], base: Option<&str>) -> Result<String, Error> {
+    guarded(|| {
+        let mut out = Vec::new();
+        if urlsift_keys::whatwg_into(url, base, &mut out) {
+            Ok(String::from_utf8_lossy(&out).into_owned())
+        } else {
+            Err(Error::Uri {
+                offset: 0,
+                reason: "not a URL by the WHATWG URL Standard",
+                which: None,
+            })
+        }
+    })
+}
+
+/// The `host_ascii` of a host (UTS #46, punycode), `None` without one.
+pub fn host_ascii(host: &[u8]) -> Option<String> {
+    urlsift_keys::host_ascii(host)
+}
+
+/// The registrable domain of a host (Public Suffix List), `None` without one.
+pub fn domain(host: &[u8]) -> Option<String> {
+    urlsift_keys::domain(host)
+}
+
+/// The compiled-in Public Suffix List's version (its date).
+pub fn psl_version() -> &'static str {
+    urlsift_keys::psl_version()
+}
+
 fn level(name: &str) -> Result<KeyLevel, Error> {
     match name {
         "syntax" => Ok(KeyLevel::Syntax),
@@ -641,6 +694,11 @@ pub struct Columns {
     pub url: Vec<String>,
     pub normalized: Vec<Option<String>>,
     pub host: Vec<Option<String>>,
+    pub host_ascii: Vec<Option<String>>,
+    pub domain: Vec<Option<String>>,
+    /// The level of the `key` column (`None`: no such column).
+    pub key_level: Option<KeyLevel>,
+    pub key: Vec<Option<String>>,
     pub problems: Vec<(usize, Problem)>,
 }
 
@@ -652,7 +710,14 @@ impl Columns {
         self.end.push(m.end as i64);
         self.url.push(lossy(&m.url));
         self.normalized.push(parts.normalized());
-        self.host.push(parts.uri().host().map(lossy));
+        let u = parts.uri();
+        self.host.push(u.host().map(lossy));
+        let (ascii, domain) = urlsift_printer::host_keys(u.host(), u.host_kind());
+        self.host_ascii.push(ascii);
+        self.domain.push(domain);
+        if let Some(l) = self.key_level {
+            self.key.push(parts.normalized_at(l));
+        }
     }
 
     fn append(&mut self, mut o: Columns) {
@@ -662,12 +727,24 @@ impl Columns {
         self.url.append(&mut o.url);
         self.normalized.append(&mut o.normalized);
         self.host.append(&mut o.host);
+        self.host_ascii.append(&mut o.host_ascii);
+        self.domain.append(&mut o.domain);
+        self.key.append(&mut o.key);
         self.problems.append(&mut o.problems);
     }
 }
 
-fn scan_row(i: usize, data: &[u8], mail: bool, threads: Threads) -> Result<Columns, Error> {
-    let mut c = Columns::default();
+fn scan_row(
+    i: usize,
+    data: &[u8],
+    mail: bool,
+    key: Option<KeyLevel>,
+    threads: Threads,
+) -> Result<Columns, Error> {
+    let mut c = Columns {
+        key_level: key,
+        ..Columns::default()
+    };
     if mail {
         let problems = scan_mail(data, threads, false, |_, _, m| c.push(i, m))?;
         c.problems = problems.into_iter().map(|p| (i, p)).collect();
@@ -680,14 +757,22 @@ fn scan_row(i: usize, data: &[u8], mail: bool, threads: Threads) -> Result<Colum
 /// Scan each input (`None`: a null row, which has no URLs) as `urls`
 /// scans one buffer; rows are spread over the pool, and a large row is
 /// itself scanned in parallel chunks.
-pub fn scan_rows(rows: &[Option<&[u8]>], mail: bool, threads: Threads) -> Result<Columns, Error> {
+pub fn scan_rows(
+    rows: &[Option<&[u8]>],
+    mail: bool,
+    key: Option<KeyLevel>,
+    threads: Threads,
+) -> Result<Columns, Error> {
     guarded(|| {
-        let mut all = Columns::default();
+        let mut all = Columns {
+            key_level: key,
+            ..Columns::default()
+        };
         match threads {
             Threads::Caller => {
                 for (i, r) in rows.iter().enumerate() {
                     if let Some(d) = r {
-                        all.append(scan_row(i, d, mail, threads)?);
+                        all.append(scan_row(i, d, mail, key, threads)?);
                     }
                 }
             }
@@ -696,7 +781,7 @@ pub fn scan_rows(rows: &[Option<&[u8]>], mail: bool, threads: Threads) -> Result
                     rows.par_iter()
                         .enumerate()
                         .map(|(i, r)| match r {
-                            Some(d) => scan_row(i, d, mail, threads),
+                            Some(d) => scan_row(i, d, mail, key, threads),
                             None => Ok(Columns::default()),
                         })
                         .collect()
@@ -762,6 +847,9 @@ pub struct FileOptions {
     /// The base URI of HTML inputs and of web archive records without a
     /// target URI (`--base`).
     pub base: Option<String>,
+    /// The level of the `key` column (`--key-field --dedup-key LEVEL`);
+    /// `None`: the column is null.
+    pub key: Option<KeyLevel>,
 }
 
 /// The Arrow schema of [`FileScan`]'s batches: the CLI's Parquet schema.
@@ -924,6 +1012,7 @@ fn file_run(paths: Vec<PathBuf>, opts: FileOptions, threads: Threads, tx: SyncSe
             format: Format::Json,
             normalize: true,
             dedup_key: KeyLevel::Scheme,
+            key_field: opts.key,
             ..Options::default()
         };
         let cfg = run::Config {

@@ -177,18 +177,28 @@ impl Drop for FileScan {
     }
 }
 
-/// scan_files(paths, *, mail=False, html=None, base=None, threads=None, errors="raise") -> FileScan
+/// scan_files(paths, *, mail=False, html=None, base=None, key=None, threads=None, errors="raise") -> FileScan
+///
+/// `key`: a `--dedup-key` level ("whatwg", "surt", ...) for the `key`
+/// column (`urlsift --format parquet --key-field --dedup-key LEVEL`); the
+/// column is null without it.
 #[pyfunction]
-#[pyo3(signature = (paths, *, mail = false, html = None, base = None, threads = None, errors = "raise"))]
+#[pyo3(signature = (paths, *, mail = false, html = None, base = None, key = None, threads = None, errors = "raise"))]
+#[allow(clippy::too_many_arguments)]
 pub fn scan_files(
     py: Python<'_>,
     paths: &Bound<'_, PyAny>,
     mail: bool,
     html: Option<bool>,
     base: Option<String>,
+    key: Option<&str>,
     threads: Option<usize>,
     errors: &str,
 ) -> PyResult<FileScan> {
+    let key = key
+        .map(engine::key_level)
+        .transpose()
+        .map_err(|e| crate::py_err(py, e))?;
     let on_error = match errors {
         "raise" => OnError::Raise,
         "warn" => OnError::Warn,
@@ -201,7 +211,12 @@ pub fn scan_files(
     let t = crate::threads(threads)?;
     let html = crate::html_mode(html, mail)?;
     let paths = self::paths(paths)?;
-    let scan = engine::FileScan::start(paths, FileOptions { mail, html, base }, t)
+    let scan = engine::FileScan::start(paths, FileOptions {
+            mail,
+            html,
+            base,
+            key,
+        }, t)
         .map_err(|e| crate::py_err(py, e))?;
     Ok(FileScan {
         scan: Mutex::new(Some(scan)),

@@ -685,6 +685,35 @@ fn normalize(
     engine::normalize(&b, level, drop_fragment).map_err(|e| py_err(py, e))
 }
 
+/// surt(url) -> str: the SURT key (Internet Archive canonicalization), as
+/// the `surt` package computes it; URIError where it has none.
+#[pyfunction]
+fn surt(py: Python<'_>, url: &Bound<'_, PyAny>) -> PyResult<String> {
+    let b = url_arg(url)?;
+    engine::surt(&b).map_err(|e| py_err(py, e))
+}
+
+/// whatwg(url, base=None) -> str: the WHATWG URL Standard serialization of
+/// `url` parsed against `base`; URIError where the parser fails.
+#[pyfunction]
+#[pyo3(signature = (url, base = None))]
+fn whatwg(py: Python<'_>, url: &Bound<'_, PyAny>, base: Option<&str>) -> PyResult<String> {
+    let b = url_arg(url)?;
+    engine::whatwg(&b, base).map_err(|e| py_err(py, e))
+}
+
+/// domain(host) -> str | None: the registrable domain (Public Suffix List).
+#[pyfunction]
+fn domain(host: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    Ok(engine::domain(&url_arg(host)?))
+}
+
+/// host_ascii(host) -> str | None: the host processed by UTS #46 (punycode).
+#[pyfunction]
+fn host_ascii(host: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    Ok(engine::host_ascii(&url_arg(host)?))
+}
+
 /// resolve(base, ref) -> str
 #[pyfunction]
 #[pyo3(signature = (base, r#ref))]
@@ -702,6 +731,11 @@ fn _urlsift(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse, m)?)?;
     m.add_function(wrap_pyfunction!(normalize, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
+    m.add_function(wrap_pyfunction!(surt, m)?)?;
+    m.add_function(wrap_pyfunction!(whatwg, m)?)?;
+    m.add_function(wrap_pyfunction!(domain, m)?)?;
+    m.add_function(wrap_pyfunction!(host_ascii, m)?)?;
+    m.add("PSL_VERSION", engine::psl_version())?;
     m.add_function(wrap_pyfunction!(arrow::scan_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(files::scan_files, m)?)?;
     m.add_class::<Match>()?;

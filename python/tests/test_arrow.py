@@ -22,7 +22,7 @@ ROWS = [
 
 
 def expected(rows, offset=0):
-    want = {k: [] for k in ("row", "start", "end", "url", "normalized", "host")}
+    want = {k: [] for k in ("row", "start", "end", "url", "normalized", "host", "host_ascii", "domain")}
     for i, r in enumerate(rows):
         if r is None:
             continue
@@ -33,6 +33,8 @@ def expected(rows, offset=0):
             want["url"].append(m.url)
             want["normalized"].append(m.normalized)
             want["host"].append(m.host)
+            want["host_ascii"].append(urlsift.host_ascii(m.host) if m.host else None)
+            want["domain"].append(urlsift.domain(m.host) if m.host else None)
     return want
 
 
@@ -46,7 +48,7 @@ def test_types_and_nulls(typ):
         arr = pa.array(rows, type=getattr(pa, typ)())
     got = urlsift.scan_arrow(arr)
     assert isinstance(got, pa.RecordBatch)
-    assert got.schema.names == ["row", "start", "end", "url", "normalized", "host"]
+    assert got.schema.names == ["row", "start", "end", "url", "normalized", "host", "host_ascii", "domain"]
     assert got.to_pydict() == expected(rows)
     assert got.schema.field("url").type == (pa.large_string() if "large" in typ else pa.string())
     assert urlsift.scan_arrow(arr, threads=1).equals(got)

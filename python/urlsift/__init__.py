@@ -30,16 +30,21 @@ from ._urlsift import (
     InputError,
     InputWarning,
     InternalError,
+    PSL_VERSION,
     MailWarning,
     Match,
     URIError,
     __version__,
+    domain,
     find,
+    host_ascii,
     normalize,
     parse,
     resolve,
     scan_files,
+    surt,
     urls,
+    whatwg,
 )
 
 __all__ = [
@@ -49,19 +54,26 @@ __all__ = [
     "InternalError",
     "MailWarning",
     "Match",
+    "PSL_VERSION",
     "URIError",
     "__version__",
+    "domain",
     "find",
+    "host_ascii",
     "normalize",
     "parse",
     "resolve",
     "scan_arrow",
     "scan_files",
+    "surt",
     "urls",
+    "whatwg",
 ]
 
 
-def scan_arrow(array: Any, *, mail: bool = False, threads: int | None = None) -> Any:
+def scan_arrow(
+    array: Any, *, mail: bool = False, key: str | None = None, threads: int | None = None
+) -> Any:
     """Scan every row of a pyarrow ``binary``, ``string``, ``large_binary``
     or ``large_string`` array (or a ``ChunkedArray`` of one), each row as
     :func:`urls` scans one buffer.
@@ -69,27 +81,32 @@ def scan_arrow(array: Any, *, mail: bool = False, threads: int | None = None) ->
     Returns a ``pyarrow.RecordBatch`` with one row per URL: ``row`` (the
     index of its input row), ``start`` and ``end`` (byte offsets in that
     row), ``url``, ``normalized`` (RFC 3986 6.2.2 + 6.2.3, null where the
-    URL cannot be normalized) and ``host``. Null rows have no URLs; a sliced
+    URL cannot be normalized), ``host``, ``host_ascii`` (UTS #46, punycode),
+    ``domain`` (the registrable domain by the Public Suffix List) and, with
+    ``key`` (a ``--dedup-key`` level: ``"whatwg"``, ``"surt"``, ...), the
+    URL's ``key`` at that level (null where it has none). Null rows have no URLs; a sliced
     array is scanned as its slice (``row`` counts from the slice's start).
     The input's buffers are read in place through Arrow's C data interface.
     """
     import pyarrow as pa
 
     if not isinstance(array, pa.ChunkedArray):
-        return _urlsift.scan_arrow(array, mail=mail, threads=threads)
+        return _urlsift.scan_arrow(array, mail=mail, key=key, threads=threads)
     import pyarrow.compute as pc
 
     parts = []
     offset = 0
     for chunk in array.chunks:
-        b = _urlsift.scan_arrow(chunk, mail=mail, threads=threads)
+        b = _urlsift.scan_arrow(chunk, mail=mail, key=key, threads=threads)
         if offset and len(b):
             cols = [pc.add(b.column(0), offset)] + b.columns[1:]
             b = pa.RecordBatch.from_arrays(cols, schema=b.schema)
         parts.append(b)
         offset += len(chunk)
     if not parts:
-        return _urlsift.scan_arrow(pa.array([], type=array.type), mail=mail, threads=threads)
+        return _urlsift.scan_arrow(
+            pa.array([], type=array.type), mail=mail, key=key, threads=threads
+        )
     if len(parts) == 1 or sum(len(b) for b in parts) == 0:
         return parts[0]
     return pa.Table.from_batches(parts).combine_chunks().to_batches()[0]

@@ -155,7 +155,33 @@ def resolve(base: Union[str, bytes], ref: Union[str, bytes]) -> str:
     """The target of ``ref`` against the absolute URI ``base`` (RFC 3986
     5.2), as ``urlsift resolve BASE REF``. Raises :class:`URIError`."""
 
-def scan_arrow(array: Any, *, mail: bool = False, threads: Optional[int] = None) -> Any:
+def surt(url: Union[str, bytes]) -> str:
+    """The SURT key of ``url`` with the Internet Archive's canonicalization,
+    as the ``surt`` package's ``surt.surt(url)`` computes it (``urlsift
+    normalize --dedup-key surt``). Raises :class:`URIError` where it has
+    none (a port out of range)."""
+
+def whatwg(url: Union[str, bytes], base: Optional[str] = None) -> str:
+    """The WHATWG URL Standard serialization (``href``) of ``url`` parsed
+    against ``base`` (``urlsift normalize --dedup-key whatwg``). Raises
+    :class:`URIError` where the URL parser fails."""
+
+def domain(host: Union[str, bytes]) -> Optional[str]:
+    """The registrable domain (eTLD+1) of ``host`` (Unicode, punycode or
+    percent-encoded) by the Public Suffix List compiled in, ICANN and
+    private sections; ``None`` for IP addresses, invalid hosts and public
+    suffixes."""
+
+def host_ascii(host: Union[str, bytes]) -> Optional[str]:
+    """``host`` percent-decoded and processed by UTS #46 (punycode), as the
+    ``host_ascii`` field; ``None`` when UTS #46 refuses it."""
+
+PSL_VERSION: str
+"""The compiled-in Public Suffix List's version (its date)."""
+
+def scan_arrow(
+    array: Any, *, mail: bool = False, key: Optional[str] = None, threads: Optional[int] = None
+) -> Any:
     """See :func:`urlsift.scan_arrow`."""
 
 class FileScan(Iterator[Any]):
@@ -187,6 +213,7 @@ def scan_files(
     mail: bool = False,
     html: Optional[bool] = None,
     base: Optional[str] = None,
+    key: Optional[str] = None,
     threads: Optional[int] = None,
     errors: Literal["raise", "warn"] = "raise",
 ) -> FileScan:
@@ -198,7 +225,9 @@ def scan_files(
     (WARC, WET) recognised by content; ``mail=True`` reads mail archives
     (``--mail``). ``html``: which inputs are HTML pages, as for
     :func:`urls`. ``base``: the base URI of HTML pages and of web archive
-    records without a target URI (``--base``). ``threads``: at most this
+    records without a target URI (``--base``). ``key``: a ``--dedup-key``
+    level (``"whatwg"``, ``"surt"``, ...) for the ``key`` column (null
+    without it). ``threads``: at most this
     many threads scan
     (default: one per core, or ``RAYON_NUM_THREADS``). ``errors``: at a
     failed input, ``"raise"`` :class:`InputError` (after the rows of the

@@ -29,6 +29,8 @@ pub enum Group {
     Record,
     /// With `--normalize`.
     Normalized,
+    /// When a `key` field is asked for (`--key-field`).
+    Key,
     /// With `--mail`: the message and part.
     Mail,
     /// In a web archive: the link's place and its record.
@@ -57,17 +59,18 @@ const fn f(name: &'static str, ty: Type, nullable: bool, group: Group) -> Field 
     }
 }
 
-use Group::{Mail, Normalized, Record, Web};
+use Group::{Key, Mail, Normalized, Record, Web};
 use Type::{Bool, Text, U32, U64};
 
 /// Every field, in output order.
-pub const FIELDS: [Field; 34] = [
+pub const FIELDS: [Field; 37] = [
     f("file", Text, false, Record),
     f("start", U64, false, Record),
     f("end", U64, false, Record),
     f("line", U64, false, Record),
     f("url", Text, false, Record),
     f("normalized", Text, true, Normalized),
+    f("key", Text, true, Key),
     f("style", Text, false, Record),
     f("kind", Text, false, Record),
     f("valid", Bool, false, Record),
@@ -80,6 +83,8 @@ pub const FIELDS: [Field; 34] = [
     f("path", Text, false, Record),
     f("query", Text, true, Record),
     f("fragment", Text, true, Record),
+    f("host_ascii", Text, true, Record),
+    f("domain", Text, true, Record),
     f("message", U64, true, Mail),
     f("message_id", Text, true, Mail),
     f("message_offset", U64, true, Mail),

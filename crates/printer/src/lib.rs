@@ -77,6 +77,10 @@ pub enum CountBy {
     Host,
     /// Count each distinct scheme (lower-cased; `www` URLs count as `http`).
     Scheme,
+    /// Count each distinct registrable domain (eTLD+1 by the Public Suffix
+    /// List); URLs whose host has none (IP addresses, public suffixes,
+    /// invalid hosts) are not counted.
+    Domain,
 }
 
 /// How the extract command prints what it finds.
@@ -109,6 +113,10 @@ pub struct Options {
     /// Leave out the CSV/TSV header row (the caller writes it once, with
     /// [`write_header`]).
     pub no_header: bool,
+    /// Add a `key` field to JSON and CSV/TSV records: the URL's key at
+    /// this level (null where it has none at that level). The command line
+    /// gives `--dedup-key`'s level here.
+    pub key_field: Option<KeyLevel>,
 }
 
 /// One URL found, with where it was found.
@@ -256,23 +264,35 @@ impl Formatter {
             }
             Format::Json => {
                 let normalized = o.normalize.then(|| normal_at(rec.m, level));
+                let keyed = o.key_field.map(|l| normal_at(rec.m, l));
                 let www = rec.m.kind == Kind::Www;
                 let text = split_text(rec.m, &mut self.partbuf);
-                write_json(rec, &Fields::new(text, www), normalized.as_ref(), out)?;
+                let extra = Extra {
+                    normalized: normalized.as_ref(),
+                    key: keyed.as_ref(),
+                };
+                write_json(rec, &Fields::new(text, www), extra, out)?;
             }
             Format::Csv | Format::Tsv => {
                 let tsv = o.format == Format::Tsv;
                 let normalize = o.normalize;
+                let key_field = o.key_field;
+                let has_key = key_field.is_some();
                 let w = self.csv.get_or_insert_with(|| csv_writer(tsv));
                 if !self.header {
                     self.header = true;
-                    csv_header(CsvRow::new(w, out, tsv), normalize);
+                    csv_header(CsvRow::new(w, out, tsv), normalize, has_key);
                 }
                 let normalized = normalize.then(|| normal_at(rec.m, level));
+                let keyed = key_field.map(|l| normal_at(rec.m, l));
                 let www = rec.m.kind == Kind::Www;
                 let text = split_text(rec.m, &mut self.partbuf);
                 let fields = Fields::new(text, www);
-                write_csv(CsvRow::new(w, out, tsv), rec, &fields, normalized.as_ref());
+                let extra = Extra {
+                    normalized: normalized.as_ref(),
+                    key: keyed.as_ref(),
+                };
+                write_csv(CsvRow::new(w, out, tsv), rec, &fields, extra);
             }
         }
         Ok(())
@@ -330,6 +350,11 @@ impl Parts {
 
 /// [`Parts::normalized_at`] of the URL `url` (an abbreviated one if `www`).
 fn normalized(url: &[u8], www: bool, level: KeyLevel) -> Option<String> {
+    if matches!(level, KeyLevel::Whatwg | KeyLevel::Surt) {
+        let mut out = Vec::new();
+        return dedup::web_key_into(url, www, level, &mut out)
+            .then(|| String::from_utf8_lossy(&out).into_owned());
+    }
     match level.normalize_options() {
         None => Some(String::from_utf8_lossy(url).into_owned()),
         Some(opts) => dedup::normal_form(url, www, &opts).ok(),
@@ -367,6 +392,36 @@ struct Fields<'p> {
     path: Cow<'p, str>,
     query: Option<Cow<'p, str>>,
     fragment: Option<Cow<'p, str>>,
+    host_ascii: Option<String>,
+    domain: Option<String>,
+}
+
+/// The fields only some runs write: `normalized` (with `--normalize`) and
+/// `key` (when asked), each `Some(None)` for a JSON `null`.
+#[derive(Clone, Copy, Default)]
+struct Extra<'a> {
+    normalized: Option<&'a Option<String>>,
+    key: Option<&'a Option<String>>,
+}
+
+/// The `host_ascii` and `domain` fields of a host: its UTS #46 ASCII form
+/// (an IP literal in lower case) and, for a registered name, its
+/// registrable domain.
+pub fn host_keys(
+    host: Option<&[u8]>,
+    kind: Option<urlsift_uri::HostKind>,
+) -> (Option<String>, Option<String>) {
+    let Some(h) = host.filter(|h| !h.is_empty()) else {
+        return (None, None);
+    };
+    let ascii = urlsift_keys::host_ascii(h);
+    let domain = match (kind, &ascii) {
+        (Some(urlsift_uri::HostKind::RegName), Some(a)) => {
+            urlsift_keys::host::registrable_domain(a).map(str::to_owned)
+        }
+        _ => None,
+    };
+    (ascii, domain)
 }
 
 impl<'p> Fields<'p> {
@@ -384,7 +439,10 @@ impl<'p> Fields<'p> {
                 None => String::from_utf8_lossy(b),
             }
         };
+        let (host_ascii, domain) = host_keys(u.host(), u.host_kind());
         Fields {
+            host_ascii,
+            domain,
             url: piece(text.get(if www { 2 } else { 0 }..).unwrap_or_default()),
             valid: u.validate().is_ok(),
             scheme: u.scheme().map(piece),
@@ -463,7 +521,7 @@ fn json_raw(out: &mut Vec<u8>, key: &[u8], value: &[u8]) {
 fn write_json(
     rec: &Record<'_, '_>,
     f: &Fields<'_>,
-    normalized: Option<&Option<String>>,
+    extra: Extra<'_>,
     out: &mut Vec<u8>,
 ) -> io::Result<()> {
     let mut n = itoa::Buffer::new();
@@ -475,8 +533,11 @@ fn write_json(
     json_raw(out, b",\"end\":", n.format(rec.m.end).as_bytes());
     json_raw(out, b",\"line\":", n.format(rec.line).as_bytes());
     json_opt(out, b",\"url\":", Some(&f.url));
-    if let Some(v) = normalized {
+    if let Some(v) = extra.normalized {
         json_opt(out, b",\"normalized\":", v.as_deref());
+    }
+    if let Some(v) = extra.key {
+        json_opt(out, b",\"key\":", v.as_deref());
     }
     json_raw(out, b",\"style\":\"", rec.m.style.as_str().as_bytes());
     out.push(b'"');
@@ -499,6 +560,8 @@ fn write_json(
     json_opt(out, b",\"path\":", Some(&f.path));
     json_opt(out, b",\"query\":", f.query.as_deref());
     json_opt(out, b",\"fragment\":", f.fragment.as_deref());
+    json_opt(out, b",\"host_ascii\":", f.host_ascii.as_deref());
+    json_opt(out, b",\"domain\":", f.domain.as_deref());
     match rec.mail {
         Some(w) => {
             // The mail fields, flattened into this object: serde's `{...}`
@@ -564,9 +627,10 @@ fn csv_writer(tsv: bool) -> csv_core::Writer {
         .build()
 }
 
-/// Write the header row (with a `normalized` column if `normalize`).
-fn csv_header(mut row: CsvRow<'_>, normalize: bool) {
-    for h in header_fields(normalize) {
+/// Write the header row (with a `normalized` column if `normalize`, a
+/// `key` column if `key`).
+fn csv_header(mut row: CsvRow<'_>, normalize: bool, key: bool) {
+    for h in header_fields(normalize, key) {
         row.field(h);
     }
     row.end();
@@ -639,12 +703,7 @@ impl<'w> CsvRow<'w> {
 /// mail fields left out, the web fields always there (empty for a record
 /// that is not a web link: one fixed set of columns, whatever the input),
 /// `null` as an empty field.
-fn write_csv(
-    mut row: CsvRow<'_>,
-    rec: &Record<'_, '_>,
-    f: &Fields<'_>,
-    normalized: Option<&Option<String>>,
-) {
+fn write_csv(mut row: CsvRow<'_>, rec: &Record<'_, '_>, f: &Fields<'_>, extra: Extra<'_>) {
     let mut n = itoa::Buffer::new();
     let tf = |b: bool| if b { "true" } else { "false" };
     row.field(rec.file);
@@ -652,7 +711,10 @@ fn write_csv(
     row.field(n.format(rec.m.end));
     row.field(n.format(rec.line));
     row.field(&f.url);
-    if let Some(v) = normalized {
+    if let Some(v) = extra.normalized {
+        row.field(v.as_deref().unwrap_or(""));
+    }
+    if let Some(v) = extra.key {
         row.field(v.as_deref().unwrap_or(""));
     }
     row.field(rec.m.style.as_str());
@@ -667,6 +729,8 @@ fn write_csv(
     row.field(&f.path);
     row.field(f.query.as_deref().unwrap_or(""));
     row.field(f.fragment.as_deref().unwrap_or(""));
+    row.field(f.host_ascii.as_deref().unwrap_or(""));
+    row.field(f.domain.as_deref().unwrap_or(""));
     match rec.web {
         Some(w) => {
             row.field(w.found.as_deref().unwrap_or(""));
@@ -691,15 +755,17 @@ fn write_csv(
 }
 
 /// The CSV/TSV columns: the record's fields (with `normalized` if
-/// `normalize`), then the web fields, always.
-fn header_fields(normalize: bool) -> Vec<&'static str> {
+/// `normalize`, `key` if `key`), then the web fields, always.
+fn header_fields(normalize: bool, key: bool) -> Vec<&'static str> {
     use fields::Group;
-    let groups: &[Group] = if normalize {
-        &[Group::Record, Group::Normalized, Group::Web]
-    } else {
-        &[Group::Record, Group::Web]
-    };
-    fields::names(groups).collect()
+    let mut groups = vec![Group::Record, Group::Web];
+    if normalize {
+        groups.push(Group::Normalized);
+    }
+    if key {
+        groups.push(Group::Key);
+    }
+    fields::names(&groups).collect()
 }
 
 /// Write the CSV/TSV header row that `opts` asks for (nothing for other formats).
@@ -713,6 +779,7 @@ pub fn write_header(opts: &Options, out: &mut dyn Write) -> io::Result<()> {
     csv_header(
         CsvRow::new(&mut csv_writer(tsv), &mut buf, tsv),
         opts.normalize,
+        opts.key_field.is_some(),
     );
     out.write_all(&buf)
 }
@@ -739,6 +806,7 @@ pub fn count_key<'m>(
     Some(match by {
         None | Some(CountBy::Url) => dedup::key(&m.url, www, level),
         Some(CountBy::Host) => Cow::Owned(host_key(m)?),
+        Some(CountBy::Domain) => Cow::Owned(domain_key(m)?),
         Some(CountBy::Scheme) => Cow::Owned(match m.kind {
             Kind::Www => b"http".to_vec(),
             Kind::Uri => Parts::new(m)
@@ -758,6 +826,28 @@ pub fn host_key(m: &Match<'_>) -> Option<Vec<u8>> {
     Some(h.to_ascii_lowercase())
 }
 
+/// The registrable domain of `m`'s host (eTLD+1 by the Public Suffix List,
+/// in ASCII form), `None` when it has none (no host, an IP address, a
+/// public suffix, an invalid host).
+///
+/// ```
+/// let m = &urlsift_core::extract::extract("see http://NEWS.例子.测试/a".as_bytes())[0];
+/// assert_eq!(urlsift_printer::domain_key(m).unwrap(), b"xn--fsqu00a.xn--0zwm56d");
+/// ```
+pub fn domain_key(m: &Match<'_>) -> Option<Vec<u8>> {
+    let parts = Parts::new(m);
+    let u = parts.uri();
+    if u.host_kind() != Some(urlsift_uri::HostKind::RegName) {
+        return None;
+    }
+    let ascii = urlsift_keys::host_ascii(u.host()?)?;
+    Some(
+        urlsift_keys::host::registrable_domain(&ascii)?
+            .as_bytes()
+            .to_vec(),
+    )
+}
+
 /// Write one `--count-by` row: the count right-aligned in 7 columns, a
 /// space, the key (like `uniq -c`).
 pub fn write_count_row(out: &mut dyn Write, count: u64, key: &[u8]) -> io::Result<()> {
@@ -767,12 +857,13 @@ pub fn write_count_row(out: &mut dyn Write, count: u64, key: &[u8]) -> io::Resul
 }
 
 impl CountBy {
-    /// What is counted, as a JSON field name: `url`, `host` or `scheme`.
+    /// What is counted, as a JSON field name: `url`, `host`, `scheme` or `domain`.
     pub fn name(self) -> &'static str {
         match self {
             CountBy::Url => "url",
             CountBy::Host => "host",
             CountBy::Scheme => "scheme",
+            CountBy::Domain => "domain",
         }
     }
 }

@@ -73,9 +73,15 @@ pub const ROW_GROUP_ROWS: usize = 128 * 1024;
 pub fn schema(mail: bool) -> SchemaRef {
     use crate::fields::{Group, Type};
     let groups: &[Group] = if mail {
-        &[Group::Record, Group::Normalized, Group::Web, Group::Mail]
+        &[
+            Group::Record,
+            Group::Normalized,
+            Group::Key,
+            Group::Web,
+            Group::Mail,
+        ]
     } else {
-        &[Group::Record, Group::Normalized, Group::Web]
+        &[Group::Record, Group::Normalized, Group::Key, Group::Web]
     };
     let fields: Vec<Field> = crate::fields::fields(groups)
         .map(|f| {

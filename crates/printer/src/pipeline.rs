@@ -46,8 +46,8 @@ use std::path::PathBuf;
 
 use crate::dedup::{self, Counter, Offer, Unique, fingerprint};
 use crate::{
-    CountBy, Format, Formatter, Options, Record, count_key, host_key, write_count_row_as,
-    write_header,
+    CountBy, Format, Formatter, Options, Record, count_key, domain_key, host_key,
+    write_count_row_as, write_header,
 };
 use urlsift_core::extract::Kind;
 
@@ -59,6 +59,8 @@ pub enum ShardBy {
     Url,
     /// The URL's lower-cased host (URLs without one share a shard).
     Host,
+    /// The URL's registrable domain (URLs without one share a shard).
+    Domain,
 }
 
 /// A shard index from a fingerprint: the high 64 bits, reduced to `0..n`
@@ -319,6 +321,7 @@ impl Sink for Keyed {
             (1, _) => 0,
             (n, ShardBy::Url) => shard_of(url_fp, n),
             (n, ShardBy::Host) => shard_of(fingerprint(&host_key(m).unwrap_or_default()), n),
+            (n, ShardBy::Domain) => shard_of(fingerprint(&domain_key(m).unwrap_or_default()), n),
         };
         out.bytes.extend_from_slice(&(shard as u32).to_le_bytes());
         let key = key.map(|k| (k, self.level));

@@ -27,7 +27,8 @@ fn old_csv(rec: &Record<'_, '_>, normalize: Option<KeyLevel>, tsv: bool, header:
         })
         .from_writer(&mut out);
     if header {
-        w.write_record(header_fields(normalize.is_some())).unwrap();
+        w.write_record(header_fields(normalize.is_some(), false))
+            .unwrap();
     }
     w.write_record(csv_fields(rec, normalize, tsv)).unwrap();
     w.flush().unwrap();
@@ -45,6 +46,8 @@ fn check(rec: &Record<'_, '_>) {
         Some(KeyLevel::Syntax),
         Some(KeyLevel::Scheme),
         Some(KeyLevel::NoFragment),
+        Some(KeyLevel::Whatwg),
+        Some(KeyLevel::Surt),
     ] {
         for format in [Format::Json, Format::Csv, Format::Tsv] {
             let opts = Options {
@@ -289,6 +292,8 @@ struct Row<'a> {
     path: String,
     query: Option<String>,
     fragment: Option<String>,
+    host_ascii: Option<String>,
+    domain: Option<String>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     mail: Option<&'a urlsift_mail::MailWhere>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
@@ -298,7 +303,10 @@ struct Row<'a> {
 fn row<'a>(rec: &Record<'a, '_>, normalize: Option<KeyLevel>) -> Row<'a> {
     let parts = Parts::new(rec.m);
     let u = parts.uri();
+    let (host_ascii, domain) = host_keys(u.host(), u.host_kind());
     Row {
+        host_ascii,
+        domain,
         file: rec.file,
         start: rec.m.start,
         end: rec.m.end,
@@ -350,6 +358,8 @@ fn csv_fields(rec: &Record<'_, '_>, normalize: Option<KeyLevel>, tsv: bool) -> V
         r.path.clone(),
         o(&r.query),
         o(&r.fragment),
+        o(&r.host_ascii),
+        o(&r.domain),
     ]);
     // The web columns, always; empty for a record that is not a web link.
     let w = r.web.cloned().unwrap_or_default();

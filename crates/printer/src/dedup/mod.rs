@@ -4,11 +4,12 @@
 //!
 //! # Keys
 //!
-//! A URL's de-duplication key is its text at a [`KeyLevel`]: as found, or
+//! A URL's de-duplication key is its text at a [`KeyLevel`]: as found,
 //! normalized by RFC 3986 6.2.2 (syntax), 6.2.2 + 6.2.3 (scheme), or that and
-//! without the fragment. A URL that cannot be normalized (not valid enough)
-//! keys as found. An abbreviated `www.` URI is taken as `http://` at every
-//! level but `raw`.
+//! without the fragment; or the WHATWG URL Standard's serialization, or its
+//! SURT form (see `urlsift_keys`). A URL that has no key at a level (not
+//! valid enough) keys as found. An abbreviated `www.` URI is taken as
+//! `http://` at every level but `raw`.
 //!
 //! # Fingerprints
 //!
@@ -81,13 +82,22 @@ pub enum KeyLevel {
     Scheme,
     /// As `Scheme`, and without the fragment.
     NoFragment,
+    /// The WHATWG URL Standard's serialization (what browsers navigate to:
+    /// UTS #46 hosts in punycode, backslashes, default ports).
+    Whatwg,
+    /// SURT with the Internet Archive's default canonicalization (the key
+    /// of CDX indexes: `www.` dropped, query arguments sorted, session ids
+    /// dropped, no fragment).
+    Surt,
 }
 
 impl KeyLevel {
-    /// The normalization this level applies (`None` for [`KeyLevel::Raw`]).
+    /// The RFC 3986 normalization this level applies (`None` for
+    /// [`KeyLevel::Raw`] and the levels that are not RFC 3986 normal forms,
+    /// [`KeyLevel::Whatwg`] and [`KeyLevel::Surt`]).
     pub fn normalize_options(self) -> Option<NormalizeOptions> {
         match self {
-            KeyLevel::Raw => None,
+            KeyLevel::Raw | KeyLevel::Whatwg | KeyLevel::Surt => None,
             KeyLevel::Syntax => Some(NormalizeOptions {
                 scheme_based: false,
                 drop_fragment: false,
@@ -107,7 +117,62 @@ impl KeyLevel {
             KeyLevel::Syntax => "syntax",
             KeyLevel::Scheme => "scheme",
             KeyLevel::NoFragment => "no-fragment",
+            KeyLevel::Whatwg => "whatwg",
+            KeyLevel::Surt => "surt",
         }
+    }
+
+    /// The level of a command-line name (`raw`, `syntax`, `scheme`,
+    /// `no-fragment`, `whatwg`, `surt`).
+    ///
+    /// ```
+    /// use urlsift_printer::dedup::KeyLevel;
+    /// assert_eq!(KeyLevel::from_name("surt"), Some(KeyLevel::Surt));
+    /// assert_eq!(KeyLevel::from_name("SURT"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<KeyLevel> {
+        [
+            KeyLevel::Raw,
+            KeyLevel::Syntax,
+            KeyLevel::Scheme,
+            KeyLevel::NoFragment,
+            KeyLevel::Whatwg,
+            KeyLevel::Surt,
+        ]
+        .into_iter()
+        .find(|l| l.as_str() == name)
+    }
+}
+
+/// The key of `url` at [`KeyLevel::Whatwg`] or [`KeyLevel::Surt`], appended
+/// to `out` (an abbreviated `www.` URI is taken as `http://`). `false`, with
+/// nothing appended, when the URL has none (a WHATWG parse failure, a port
+/// out of range for SURT); `false` too for the other levels.
+///
+/// ```
+/// use urlsift_printer::dedup::{KeyLevel, web_key_into};
+/// let mut out = Vec::new();
+/// assert!(web_key_into("www.例子.测试/a?b=1&a=2#x".as_bytes(), true, KeyLevel::Surt, &mut out));
+/// assert_eq!(out, b"xn--0zwm56d,xn--fsqu00a)/a?a=2&b=1");
+/// out.clear();
+/// assert!(web_key_into(b"HTTP://xn--FSQU00A.xn--0zwm56d:80/a", false, KeyLevel::Whatwg, &mut out));
+/// assert_eq!(out, b"http://xn--fsqu00a.xn--0zwm56d/a");
+/// ```
+pub fn web_key_into(url: &[u8], www: bool, level: KeyLevel, out: &mut Vec<u8>) -> bool {
+    let prefixed;
+    let url = if www {
+        let mut t = Vec::with_capacity(url.len() + 7);
+        t.extend_from_slice(b"http://");
+        t.extend_from_slice(url);
+        prefixed = t;
+        &prefixed[..]
+    } else {
+        url
+    };
+    match level {
+        KeyLevel::Whatwg => urlsift_keys::whatwg_into(url, None, out),
+        KeyLevel::Surt => urlsift_keys::surt_into(url, out).is_ok(),
+        _ => false,
     }
 }
 
@@ -125,6 +190,14 @@ impl KeyLevel {
 /// assert_eq!(key(b"www.Example.com", true, KeyLevel::Scheme).as_ref(), b"http://www.example.com/");
 /// ```
 pub fn key(url: &[u8], www: bool, level: KeyLevel) -> Cow<'_, [u8]> {
+    if matches!(level, KeyLevel::Whatwg | KeyLevel::Surt) {
+        let mut out = Vec::new();
+        return if web_key_into(url, www, level, &mut out) {
+            Cow::Owned(out)
+        } else {
+            Cow::Borrowed(url)
+        };
+    }
     let Some(opts) = level.normalize_options() else {
         return Cow::Borrowed(url);
     };
@@ -143,13 +216,21 @@ pub fn key(url: &[u8], www: bool, level: KeyLevel) -> Cow<'_, [u8]> {
 /// use urlsift_printer::dedup::{KeyLevel, key, key_into};
 /// let mut buf = Vec::new();
 /// for u in [&b"HTTP://a.example:80/%7Euser#x"[..], b"not a url", b"www.A.org"] {
-///     for level in [KeyLevel::Raw, KeyLevel::Scheme, KeyLevel::NoFragment] {
+///     for level in [KeyLevel::Raw, KeyLevel::Scheme, KeyLevel::NoFragment, KeyLevel::Surt, KeyLevel::Whatwg] {
 ///         let www = u.starts_with(b"www.");
 ///         assert_eq!(key_into(u, www, level, &mut buf), &*key(u, www, level));
 ///     }
 /// }
 /// ```
 pub fn key_into<'a>(url: &'a [u8], www: bool, level: KeyLevel, buf: &'a mut Vec<u8>) -> &'a [u8] {
+    if matches!(level, KeyLevel::Whatwg | KeyLevel::Surt) {
+        buf.clear();
+        return if web_key_into(url, www, level, buf) {
+            buf
+        } else {
+            url
+        };
+    }
     let Some(opts) = level.normalize_options() else {
         return url;
     };
