@@ -12,7 +12,7 @@ use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 
 use crate::fields::{self, Column, FIELDS, Type};
-use crate::rows::{self, Value};
+use crate::rows::{self, Rows, Value};
 
 /// Rows per Arrow batch.
 pub const BATCH_ROWS: usize = 8192;
@@ -65,6 +65,13 @@ pub fn schema(mail: bool) -> SchemaRef {
         .map(|c| Field::new(c.field.name, data_type(c.field.ty, false), c.nullable))
         .collect();
     Arc::new(Schema::new(fields))
+}
+
+/// The builder of one column.
+enum Builder {
+    Text(StringBuilder),
+    Int(Int64Builder),
+    Bool(BooleanBuilder),
 }
 
 /// Rows in, Arrow batches out: the rows of
@@ -138,50 +145,55 @@ impl BatchDecoder {
         let rest = self.buf[self.whole..].to_vec();
         let buf = std::mem::replace(&mut self.buf, rest);
         let buf = &buf[..self.whole];
+        let n = self.rows;
         self.whole = 0;
         self.rows = 0;
-        let (offsets, n) = rows::value_offsets(buf)?;
-        let stride = FIELDS.len();
-        let mut arrays: Vec<ArrayRef> = Vec::with_capacity(self.columns.len());
-        for c in &self.columns {
-            let values =
-                (0..n).map(|r| rows::value_at(buf, offsets[r * stride + c.index], c.field.ty));
-            arrays.push(match c.field.ty {
-                Type::Text => {
-                    let mut b = StringBuilder::with_capacity(n, 0);
-                    for v in values {
-                        match v? {
-                            // Checked as UTF-8 by `value_offsets`.
-                            Value::Text(Some(s)) => b.append_value(String::from_utf8_lossy(s)),
-                            _ => b.append_null(),
-                        }
-                    }
-                    Arc::new(b.finish())
-                }
-                Type::U64 | Type::U32 => {
-                    let mut b = Int64Builder::with_capacity(n);
-                    for v in values {
-                        match v? {
-                            Value::Int(Some(v)) => {
-                                b.append_value(i64::try_from(v).unwrap_or(i64::MAX))
-                            }
-                            _ => b.append_null(),
-                        }
-                    }
-                    Arc::new(b.finish())
-                }
-                Type::Bool => {
-                    let mut b = BooleanBuilder::with_capacity(n);
-                    for v in values {
-                        match v? {
-                            Value::Bool(Some(v)) => b.append_value(v),
-                            _ => b.append_null(),
-                        }
-                    }
-                    Arc::new(b.finish())
-                }
+        // For each field of a row: the builder of its column, if it has one.
+        let mut slot = vec![None; FIELDS.len()];
+        let mut check = vec![false; FIELDS.len()];
+        let mut builders: Vec<Builder> = Vec::with_capacity(self.columns.len());
+        for (k, c) in self.columns.iter().enumerate() {
+            slot[c.index] = Some(k);
+            check[c.index] = true;
+            builders.push(match c.field.ty {
+                Type::Text => Builder::Text(StringBuilder::with_capacity(n, 0)),
+                Type::U64 | Type::U32 => Builder::Int(Int64Builder::with_capacity(n)),
+                Type::Bool => Builder::Bool(BooleanBuilder::with_capacity(n)),
             });
         }
+        // Row by row, in the order of the bytes.
+        for row in Rows::new(buf) {
+            for (f, v) in row?.values_checking(&check).enumerate() {
+                let v = v?;
+                let Some(k) = slot[f] else { continue };
+                match (&mut builders[k], v) {
+                    // Checked as UTF-8 on the way.
+                    (Builder::Text(b), Value::Text(v)) => {
+                        b.append_option(v.map(String::from_utf8_lossy))
+                    }
+                    (Builder::Int(b), Value::Int(v)) => {
+                        b.append_option(v.map(|v| i64::try_from(v).unwrap_or(i64::MAX)))
+                    }
+                    (Builder::Bool(b), Value::Bool(v)) => b.append_option(v),
+                    _ => {
+                        return Err(io::Error::new(
+                            io::ErrorKind::InvalidData,
+                            "a value of the wrong type",
+                        ));
+                    }
+                }
+            }
+        }
+        let arrays: Vec<ArrayRef> = builders
+            .into_iter()
+            .map(|b| -> ArrayRef {
+                match b {
+                    Builder::Text(mut b) => Arc::new(b.finish()),
+                    Builder::Int(mut b) => Arc::new(b.finish()),
+                    Builder::Bool(mut b) => Arc::new(b.finish()),
+                }
+            })
+            .collect();
         RecordBatch::try_new(self.schema.clone(), arrays).map_err(io::Error::other)
     }
 

@@ -71,8 +71,8 @@ pub enum Format {
     Tsv,
     /// The rows of `--format parquet`: every field of
     /// [`fields::FIELDS`], `normalized` null without `normalize`, in the
-    /// binary form of [`rows`] (for [`parquet::ParquetWriter`] and
-    /// [`arrow::BatchDecoder`]).
+    /// binary form of [`rows`] (for `parquet::ParquetWriter`, feature
+    /// `parquet`, and `arrow::BatchDecoder`, feature `arrow`).
     Rows,
 }
 

@@ -4,11 +4,12 @@
 //! [`Format::Rows`](crate::Format::Rows) (in pieces of any size) and writes
 //! them in row groups of [`ROW_GROUP_ROWS`] rows, each column encoded with
 //! the parquet crate's column writers (ZSTD-compressed; dictionary-encoded
-//! where that is smaller). Once a row group is full it is encoded on a pool
-//! of threads while the next one fills, its columns in parallel; the row
-//! groups go into the file in order, so the file is the same whatever the
-//! number of threads. Memory stays bounded: the row group that fills, and
-//! at most one more per encoding thread.
+//! where that is smaller). Each row group is encoded on a thread of its own
+//! as its rows come, a block of rows at a time, while the scan goes on; as
+//! many row groups are encoded at once as rayon's pool has threads (`-j`),
+//! and they go into the file in order, so the file is the same whatever the
+//! number of threads. Memory stays bounded: at most one row group's rows
+//! and encoded columns per encoding thread.
 //!
 //! The columns are [`fields::columns`]: `file`, `start`, `end`, `line`,
 //! `url`, `normalized` (null when the URL is not valid enough to
@@ -39,8 +40,8 @@
 
 use std::collections::VecDeque;
 use std::io::{self, Write};
-use std::sync::mpsc::{Receiver, sync_channel};
-use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 use bytes::Bytes;
 use parquet::basic::{Compression, LogicalType, Repetition, Type as Physical, ZstdLevel};
@@ -49,10 +50,9 @@ use parquet::data_type::ByteArray;
 use parquet::file::properties::{WriterProperties, WriterPropertiesPtr};
 use parquet::file::writer::{SerializedFileWriter, SerializedPageWriter, TrackedWrite};
 use parquet::schema::types::{SchemaDescPtr, SchemaDescriptor, Type as SchemaType, TypePtr};
-use rayon::prelude::*;
 
 use crate::fields::{self, Column, FIELDS, Type};
-use crate::rows::{self, Value};
+use crate::rows::{self, Rows, Value};
 
 /// Rows per Parquet row group.
 pub const ROW_GROUP_ROWS: usize = 128 * 1024;
@@ -60,9 +60,6 @@ pub const ROW_GROUP_ROWS: usize = 128 * 1024;
 /// A row group also ends once its rows hold this many bytes (so that a
 /// row group's rows stay addressable with 32-bit offsets).
 const ROW_GROUP_BYTES: usize = 1 << 30;
-
-/// Values handed to a column writer at once.
-const WRITE_BATCH: usize = 8192;
 
 fn err(e: impl std::error::Error + Send + Sync + 'static) -> io::Error {
     io::Error::other(e)
@@ -115,166 +112,160 @@ struct Layout {
 /// One encoded column chunk: its bytes and what closing its writer said.
 type Chunk = (Bytes, ColumnCloseResult);
 
-/// The encoding threads, shared by every writer of the process, and the
-/// row groups they may hold at once.
-struct Encoders {
-    pool: rayon::ThreadPool,
-    busy: Mutex<usize>,
-    freed: Condvar,
-    limit: usize,
+/// Rows handed to a row group's encoder at once.
+const BLOCK_ROWS: usize = 1024;
+
+/// The values of one column for one block of rows, and their definition
+/// levels (1: a value, 0: null).
+struct Values {
+    vals: Vals,
+    defs: Vec<i16>,
+    column: Column,
 }
 
-impl Encoders {
-    /// The encoders, as many threads as the current rayon pool has; `None`
-    /// with one thread (row groups are then encoded where they fill).
-    fn get() -> Option<&'static Encoders> {
-        static ENCODERS: OnceLock<Option<Encoders>> = OnceLock::new();
-        ENCODERS
-            .get_or_init(|| {
-                let n = rayon::current_num_threads();
-                if n <= 1 {
-                    return None;
-                }
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(n)
-                    .thread_name(|i| format!("urlsift-parquet-{i}"))
-                    .build()
-                    .ok()?;
-                Some(Encoders {
-                    pool,
-                    busy: Mutex::new(0),
-                    freed: Condvar::new(),
-                    limit: n,
-                })
-            })
-            .as_ref()
-    }
+enum Vals {
+    Text(Vec<ByteArray>),
+    Int(Vec<i64>),
+    Bool(Vec<bool>),
+}
 
-    /// Wait for room for one more row group.
-    fn acquire(&self) {
-        let mut busy = self.busy.lock().unwrap_or_else(|p| p.into_inner());
-        while *busy >= self.limit {
-            busy = self.freed.wait(busy).unwrap_or_else(|p| p.into_inner());
+impl Values {
+    fn new(column: Column) -> Self {
+        let n = BLOCK_ROWS;
+        let vals = match column.field.ty {
+            Type::Text => Vals::Text(Vec::with_capacity(n)),
+            Type::U64 | Type::U32 => Vals::Int(Vec::with_capacity(n)),
+            Type::Bool => Vals::Bool(Vec::with_capacity(n)),
+        };
+        Values {
+            vals,
+            defs: Vec::with_capacity(n),
+            column,
         }
-        *busy += 1;
     }
 
-    fn release(&self) {
-        let mut busy = self.busy.lock().unwrap_or_else(|p| p.into_inner());
-        *busy = busy.saturating_sub(1);
-        self.freed.notify_one();
+    /// Add `v` (text borrowed from `block`).
+    fn push(&mut self, v: Value<'_>, block: &Bytes) -> io::Result<()> {
+        let some = match (&mut self.vals, v) {
+            (Vals::Text(t), Value::Text(v)) => {
+                v.map(|s| t.push(ByteArray::from(block.slice_ref(s))))
+            }
+            // Counts and offsets: never past i64::MAX.
+            (Vals::Int(t), Value::Int(v)) => {
+                v.map(|n| t.push(i64::try_from(n).unwrap_or(i64::MAX)))
+            }
+            (Vals::Bool(t), Value::Bool(v)) => v.map(|b| t.push(b)),
+            _ => {
+                return Err(invalid(format!(
+                    "a value of the wrong type in column {}",
+                    self.column.field.name
+                )));
+            }
+        };
+        if some.is_none() && !self.column.nullable {
+            return Err(invalid(format!(
+                "a null in column {}, which has none",
+                self.column.field.name
+            )));
+        }
+        self.defs.push(i16::from(some.is_some()));
+        Ok(())
+    }
+
+    /// Hand the values to `w` and start the next block.
+    fn write(&mut self, w: &mut ColumnWriter<'_>) -> io::Result<()> {
+        let defs = self.column.nullable.then_some(&self.defs[..]);
+        let r = match (&mut self.vals, w) {
+            (Vals::Text(v), ColumnWriter::ByteArrayColumnWriter(w)) => {
+                let r = w.write_batch(v, defs, None);
+                v.clear();
+                r
+            }
+            (Vals::Int(v), ColumnWriter::Int64ColumnWriter(w)) => {
+                let r = w.write_batch(v, defs, None);
+                v.clear();
+                r
+            }
+            (Vals::Bool(v), ColumnWriter::BoolColumnWriter(w)) => {
+                let r = w.write_batch(v, defs, None);
+                v.clear();
+                r
+            }
+            _ => {
+                return Err(invalid(format!(
+                    "column {}: not its writer",
+                    self.column.field.name
+                )));
+            }
+        };
+        self.defs.clear();
+        r.map(|_| ()).map_err(err)
     }
 }
 
-/// Encode the rows of `buf` (whole rows) as one row group's column chunks,
-/// the columns in parallel on the current rayon pool when `parallel`.
-fn encode(buf: Vec<u8>, layout: &Layout, parallel: bool) -> io::Result<Vec<Chunk>> {
-    let (offsets, n) = rows::value_offsets(&buf)?;
-    let buf = Bytes::from(buf);
-    let one = |(i, c): (usize, &Column)| encode_column(&buf, &offsets, n, c, i, layout);
-    if parallel {
-        layout.columns.par_iter().enumerate().map(one).collect()
-    } else {
-        layout.columns.iter().enumerate().map(one).collect()
-    }
+fn invalid(what: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, format!("parquet: {what}"))
 }
 
-/// Encode column `col` (the `i`th of the file) of the `n` rows of `buf`,
-/// whose values start at `offsets` ([`FIELDS`]`.len()` per row).
-fn encode_column(
-    buf: &Bytes,
-    offsets: &[u32],
-    n: usize,
-    col: &Column,
-    i: usize,
+/// Encode one row group, its rows given in `blocks` (whole rows, each
+/// block its own buffer: its values are slices of it) as they come; returns
+/// its column chunks.
+fn encode_group(
+    blocks: impl IntoIterator<Item = Bytes>,
     layout: &Layout,
-) -> io::Result<Chunk> {
-    let stride = FIELDS.len();
-    let at = |r: usize| offsets[r * stride + col.index];
-    let wrong = || {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!(
-                "parquet: a value of the wrong type in column {}",
-                col.field.name
-            ),
-        )
-    };
-    let null = || {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!(
-                "parquet: a null in column {}, which has none",
-                col.field.name
-            ),
-        )
-    };
-    let mut sink = TrackedWrite::new(Vec::new());
-    let close = {
-        let pages = Box::new(SerializedPageWriter::new(&mut sink));
-        let mut w = get_column_writer(layout.descr.column(i), layout.props.clone(), pages);
-        let mut defs: Vec<i16> = Vec::with_capacity(WRITE_BATCH);
-        for start in (0..n).step_by(WRITE_BATCH) {
-            let end = (start + WRITE_BATCH).min(n);
-            defs.clear();
-            let defined = |defs: &mut Vec<i16>, some: bool| -> io::Result<()> {
-                if !some && !col.nullable {
-                    return Err(null());
+) -> io::Result<Vec<Chunk>> {
+    let cols = &layout.columns;
+    // For each field of a row: the slot of its column, if it has one.
+    let mut slot = vec![None; FIELDS.len()];
+    let mut check = vec![false; FIELDS.len()];
+    for (k, c) in cols.iter().enumerate() {
+        slot[c.index] = Some(k);
+        check[c.index] = true;
+    }
+    let mut values: Vec<Values> = cols.iter().map(|&c| Values::new(c)).collect();
+    let mut sinks: Vec<TrackedWrite<Vec<u8>>> =
+        cols.iter().map(|_| TrackedWrite::new(Vec::new())).collect();
+    let mut writers: Vec<ColumnWriter<'_>> = sinks
+        .iter_mut()
+        .enumerate()
+        .map(|(i, sink)| {
+            let pages = Box::new(SerializedPageWriter::new(sink));
+            get_column_writer(layout.descr.column(i), layout.props.clone(), pages)
+        })
+        .collect();
+    for block in blocks {
+        for row in Rows::new(&block) {
+            for (f, v) in row?.values_checking(&check).enumerate() {
+                if let Some(k) = slot[f] {
+                    values[k].push(v?, &block)?;
+                } else {
+                    v?;
                 }
-                defs.push(i16::from(some));
-                Ok(())
-            };
-            let wrote = match &mut w {
-                ColumnWriter::ByteArrayColumnWriter(t) => {
-                    let mut vals = Vec::with_capacity(end - start);
-                    for r in start..end {
-                        let Value::Text(v) = rows::value_at(buf, at(r), col.field.ty)? else {
-                            return Err(wrong());
-                        };
-                        defined(&mut defs, v.is_some())?;
-                        if let Some(s) = v {
-                            vals.push(ByteArray::from(buf.slice_ref(s)));
-                        }
-                    }
-                    t.write_batch(&vals, col.nullable.then_some(&defs[..]), None)
-                }
-                ColumnWriter::Int64ColumnWriter(t) => {
-                    let mut vals = Vec::with_capacity(end - start);
-                    for r in start..end {
-                        let Value::Int(v) = rows::value_at(buf, at(r), col.field.ty)? else {
-                            return Err(wrong());
-                        };
-                        defined(&mut defs, v.is_some())?;
-                        if let Some(v) = v {
-                            // Counts and offsets: never past i64::MAX.
-                            vals.push(i64::try_from(v).unwrap_or(i64::MAX));
-                        }
-                    }
-                    t.write_batch(&vals, col.nullable.then_some(&defs[..]), None)
-                }
-                ColumnWriter::BoolColumnWriter(t) => {
-                    let mut vals = Vec::with_capacity(end - start);
-                    for r in start..end {
-                        let Value::Bool(v) = rows::value_at(buf, at(r), col.field.ty)? else {
-                            return Err(wrong());
-                        };
-                        defined(&mut defs, v.is_some())?;
-                        vals.extend(v);
-                    }
-                    t.write_batch(&vals, col.nullable.then_some(&defs[..]), None)
-                }
-                _ => return Err(wrong()),
-            };
-            wrote.map_err(err)?;
+            }
         }
-        w.close().map_err(err)?
-    };
-    let bytes = sink.into_inner().map_err(err)?;
-    Ok((Bytes::from(bytes), close))
+        for (v, w) in values.iter_mut().zip(writers.iter_mut()) {
+            v.write(w)?;
+        }
+    }
+    let closes = writers
+        .into_iter()
+        .map(|w| w.close().map_err(err))
+        .collect::<io::Result<Vec<_>>>()?;
+    let mut out = Vec::with_capacity(cols.len());
+    for (sink, close) in sinks.into_iter().zip(closes) {
+        let bytes = sink.into_inner().map_err(err)?;
+        out.push((Bytes::from(bytes), close));
+    }
+    Ok(out)
 }
 
 /// A row group being encoded: its chunks, when they are ready.
 type Pending = Receiver<io::Result<Vec<Chunk>>>;
+
+/// The row group that fills, on an encoding thread: where its blocks go.
+struct Filling {
+    blocks: SyncSender<Bytes>,
+}
 
 /// Rows in, Parquet out (see the module docs). Call
 /// [`ParquetWriter::close`] at the end: it writes the last row group and
@@ -282,13 +273,21 @@ type Pending = Receiver<io::Result<Vec<Chunk>>>;
 pub struct ParquetWriter<W: Write + Send> {
     writer: SerializedFileWriter<W>,
     layout: Arc<Layout>,
-    /// The row group that fills: whole rows, then the start of the next.
+    /// Rows per row group.
+    group_rows: usize,
+    /// Whole rows not yet handed on, then the start of the next.
     buf: Vec<u8>,
     /// The end of the whole rows in `buf`, and how many there are.
     whole: usize,
     rows: usize,
-    /// Row groups sent to the encoders, in file order.
+    /// Rows of the row group that fills, and their bytes.
+    group: usize,
+    group_bytes: usize,
+    filling: Option<Filling>,
+    /// Row groups being encoded, in file order (the filling one last), and
+    /// how many may be.
     pending: VecDeque<Pending>,
+    limit: Option<usize>,
 }
 
 impl<W: Write + Send> ParquetWriter<W> {
@@ -309,53 +308,112 @@ impl<W: Write + Send> ParquetWriter<W> {
                 descr,
                 props,
             }),
+            group_rows: ROW_GROUP_ROWS,
             buf: Vec::new(),
             whole: 0,
             rows: 0,
+            group: 0,
+            group_bytes: 0,
+            filling: None,
             pending: VecDeque::new(),
+            limit: None,
         })
     }
 
-    /// The whole rows of `buf` as a row group (on the encoders when there
-    /// are any), the rest kept for the next one.
-    fn cut(&mut self) -> io::Result<()> {
+    /// Row groups of `rows` rows (at least 1) instead of
+    /// [`ROW_GROUP_ROWS`].
+    ///
+    /// ```
+    /// use urlsift_printer::parquet::ParquetWriter;
+    /// let w = ParquetWriter::new(Vec::new(), false).unwrap().with_row_group_rows(1000);
+    /// assert_eq!(w.close().unwrap(), 0);
+    /// ```
+    pub fn with_row_group_rows(mut self, rows: usize) -> Self {
+        self.group_rows = rows.max(1);
+        self
+    }
+
+    /// The whole rows of `buf` as a block, the rest kept.
+    fn take_block(&mut self) -> Bytes {
         let mut rest = Vec::with_capacity(self.buf.capacity());
         rest.extend_from_slice(&self.buf[self.whole..]);
-        let mut group = std::mem::replace(&mut self.buf, rest);
-        group.truncate(self.whole);
+        let mut block = std::mem::replace(&mut self.buf, rest);
+        block.truncate(self.whole);
+        self.group += self.rows;
+        self.group_bytes += self.whole;
         self.whole = 0;
         self.rows = 0;
-        let Some(enc) = Encoders::get() else {
-            let chunks = encode(group, &self.layout, false)?;
-            return self.put(chunks);
-        };
-        // At most one row group per encoding thread waits here, the oldest
-        // written first.
-        while self.pending.len() >= enc.limit {
-            self.write_oldest()?;
+        Bytes::from(block)
+    }
+
+    /// Hand the whole rows of `buf` to the row group that fills (started on
+    /// an encoding thread if it is not), and end that row group if it is
+    /// full or `last`.
+    fn hand_on(&mut self, last: bool) -> io::Result<()> {
+        if self.rows > 0 {
+            if self.filling.is_none() {
+                self.start_group()?;
+            }
+            let block = self.take_block();
+            let sent = match &self.filling {
+                Some(f) => f.blocks.send(block).is_ok(),
+                None => false,
+            };
+            if !sent {
+                // The encoder ended early: its error says why.
+                self.filling = None;
+                while !self.pending.is_empty() {
+                    self.write_oldest()?;
+                }
+                return Err(io::Error::other("parquet: an encoding thread ended"));
+            }
         }
-        enc.acquire();
-        let (tx, rx) = sync_channel(1);
-        let layout = self.layout.clone();
-        enc.pool.spawn(move || {
-            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                encode(group, &layout, true)
-            }))
-            .unwrap_or_else(|p| {
-                Err(io::Error::other(format!(
-                    "parquet: encoding a row group failed: {}",
-                    urlsift_core::diag::panic_message(p.as_ref())
-                )))
-            });
-            let _ = tx.send(r);
-            enc.release();
-        });
-        self.pending.push_back(rx);
+        if last || self.group >= self.group_rows || self.group_bytes >= ROW_GROUP_BYTES {
+            // Its encoder finishes once it has every block.
+            self.filling = None;
+            self.group = 0;
+            self.group_bytes = 0;
+        }
         // Whatever is ready goes out now.
         while let Some(Ok(r)) = self.pending.front().map(Receiver::try_recv) {
             self.pending.pop_front();
             self.put(r?)?;
         }
+        Ok(())
+    }
+
+    /// A row group's encoder, on a thread of its own: it encodes the rows
+    /// as they come, so it waits for the scan, which a thread of a rayon
+    /// pool must not do. As many row groups as rayon's pool has threads
+    /// (`-j`) are encoded at once, the oldest written out first.
+    fn start_group(&mut self) -> io::Result<()> {
+        let limit = *self
+            .limit
+            .get_or_insert_with(|| rayon::current_num_threads().max(1));
+        while self.pending.len() >= limit {
+            self.write_oldest()?;
+        }
+        // Room for a whole row group's blocks: the scan never waits for the
+        // encoder of a row group it has finished.
+        let (tx, blocks) = sync_channel(self.group_rows.div_ceil(BLOCK_ROWS) + 1);
+        let (done_tx, done) = sync_channel(1);
+        let layout = self.layout.clone();
+        std::thread::Builder::new()
+            .name("urlsift-parquet".into())
+            .spawn(move || {
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    encode_group(blocks, &layout)
+                }))
+                .unwrap_or_else(|p| {
+                    Err(io::Error::other(format!(
+                        "parquet: encoding a row group failed: {}",
+                        urlsift_core::diag::panic_message(p.as_ref())
+                    )))
+                });
+                let _ = done_tx.send(r);
+            })?;
+        self.pending.push_back(done);
+        self.filling = Some(Filling { blocks: tx });
         Ok(())
     }
 
@@ -381,22 +439,22 @@ impl<W: Write + Send> ParquetWriter<W> {
 
     /// Write what is left and the footer; returns the number of rows.
     pub fn close(mut self) -> io::Result<u64> {
-        while !self.pending.is_empty() {
-            self.write_oldest()?;
-        }
         if self.whole != self.buf.len() {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
                 "parquet: the last row is cut short",
             ));
         }
-        if self.rows > 0 {
-            let group = std::mem::take(&mut self.buf);
-            let chunks = match Encoders::get() {
-                Some(enc) => enc.pool.install(|| encode(group, &self.layout, true)),
-                None => encode(group, &self.layout, false),
-            }?;
+        if self.filling.is_none() && self.pending.is_empty() && self.rows > 0 {
+            // Fewer rows than a block: encoded here.
+            let block = self.take_block();
+            let chunks = encode_group([block], &self.layout)?;
             self.put(chunks)?;
+        } else {
+            self.hand_on(true)?;
+        }
+        while !self.pending.is_empty() {
+            self.write_oldest()?;
         }
         let meta = self.writer.close().map_err(err)?;
         Ok(meta.file_metadata().num_rows().max(0) as u64)
@@ -412,8 +470,11 @@ impl<W: Write + Send> Write for ParquetWriter<W> {
             }
             self.whole += n;
             self.rows += 1;
-            if self.rows >= ROW_GROUP_ROWS || self.whole >= ROW_GROUP_BYTES {
-                self.cut()?;
+            if self.rows >= BLOCK_ROWS
+                || self.group + self.rows >= self.group_rows
+                || self.group_bytes + self.whole >= ROW_GROUP_BYTES
+            {
+                self.hand_on(false)?;
             }
         }
         Ok(buf.len())
@@ -421,5 +482,91 @@ impl<W: Write + Send> Write for ParquetWriter<W> {
 
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
+    }
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Format, Formatter, Options, Record};
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use parquet::record::Field;
+
+    /// The rows of `n` URLs, `line` counting up.
+    fn rows(n: usize) -> Vec<u8> {
+        let text: String = (0..n)
+            .map(|i| format!("http://h{}.example/{i} ", i % 7))
+            .collect();
+        let mut f = Formatter::new(&Options {
+            format: Format::Rows,
+            normalize: true,
+            ..Options::default()
+        });
+        let mut out = Vec::new();
+        for (i, m) in urlsift_core::extract::extract(text.as_bytes())
+            .iter()
+            .enumerate()
+        {
+            let rec = Record {
+                file: "f",
+                line: i as u64 + 1,
+                m,
+                mail: None,
+                web: None,
+            };
+            f.format(&rec, &mut out).unwrap();
+        }
+        out
+    }
+
+    fn write(rows: &[u8], piece: usize) -> io::Result<Vec<u8>> {
+        let mut file = Vec::new();
+        let mut w = ParquetWriter::new(&mut file, false)?.with_row_group_rows(1000);
+        for p in rows.chunks(piece) {
+            w.write_all(p)?;
+        }
+        assert_eq!(w.close()?, 5500);
+        Ok(file)
+    }
+
+    #[test]
+    fn rows_in_any_pieces_make_one_file_of_row_groups_in_order() {
+        let rows = rows(5500);
+        let whole = write(&rows, rows.len()).unwrap();
+        for piece in [1, 7, 1013] {
+            assert!(write(&rows, piece).unwrap() == whole, "pieces of {piece}");
+        }
+        let r = SerializedFileReader::new(bytes::Bytes::from(whole)).unwrap();
+        assert_eq!(r.metadata().num_row_groups(), 6);
+        let lines: Vec<i64> = r
+            .get_row_iter(None)
+            .unwrap()
+            .map(
+                |row| match row.unwrap().get_column_iter().nth(3).unwrap().1 {
+                    Field::Long(n) => *n,
+                    f => panic!("{f:?}"),
+                },
+            )
+            .collect();
+        assert_eq!(lines, (1..=5500).collect::<Vec<i64>>());
+    }
+
+    #[test]
+    fn bytes_that_are_not_rows_fail() {
+        let mut w = ParquetWriter::new(Vec::new(), false).unwrap();
+        assert!(w.write_all(b"\xff\xff\xff\xffnot a row").is_err());
+        let mut w = ParquetWriter::new(Vec::new(), false)
+            .unwrap()
+            .with_row_group_rows(2);
+        let mut bad = rows(3);
+        // The first value's length made 255: the row's values no longer
+        // fit it, and its row group fails to encode.
+        bad[4] = 0xff;
+        let e = w.write_all(&bad).and_then(|()| w.close().map(|_| ()));
+        assert_eq!(e.unwrap_err().kind(), io::ErrorKind::InvalidData);
+        // A row cut short.
+        let rows = rows(3);
+        let mut w = ParquetWriter::new(Vec::new(), false).unwrap();
+        w.write_all(&rows[..rows.len() - 1]).unwrap();
+        assert!(w.close().is_err());
     }
 }

@@ -197,6 +197,17 @@ impl<'a> Row<'a> {
             body: self.body,
             next: 0,
             failed: false,
+            check: None,
+        }
+    }
+
+    /// [`Row::values`], checking the text of field `i` as UTF-8 only where
+    /// `check[i]` (the other values' lengths and tags only): for a caller
+    /// that keeps some of the fields.
+    pub(crate) fn values_checking(&self, check: &'a [bool]) -> Values<'a> {
+        Values {
+            check: Some(check),
+            ..self.values()
         }
     }
 }
@@ -206,6 +217,7 @@ pub struct Values<'a> {
     body: &'a [u8],
     next: usize,
     failed: bool,
+    check: Option<&'a [bool]>,
 }
 
 impl<'a> Values<'a> {
@@ -265,49 +277,14 @@ impl<'a> Iterator for Values<'a> {
             self.failed = true;
             return Some(Err(bad("bytes after the last field")));
         };
+        let check = self
+            .check
+            .is_none_or(|c| c.get(self.next).copied().unwrap_or(true));
         self.next += 1;
-        let v = self.value(f.ty, true);
+        let v = self.value(f.ty, check);
         self.failed = v.is_err();
         Some(v)
     }
-}
-
-/// Where each value of each row of `buf` (whole rows) starts, as offsets
-/// in `buf`, [`FIELDS`]`.len()` per row; checks every value on the way.
-/// Returns the offsets and the number of rows.
-pub(crate) fn value_offsets(buf: &[u8]) -> io::Result<(Vec<u32>, usize)> {
-    if u32::try_from(buf.len()).is_err() {
-        return Err(bad("more than 4 GiB of rows at once"));
-    }
-    let mut offsets = Vec::new();
-    let mut rows = 0;
-    for row in Rows::new(buf) {
-        let row = row?;
-        let mut values = row.values();
-        let base = row.body.as_ptr() as usize - buf.as_ptr() as usize;
-        for _ in 0..FIELDS.len() {
-            offsets.push((base + row.body.len() - values.body.len()) as u32);
-            values
-                .next()
-                .unwrap_or_else(|| Err(bad("too few fields")))?;
-        }
-        if let Some(Err(e)) = values.next() {
-            return Err(e);
-        }
-        rows += 1;
-    }
-    Ok((offsets, rows))
-}
-
-/// The value of type `ty` at `at` in `buf` (an offset from
-/// [`value_offsets`], so checked: its text is not checked again).
-pub(crate) fn value_at(buf: &[u8], at: u32, ty: Type) -> io::Result<Value<'_>> {
-    let mut v = Values {
-        body: buf.get(at as usize..).unwrap_or_default(),
-        next: 0,
-        failed: false,
-    };
-    v.value(ty, false)
 }
 
 #[cfg(test)]
@@ -335,15 +312,17 @@ mod tests {
         for r in 0..3u8 {
             row(&mut buf, |i, _| (i as u8 + r) % 4).unwrap();
         }
-        let (offsets, n) = value_offsets(&buf).unwrap();
-        assert_eq!((n, offsets.len()), (3, 3 * FIELDS.len()));
+        assert_eq!(Rows::new(&buf).count(), 3);
+        let no = vec![false; FIELDS.len()];
         for (r, row) in Rows::new(&buf).enumerate() {
-            let values: Vec<Value> = row.unwrap().values().collect::<io::Result<_>>().unwrap();
+            let row = row.unwrap();
+            let values: Vec<Value> = row.values().collect::<io::Result<_>>().unwrap();
+            let unchecked: Vec<Value> =
+                row.values_checking(&no).collect::<io::Result<_>>().unwrap();
+            assert_eq!(values, unchecked);
             assert_eq!(values.len(), FIELDS.len());
             for (i, v) in values.iter().enumerate() {
                 let k = (i as u8 + r as u8) % 4;
-                let at = offsets[r * FIELDS.len() + i];
-                assert_eq!(value_at(&buf, at, FIELDS[i].ty).unwrap(), *v);
                 let s = "é".repeat(k as usize);
                 let want = match FIELDS[i].ty {
                     Type::Text => Value::Text((k > 0).then_some(s.as_bytes())),
@@ -370,21 +349,33 @@ mod tests {
         assert_eq!(buf, b"kept");
     }
 
+    /// Every row of `buf` and every value: the first error, if any.
+    fn check_all(buf: &[u8]) -> io::Result<usize> {
+        let mut n = 0;
+        for row in Rows::new(buf) {
+            for v in row?.values() {
+                v?;
+            }
+            n += 1;
+        }
+        Ok(n)
+    }
+
     #[test]
     fn bytes_that_are_not_rows_are_errors() {
         let mut good = Vec::new();
         row(&mut good, |i, _| i as u8 % 3).unwrap();
-        assert!(value_offsets(&good).is_ok());
+        assert_eq!(check_all(&good).unwrap(), 1);
         // Every cut, and every byte changed, is an error or still a row:
         // never a panic.
         for cut in 0..good.len() {
-            assert!(value_offsets(&good[..cut]).is_err() || cut == 0);
+            assert!(check_all(&good[..cut]).is_err() || cut == 0);
         }
         for at in 0..good.len() {
             for b in [0u8, 3, 0x7f, 0xff] {
                 let mut bad = good.clone();
                 bad[at] = b;
-                let _ = value_offsets(&bad);
+                let _ = check_all(&bad);
                 for r in Rows::new(&bad).flatten() {
                     let _ = r.values().count();
                 }
@@ -395,7 +386,18 @@ mod tests {
         let n = u32::from_le_bytes(long[..4].try_into().unwrap()) + 1;
         long[..4].copy_from_slice(&n.to_le_bytes());
         long.push(0);
-        assert!(value_offsets(&long).is_err());
-        assert!(value_offsets(b"\x01\x00\x00\x00").is_err());
+        assert!(check_all(&long).is_err());
+        assert!(check_all(b"\x01\x00\x00\x00").is_err());
+        // Text that is not UTF-8, checked only where asked.
+        let mut latin = Vec::new();
+        row(&mut latin, |i, _| u8::from(i == 0)).unwrap();
+        let at = latin.windows(2).position(|w| w == "é".as_bytes()).unwrap();
+        latin[at] = 0xe9;
+        latin[at + 1] = b' ';
+        assert!(check_all(&latin).is_err());
+        let r = Rows::new(&latin).next().unwrap().unwrap();
+        let mut skip = vec![true; FIELDS.len()];
+        skip[0] = false;
+        assert!(r.values_checking(&skip).all(|v| v.is_ok()));
     }
 }
