@@ -99,7 +99,10 @@ enum Builder {
 pub struct BatchDecoder {
     schema: SchemaRef,
     columns: Vec<Column>,
+    /// Rows taken, whole rows not yet taken (from `start` to `whole`,
+    /// `rows` of them), then the start of the next.
     buf: Vec<u8>,
+    start: usize,
     whole: usize,
     rows: usize,
 }
@@ -112,6 +115,7 @@ impl BatchDecoder {
             schema: schema(mail),
             columns: fields::columns(mail).collect(),
             buf: Vec::new(),
+            start: 0,
             whole: 0,
             rows: 0,
         })
@@ -126,6 +130,10 @@ impl BatchDecoder {
         buf: &[u8],
         mut full: impl FnMut(RecordBatch) -> io::Result<()>,
     ) -> io::Result<()> {
+        // What was taken goes: the rest is less than a batch and a row.
+        self.buf.drain(..self.start);
+        self.whole -= self.start;
+        self.start = 0;
         self.buf.extend_from_slice(buf);
         while let Some(n) = rows::row_len(&self.buf[self.whole..])? {
             if self.whole + n > self.buf.len() {
@@ -142,12 +150,8 @@ impl BatchDecoder {
 
     /// The whole rows so far as a batch, the rest kept.
     fn batch(&mut self) -> io::Result<RecordBatch> {
-        let rest = self.buf[self.whole..].to_vec();
-        let buf = std::mem::replace(&mut self.buf, rest);
-        let buf = &buf[..self.whole];
+        let buf = &self.buf[self.start..self.whole];
         let n = self.rows;
-        self.whole = 0;
-        self.rows = 0;
         // For each field of a row: the builder of its column, if it has one.
         let mut slot = vec![None; FIELDS.len()];
         let mut check = vec![false; FIELDS.len()];
@@ -184,6 +188,8 @@ impl BatchDecoder {
                 }
             }
         }
+        self.start = self.whole;
+        self.rows = 0;
         let arrays: Vec<ArrayRef> = builders
             .into_iter()
             .map(|b| -> ArrayRef {

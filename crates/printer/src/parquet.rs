@@ -275,9 +275,10 @@ pub struct ParquetWriter<W: Write + Send> {
     layout: Arc<Layout>,
     /// Rows per row group.
     group_rows: usize,
-    /// Whole rows not yet handed on, then the start of the next.
+    /// Rows handed on, whole rows not yet handed on (from `start` to
+    /// `whole`, `rows` of them), then the start of the next.
     buf: Vec<u8>,
-    /// The end of the whole rows in `buf`, and how many there are.
+    start: usize,
     whole: usize,
     rows: usize,
     /// Rows of the row group that fills, and their bytes.
@@ -310,6 +311,7 @@ impl<W: Write + Send> ParquetWriter<W> {
             }),
             group_rows: ROW_GROUP_ROWS,
             buf: Vec::new(),
+            start: 0,
             whole: 0,
             rows: 0,
             group: 0,
@@ -335,15 +337,12 @@ impl<W: Write + Send> ParquetWriter<W> {
 
     /// The whole rows of `buf` as a block, the rest kept.
     fn take_block(&mut self) -> Bytes {
-        let mut rest = Vec::with_capacity(self.buf.capacity());
-        rest.extend_from_slice(&self.buf[self.whole..]);
-        let mut block = std::mem::replace(&mut self.buf, rest);
-        block.truncate(self.whole);
+        let block = Bytes::copy_from_slice(&self.buf[self.start..self.whole]);
         self.group += self.rows;
-        self.group_bytes += self.whole;
-        self.whole = 0;
+        self.group_bytes += block.len();
+        self.start = self.whole;
         self.rows = 0;
-        Bytes::from(block)
+        block
     }
 
     /// Hand the whole rows of `buf` to the row group that fills (started on
@@ -463,6 +462,10 @@ impl<W: Write + Send> ParquetWriter<W> {
 
 impl<W: Write + Send> Write for ParquetWriter<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        // What was taken goes: the rest is less than a block and a row.
+        self.buf.drain(..self.start);
+        self.whole -= self.start;
+        self.start = 0;
         self.buf.extend_from_slice(buf);
         while let Some(n) = rows::row_len(&self.buf[self.whole..])? {
             if self.whole + n > self.buf.len() {
@@ -472,7 +475,7 @@ impl<W: Write + Send> Write for ParquetWriter<W> {
             self.rows += 1;
             if self.rows >= BLOCK_ROWS
                 || self.group + self.rows >= self.group_rows
-                || self.group_bytes + self.whole >= ROW_GROUP_BYTES
+                || self.group_bytes + (self.whole - self.start) >= ROW_GROUP_BYTES
             {
                 self.hand_on(false)?;
             }
