@@ -112,8 +112,11 @@ struct Layout {
 /// One encoded column chunk: its bytes and what closing its writer said.
 type Chunk = (Bytes, ColumnCloseResult);
 
-/// Rows handed to a row group's encoder at once.
+/// Rows handed to a row group's encoders at once.
 const BLOCK_ROWS: usize = 1024;
+
+/// The most threads one row group's columns are split over.
+pub const MAX_LANES: usize = 4;
 
 /// The values of one column for one block of rows, and their definition
 /// levels (1: a value, 0: null).
@@ -213,8 +216,10 @@ fn invalid(what: String) -> io::Error {
 fn encode_group(
     blocks: impl IntoIterator<Item = Bytes>,
     layout: &Layout,
-) -> io::Result<Vec<Chunk>> {
-    let cols = &layout.columns;
+    mine: impl Fn(usize) -> bool,
+) -> io::Result<Vec<(usize, Chunk)>> {
+    let ids: Vec<usize> = (0..layout.columns.len()).filter(|&i| mine(i)).collect();
+    let cols: Vec<Column> = ids.iter().map(|&i| layout.columns[i]).collect();
     // For each field of a row: the slot of its column, if it has one.
     let mut slot = vec![None; FIELDS.len()];
     let mut check = vec![false; FIELDS.len()];
@@ -227,13 +232,20 @@ fn encode_group(
         cols.iter().map(|_| TrackedWrite::new(Vec::new())).collect();
     let mut writers: Vec<ColumnWriter<'_>> = sinks
         .iter_mut()
-        .enumerate()
-        .map(|(i, sink)| {
+        .zip(&ids)
+        .map(|(sink, &i)| {
             let pages = Box::new(SerializedPageWriter::new(sink));
             get_column_writer(layout.descr.column(i), layout.props.clone(), pages)
         })
         .collect();
-    for block in blocks {
+    for shared in blocks {
+        // Its values are slices of the block: a lane that shares it with
+        // others takes its own copy, so that no two threads count
+        // references to one buffer value by value.
+        let block = match shared.try_into_mut() {
+            Ok(only) => only.freeze(),
+            Err(shared) => Bytes::copy_from_slice(&shared),
+        };
         for row in Rows::new(&block) {
             for (f, v) in row?.values_checking(&check).enumerate() {
                 if let Some(k) = slot[f] {
@@ -252,19 +264,48 @@ fn encode_group(
         .map(|w| w.close().map_err(err))
         .collect::<io::Result<Vec<_>>>()?;
     let mut out = Vec::with_capacity(cols.len());
-    for (sink, close) in sinks.into_iter().zip(closes) {
+    for ((sink, close), i) in sinks.into_iter().zip(closes).zip(ids) {
         let bytes = sink.into_inner().map_err(err)?;
-        out.push((Bytes::from(bytes), close));
+        out.push((i, (Bytes::from(bytes), close)));
     }
     Ok(out)
 }
 
-/// A row group being encoded: its chunks, when they are ready.
-type Pending = Receiver<io::Result<Vec<Chunk>>>;
+/// A row group being encoded: its lanes' chunks, when they are ready.
+struct Pending {
+    done: Receiver<io::Result<Vec<(usize, Chunk)>>>,
+    lanes: usize,
+    /// The chunks of the lanes that are done, and how many are.
+    chunks: Vec<(usize, Chunk)>,
+    finished: usize,
+}
 
-/// The row group that fills, on an encoding thread: where its blocks go.
+impl Pending {
+    /// Take one lane's result, waiting for it if `wait`; true once every
+    /// lane is done.
+    fn poll(&mut self, wait: bool) -> io::Result<bool> {
+        while self.finished < self.lanes {
+            let r = if wait {
+                self.done.recv().ok()
+            } else {
+                match self.done.try_recv() {
+                    Ok(r) => Some(r),
+                    Err(std::sync::mpsc::TryRecvError::Empty) => return Ok(false),
+                    Err(std::sync::mpsc::TryRecvError::Disconnected) => None,
+                }
+            };
+            let r = r.ok_or_else(|| io::Error::other("parquet: an encoding thread ended"))?;
+            self.chunks.extend(r?);
+            self.finished += 1;
+        }
+        Ok(true)
+    }
+}
+
+/// The row group that fills, on its encoding threads: where its blocks go,
+/// one channel per lane (a lane encodes some of the columns).
 struct Filling {
-    blocks: SyncSender<Bytes>,
+    lanes: Vec<SyncSender<Bytes>>,
 }
 
 /// Rows in, Parquet out (see the module docs). Call
@@ -355,7 +396,7 @@ impl<W: Write + Send> ParquetWriter<W> {
             }
             let block = self.take_block();
             let sent = match &self.filling {
-                Some(f) => f.blocks.send(block).is_ok(),
+                Some(f) => f.lanes.iter().all(|l| l.send(block.clone()).is_ok()),
                 None => false,
             };
             if !sent {
@@ -374,56 +415,73 @@ impl<W: Write + Send> ParquetWriter<W> {
             self.group_bytes = 0;
         }
         // Whatever is ready goes out now.
-        while let Some(Ok(r)) = self.pending.front().map(Receiver::try_recv) {
-            self.pending.pop_front();
-            self.put(r?)?;
-        }
-        Ok(())
-    }
-
-    /// A row group's encoder, on a thread of its own: it encodes the rows
-    /// as they come, so it waits for the scan, which a thread of a rayon
-    /// pool must not do. As many row groups as rayon's pool has threads
-    /// (`-j`) are encoded at once, the oldest written out first.
-    fn start_group(&mut self) -> io::Result<()> {
-        let limit = *self
-            .limit
-            .get_or_insert_with(|| rayon::current_num_threads().max(1));
-        while self.pending.len() >= limit {
+        while let Some(p) = self.pending.front_mut() {
+            if !p.poll(false)? {
+                break;
+            }
             self.write_oldest()?;
         }
-        // Room for a whole row group's blocks: the scan never waits for the
-        // encoder of a row group it has finished.
-        let (tx, blocks) = sync_channel(self.group_rows.div_ceil(BLOCK_ROWS) + 1);
-        let (done_tx, done) = sync_channel(1);
-        let layout = self.layout.clone();
-        std::thread::Builder::new()
-            .name("urlsift-parquet".into())
-            .spawn(move || {
-                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    encode_group(blocks, &layout)
-                }))
-                .unwrap_or_else(|p| {
-                    Err(io::Error::other(format!(
-                        "parquet: encoding a row group failed: {}",
-                        urlsift_core::diag::panic_message(p.as_ref())
-                    )))
-                });
-                let _ = done_tx.send(r);
-            })?;
-        self.pending.push_back(done);
-        self.filling = Some(Filling { blocks: tx });
         Ok(())
     }
 
-    fn write_oldest(&mut self) -> io::Result<()> {
-        if let Some(rx) = self.pending.pop_front() {
-            let r = rx
-                .recv()
-                .map_err(|_| io::Error::other("parquet: an encoding thread ended"))?;
-            self.put(r?)?;
+    /// A row group's encoders: its columns split over as many lanes as
+    /// rayon's pool has threads (`-j`, at most [`MAX_LANES`]), each on a
+    /// thread of its own, that encode the rows as they come (so they wait
+    /// for the scan, which a thread of a rayon pool must not do). Row
+    /// groups are written out in order.
+    fn start_group(&mut self) -> io::Result<()> {
+        let threads = *self
+            .limit
+            .get_or_insert_with(|| rayon::current_num_threads().max(1));
+        let lanes = threads.clamp(1, MAX_LANES);
+        // Row groups at once: one lane per thread, and one more row group
+        // that fills while the others finish.
+        while self.pending.len() > threads / lanes {
+            self.write_oldest()?;
         }
+        // Room for a whole row group's results and blocks: the scan never
+        // waits for the encoders of a row group it has finished.
+        let (done_tx, done) = sync_channel(lanes);
+        let mut senders = Vec::with_capacity(lanes);
+        for lane in 0..lanes {
+            let (tx, blocks) = sync_channel(self.group_rows.div_ceil(BLOCK_ROWS) + 1);
+            senders.push(tx);
+            let layout = self.layout.clone();
+            let done_tx = done_tx.clone();
+            std::thread::Builder::new()
+                .name("urlsift-parquet".into())
+                .spawn(move || {
+                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        encode_group(blocks, &layout, |i| i % lanes == lane)
+                    }))
+                    .unwrap_or_else(|p| {
+                        Err(io::Error::other(format!(
+                            "parquet: encoding a row group failed: {}",
+                            urlsift_core::diag::panic_message(p.as_ref())
+                        )))
+                    });
+                    let _ = done_tx.send(r);
+                })?;
+        }
+        self.pending.push_back(Pending {
+            done,
+            lanes,
+            chunks: Vec::new(),
+            finished: 0,
+        });
+        self.filling = Some(Filling { lanes: senders });
         Ok(())
+    }
+
+    /// Wait for the oldest row group's lanes and write it.
+    fn write_oldest(&mut self) -> io::Result<()> {
+        let Some(mut p) = self.pending.pop_front() else {
+            return Ok(());
+        };
+        p.poll(true)?;
+        let mut chunks = p.chunks;
+        chunks.sort_by_key(|(i, _)| *i);
+        self.put(chunks.into_iter().map(|(_, c)| c).collect())
     }
 
     /// Write one encoded row group.
@@ -447,8 +505,8 @@ impl<W: Write + Send> ParquetWriter<W> {
         if self.filling.is_none() && self.pending.is_empty() && self.rows > 0 {
             // Fewer rows than a block: encoded here.
             let block = self.take_block();
-            let chunks = encode_group([block], &self.layout)?;
-            self.put(chunks)?;
+            let chunks = encode_group([block], &self.layout, |_| true)?;
+            self.put(chunks.into_iter().map(|(_, c)| c).collect())?;
         } else {
             self.hand_on(true)?;
         }
