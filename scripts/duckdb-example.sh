@@ -83,6 +83,12 @@ FROM urls WHERE host IS NOT NULL AND host <> ''
 GROUP BY 1 ORDER BY urls DESC, host LIMIT 5""")
 
 ok = True
+# Offsets and counts are signed 64-bit: DuckDB's (and Spark's) bigint.
+types = dict(con.execute("SELECT column_name, column_type FROM (DESCRIBE urls)").fetchall())
+for c in ("start", "end", "line", "warc_offset"):
+    if types.get(c) != "BIGINT":
+        print(f"MISMATCH: column {c} is {types.get(c)}, not BIGINT")
+        ok = False
 if got_distinct != want_distinct:
     print(f"MISMATCH: duckdb distinct {got_distinct}, urlsift --unique {want_distinct}")
     ok = False

@@ -196,8 +196,9 @@ fn scan(args: &ScanArgs) -> u8 {
     let opts = Options {
         format: match args.format {
             FormatArg::Text => Format::Text,
-            // Parquet rows are the JSON objects, decoded (see output::parquet).
-            FormatArg::Json | FormatArg::Parquet => Format::Json,
+            FormatArg::Json => Format::Json,
+            // Rows that the Parquet writer encodes column by column.
+            FormatArg::Parquet => Format::Rows,
             FormatArg::Csv => Format::Csv,
             FormatArg::Tsv => Format::Tsv,
         },

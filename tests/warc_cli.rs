@@ -265,30 +265,29 @@ fn warc_cli_csv_tsv_and_parquet_carry_the_web_columns() {
 
 #[cfg(feature = "parquet")]
 fn parquet_web_cols(path: &str) -> WebCols {
-    use arrow_array::{Array, StringArray, UInt64Array};
-    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-    let file = std::fs::File::open(path).unwrap();
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use parquet::record::Field;
+    let reader = SerializedFileReader::new(std::fs::File::open(path).unwrap()).unwrap();
     let mut got = Vec::new();
-    for batch in ParquetRecordBatchReaderBuilder::try_new(file)
-        .unwrap()
-        .build()
-        .unwrap()
-    {
-        let b = batch.unwrap();
-        let text = |n: &str| {
-            let c = b.column_by_name(n).unwrap();
-            let c = c.as_any().downcast_ref::<StringArray>().unwrap();
-            (0..c.len())
-                .map(|i| (!c.is_null(i)).then(|| c.value(i).to_string()))
-                .collect::<Vec<_>>()
+    for row in reader.get_row_iter(None).unwrap() {
+        let row = row.unwrap();
+        let col = |n: &str| {
+            row.get_column_iter()
+                .find(|(name, _)| name.as_str() == n)
+                .map(|(_, f)| f.clone())
+                .unwrap()
         };
-        let off = b.column_by_name("warc_offset").unwrap();
-        let off = off.as_any().downcast_ref::<UInt64Array>().unwrap();
-        let (s, t) = (text("source"), text("warc_target_uri"));
-        for i in 0..b.num_rows() {
-            let o = (!off.is_null(i)).then(|| off.value(i));
-            got.push((s[i].clone(), t[i].clone(), o));
-        }
+        let text = |n: &str| match col(n) {
+            Field::Str(s) => Some(s),
+            Field::Null => None,
+            f => panic!("{n}: {f:?}"),
+        };
+        let off = match col("warc_offset") {
+            Field::Long(o) => Some(u64::try_from(o).unwrap()),
+            Field::Null => None,
+            f => panic!("warc_offset: {f:?}"),
+        };
+        got.push((text("source"), text("warc_target_uri"), off));
     }
     got
 }

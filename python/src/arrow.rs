@@ -78,24 +78,24 @@ fn strings(v: Vec<Option<String>>, large: bool) -> PyResult<ArrayRef> {
 }
 
 fn batch(c: Columns, large: bool) -> PyResult<RecordBatch> {
-    let s = if large {
-        DataType::LargeUtf8
-    } else {
-        DataType::Utf8
+    // The CLI's Parquet types, from the one definition of the fields.
+    let field = |name: &str, nullable: bool| {
+        engine::record_field(name, nullable, large)
+            .ok_or_else(|| PyValueError::new_err(format!("no field {name}")))
     };
     let mut fields = vec![
-        Field::new("row", DataType::Int64, false),
-        Field::new("start", DataType::Int64, false),
-        Field::new("end", DataType::Int64, false),
-        Field::new("url", s.clone(), false),
-        Field::new("normalized", s.clone(), true),
-        Field::new("host", s.clone(), true),
-        Field::new("host_ascii", s.clone(), true),
-        Field::new("domain", s.clone(), true),
+        Field::new("row", engine::int_type(), false),
+        field("start", false)?,
+        field("end", false)?,
+        field("url", false)?,
+        field("normalized", true)?,
+        field("host", true)?,
+        field("host_ascii", true)?,
+        field("domain", true)?,
     ];
     let keyed = c.key_level.is_some();
     if keyed {
-        fields.push(Field::new("key", s, true));
+        fields.push(field("key", true)?);
     }
     let schema = Schema::new(fields);
     let mut cols: Vec<ArrayRef> = vec![

@@ -18,9 +18,12 @@
 //! - Output never depends on the thread count ([`urlsift_core::parallel`]'s
 //!   invariant); one thread runs on the caller's thread for plain text.
 //! - `scan_files` ([`FileScan`]) is `--format parquet`: the CLI's own
-//!   pipeline ([`run::run_to_within`]) with the CLI's options, its JSON
-//!   Lines decoded by the printer's [`BatchDecoder`] into the Parquet
-//!   schema, each worker scanning in a rayon pool of its own.
+//!   pipeline ([`run::run_to_within`]) with the CLI's options, its rows
+//!   (the ones the Parquet writer encodes) turned by the printer's
+//!   [`BatchDecoder`] into Arrow batches of the Parquet schema, each worker
+//!   scanning in a rayon pool of its own.
+//! - Every Arrow table has the types of that one schema ([`record_field`]):
+//!   signed 64-bit integers, UTF-8 text.
 //! - No panic leaves this file: each entry point runs under
 //!   [`std::panic::catch_unwind`] and turns a panic into [`Error::Internal`].
 
@@ -40,8 +43,8 @@ use urlsift_core::extract::{Extractor, Match};
 use urlsift_core::parallel::{self, LineCounter};
 use urlsift_mail::{self as mail, MailWhere};
 use urlsift_printer::WebWhere;
+use urlsift_printer::arrow::BatchDecoder;
 use urlsift_printer::dedup::KeyLevel;
-use urlsift_printer::parquet::BatchDecoder;
 use urlsift_printer::{Format, Options, Parts};
 use urlsift_search::input::{self, Source};
 use urlsift_search::run;
@@ -799,7 +802,7 @@ pub fn scan_rows(
 #[derive(Debug)]
 pub enum FileItem {
     /// Rows of the CLI's Parquet schema (at most
-    /// [`urlsift_printer::parquet::BATCH_ROWS`]).
+    /// [`urlsift_printer::arrow::BATCH_ROWS`]).
     Batch(RecordBatch),
     /// An input failed (the batches before it hold every row of the inputs
     /// before it); the run goes on with the next input.
@@ -854,7 +857,19 @@ pub struct FileOptions {
 
 /// The Arrow schema of [`FileScan`]'s batches: the CLI's Parquet schema.
 pub fn file_schema(mail: bool) -> SchemaRef {
-    urlsift_printer::parquet::schema(mail)
+    urlsift_printer::arrow::schema(mail)
+}
+
+/// The Arrow field of the record field `name` (`start`, `url`, ...) as the
+/// CLI's Parquet schema types it (text `LargeUtf8` if `large`), nullable as
+/// `nullable`; `None` for a name that is not a field.
+pub fn record_field(name: &str, nullable: bool, large: bool) -> Option<arrow_schema::Field> {
+    urlsift_printer::arrow::field(name, nullable, large)
+}
+
+/// The Arrow type of integers in every table: the Parquet schema's.
+pub fn int_type() -> arrow_schema::DataType {
+    urlsift_printer::arrow::data_type(urlsift_printer::fields::Type::U64, false)
 }
 
 /// The state shared by the run's output and error writers (both used on
@@ -942,7 +957,7 @@ impl Feed {
     }
 }
 
-/// The run's output: JSON Lines, decoded into batches as they come.
+/// The run's output: rows, decoded into batches as they come.
 struct JsonOut<'a>(&'a RefCell<Feed>);
 
 impl Write for JsonOut<'_> {
@@ -1006,10 +1021,10 @@ fn file_run(paths: Vec<PathBuf>, opts: FileOptions, threads: Threads, tx: SyncSe
     let ran = catch_unwind(AssertUnwindSafe(move || -> io::Result<Option<String>> {
         let sources = sources(&paths);
         let mail = urlsift_mail::MailRun::default();
-        // The options of `urlsift --format parquet`: JSON objects with
-        // the normal form, decoded into the Parquet schema.
+        // The options of `urlsift --format parquet`: its rows, with the
+        // normal form, decoded into the Parquet schema.
         let out_opts = Options {
-            format: Format::Json,
+            format: Format::Rows,
             normalize: true,
             dedup_key: KeyLevel::Scheme,
             key_field: opts.key,

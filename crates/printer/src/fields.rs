@@ -112,3 +112,48 @@ pub fn fields(groups: &[Group]) -> impl Iterator<Item = &'static Field> + '_ {
 pub fn names(groups: &[Group]) -> impl Iterator<Item = &'static str> + '_ {
     fields(groups).map(|f| f.name)
 }
+
+/// One column of a table of records (Parquet, Arrow): a field, its index in
+/// [`FIELDS`], and whether the column may hold nulls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Column {
+    /// The field.
+    pub field: &'static Field,
+    /// Its index in [`FIELDS`] (and in a row of [`crate::rows`]).
+    pub index: usize,
+    /// Whether the column may hold nulls: a nullable field, or one that not
+    /// every record has.
+    pub nullable: bool,
+}
+
+/// The columns of a table of records, the one schema of `--format parquet`
+/// and of the Python package's Arrow batches: the record's fields,
+/// `normalized`, `key` (null unless a key is asked for), with `mail` the
+/// `--mail` fields, and the web fields
+/// (always: null for a record that is not a web link, so that tables made
+/// from text and from web archives can be merged), in [`FIELDS`] order.
+///
+/// ```
+/// use urlsift_printer::fields::columns;
+/// let c: Vec<_> = columns(false).collect();
+/// assert_eq!((c[1].field.name, c[1].nullable), ("start", false));
+/// assert_eq!((c[5].field.name, c[5].nullable), ("normalized", true));
+/// assert!(!c.iter().any(|c| c.field.name == "message_id"));
+/// assert!(columns(true).any(|c| c.field.name == "message_id"));
+/// ```
+pub fn columns(mail: bool) -> impl Iterator<Item = Column> {
+    let groups: &'static [Group] = if mail {
+        &[Group::Record, Group::Normalized, Group::Key, Group::Web, Group::Mail]
+    } else {
+        &[Group::Record, Group::Normalized, Group::Key, Group::Web]
+    };
+    FIELDS
+        .iter()
+        .enumerate()
+        .filter(move |(_, f)| groups.contains(&f.group))
+        .map(|(index, field)| Column {
+            field,
+            index,
+            nullable: field.nullable || field.group != Group::Record,
+        })
+}

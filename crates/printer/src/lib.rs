@@ -33,11 +33,14 @@ use urlsift_core::extract::{Kind, Match};
 use urlsift_uri::UriRef;
 
 #[cfg(feature = "arrow")]
+pub mod arrow;
+#[cfg(feature = "parquet")]
 pub mod parquet;
 
 pub mod dedup;
 pub mod fields;
 pub mod pipeline;
+pub mod rows;
 
 pub use pipeline::{Sink, Writer};
 
@@ -66,6 +69,11 @@ pub enum Format {
     Csv,
     /// Tab-separated values with a header row: the columns of CSV.
     Tsv,
+    /// The rows of `--format parquet`: every field of
+    /// [`fields::FIELDS`], `normalized` null without `normalize`, in the
+    /// binary form of [`rows`] (for `parquet::ParquetWriter`, feature
+    /// `parquet`, and `arrow::BatchDecoder`, feature `arrow`).
+    Rows,
 }
 
 /// What to aggregate instead of listing every URL.
@@ -293,6 +301,14 @@ impl Formatter {
                     key: keyed.as_ref(),
                 };
                 write_csv(CsvRow::new(w, out, tsv), rec, &fields, extra);
+            }
+            Format::Rows => {
+                let normalized = o.normalize.then(|| normal_at(rec.m, level)).flatten();
+                let key = o.key_field.and_then(|l| normal_at(rec.m, l));
+                let www = rec.m.kind == Kind::Www;
+                let text = split_text(rec.m, &mut self.partbuf);
+                let extra = [normalized.as_deref(), key.as_deref()];
+                write_row(rec, &Fields::new(text, www), extra, out)?;
             }
         }
         Ok(())
@@ -752,6 +768,60 @@ fn write_csv(mut row: CsvRow<'_>, rec: &Record<'_, '_>, f: &Fields<'_>, extra: E
         }
     }
     row.end();
+}
+
+/// Append the row of `rec` ([`Format::Rows`]): every field of
+/// [`fields::FIELDS`], in order, one line per field (a field added there is
+/// a line here). The mail fields are null for a record not from mail, the
+/// web fields for one not from a web page, as in JSON.
+fn write_row(
+    rec: &Record<'_, '_>,
+    f: &Fields<'_>,
+    [normalized, key]: [Option<&str>; 2],
+    out: &mut Vec<u8>,
+) -> io::Result<()> {
+    let mut r = rows::RowWriter::new(out);
+    r.text(Some(rec.file));
+    r.int(Some(rec.m.start as u64));
+    r.int(Some(rec.m.end as u64));
+    r.int(Some(rec.line));
+    r.text(Some(&f.url));
+    r.text(normalized);
+    r.text(key);
+    r.text(Some(rec.m.style.as_str()));
+    r.text(Some(rec.m.kind.as_str()));
+    r.bool(Some(f.valid));
+    r.bool(Some(rec.m.ambiguous));
+    r.text(f.scheme.as_deref());
+    r.text(f.userinfo.as_deref());
+    r.text(f.host.as_deref());
+    r.text(f.host_kind);
+    r.text(f.port.as_deref());
+    r.text(Some(&f.path));
+    r.text(f.query.as_deref());
+    r.text(f.fragment.as_deref());
+    r.text(f.host_ascii.as_deref());
+    r.text(f.domain.as_deref());
+    let mail = rec.mail;
+    r.int(mail.map(|m| m.message));
+    r.text(mail.and_then(|m| m.message_id.as_deref()));
+    r.int(mail.map(|m| m.message_offset));
+    r.int(mail.map(|m| u64::from(m.part)));
+    r.text(mail.map(|m| m.content_type.as_str()));
+    r.int(mail.map(|m| m.part_offset));
+    r.int(mail.map(|m| m.part_start));
+    r.int(mail.map(|m| m.part_line));
+    // JSON has the web fields only for a record not from mail.
+    let web = rec.web.filter(|_| mail.is_none());
+    r.text(web.and_then(|w| w.found.as_deref()));
+    r.text(web.map(|w| w.source));
+    r.text(web.and_then(|w| w.source_name.as_deref()));
+    r.text(web.and_then(|w| w.warc_target_uri.as_deref()));
+    r.text(web.and_then(|w| w.warc_record_id.as_deref()));
+    r.text(web.and_then(|w| w.warc_date.as_deref()));
+    r.text(web.and_then(|w| w.warc_type.as_deref()));
+    r.int(web.and_then(|w| w.warc_offset));
+    r.end()
 }
 
 /// The CSV/TSV columns: the record's fields (with `normalized` if

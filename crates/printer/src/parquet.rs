@@ -1,225 +1,543 @@
-//! `--format parquet`: the JSON Lines records, written as Parquet.
+//! `--format parquet`: the records as Parquet, encoded column by column.
 //!
-//! A [`ParquetWriter`] is an [`io::Write`] that takes the JSON Lines output
-//! (the same objects `--format json --normalize` prints) in pieces of any
-//! size, decodes them with arrow-json into batches of [`BATCH_ROWS`] rows,
-//! and writes those as the scan streams, in row groups of at most
-//! [`ROW_GROUP_ROWS`] rows (ZSTD-compressed; strings dictionary-encoded).
-//! Memory stays bounded: at most one row group is buffered. DuckDB, Spark,
+//! A [`ParquetWriter`] is an [`io::Write`] that takes the rows of
+//! [`Format::Rows`](crate::Format::Rows) (in pieces of any size) and writes
+//! them in row groups of [`ROW_GROUP_ROWS`] rows, each column encoded with
+//! the parquet crate's column writers (ZSTD-compressed; dictionary-encoded
+//! where that is smaller). Each row group is encoded on a thread of its own
+//! as its rows come, a block of rows at a time, while the scan goes on; as
+//! many row groups are encoded at once as rayon's pool has threads (`-j`),
+//! and they go into the file in order, so the file is the same whatever the
+//! number of threads. Memory stays bounded: at most one row group's rows
+//! and encoded columns per encoding thread.
+//!
+//! The columns are [`fields::columns`]: `file`, `start`, `end`, `line`,
+//! `url`, `normalized` (null when the URL is not valid enough to
+//! normalize), `style`, `kind`, `valid`, `ambiguous`, then the components
+//! `scheme`, `userinfo`, `host`, `host_kind`, `port`, `path`, `query`,
+//! `fragment` (null when absent), with `--mail` the mail fields, and always
+//! the web fields (null for a URL that is not a web link). Text is UTF-8
+//! (`STRING`), every integer a signed 64-bit `INT64` (Spark's and DuckDB's
+//! `bigint`), `valid` and `ambiguous` `BOOLEAN`. DuckDB, Spark,
 //! pandas/pyarrow and Polars read the files directly.
-//!
-//! [`BatchDecoder`] is the decoding half alone: with the `arrow` feature
-//! (without the parquet crate), this module has [`schema`] and it, for
-//! callers that want the Arrow batches themselves (the Python package).
-//!
-//! The columns ([`schema`]): `file`, `start`, `end`, `line`, `url`,
-//! `normalized` (null when the URL is not valid enough to normalize),
-//! `style`, `kind`, `valid`, `ambiguous`, then the components `scheme`,
-//! `userinfo`, `host`, `host_kind`, `port`, `path`, `query`, `fragment`
-//! (null when absent), with `--mail` `message`, `message_id`,
-//! `message_offset`, `part`, `content_type`, `part_offset`, `part_start`,
-//! `part_line`, and always the web fields `found`, `source`,
-//! `source_name`, `warc_target_uri`, `warc_record_id`, `warc_date`,
-//! `warc_type`, `warc_offset` (null for a URL that is not a web link: one
-//! schema, so files made from text and from web archives can be merged).
 //!
 //! ```
 //! use std::io::Write;
 //! use urlsift_printer::parquet::ParquetWriter;
-//! let mut file = Vec::new();
-//! {
-//!     let mut w = ParquetWriter::new(&mut file, false).unwrap();
-//!     w.write_all(br#"{"file":"a.txt","start":0,"end":16,"line":1,"url":"http://a.example","#).unwrap();
-//!     w.write_all(br#""normalized":"http://a.example/","style":"bare","kind":"uri","valid":true,"#).unwrap();
-//!     w.write_all(br#""ambiguous":false,"scheme":"http","host":"a.example","path":""}"#).unwrap();
-//!     w.write_all(b"\n").unwrap();
-//!     w.close().unwrap();
+//! use urlsift_printer::{Format, Formatter, Options, Record};
+//! let opts = Options { format: Format::Rows, normalize: true, ..Options::default() };
+//! let mut rows = Vec::new();
+//! let mut f = Formatter::new(&opts);
+//! for m in urlsift_core::find(b"see http://a.example/ and http://b.example/") {
+//!     f.format(&Record { file: "a.txt", line: 1, m: &m, mail: None, web: None }, &mut rows).unwrap();
 //! }
+//! let mut file = Vec::new();
+//! let mut w = ParquetWriter::new(&mut file, false).unwrap();
+//! w.write_all(&rows).unwrap();
+//! assert_eq!(w.close().unwrap(), 2);
 //! assert_eq!(&file[..4], b"PAR1");
 //! ```
 
-use std::io;
-#[cfg(feature = "parquet")]
-use std::io::Write;
+use std::collections::VecDeque;
+use std::io::{self, Write};
 use std::sync::Arc;
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
-use arrow_array::RecordBatch;
-use arrow_json::reader::{Decoder, ReaderBuilder};
-use arrow_schema::{DataType, Field, Schema, SchemaRef};
-#[cfg(feature = "parquet")]
-use parquet::arrow::ArrowWriter;
-#[cfg(feature = "parquet")]
-use parquet::basic::{Compression, ZstdLevel};
-#[cfg(feature = "parquet")]
-use parquet::file::properties::WriterProperties;
+use bytes::Bytes;
+use parquet::basic::{Compression, LogicalType, Repetition, Type as Physical, ZstdLevel};
+use parquet::column::writer::{ColumnCloseResult, ColumnWriter, get_column_writer};
+use parquet::data_type::ByteArray;
+use parquet::file::properties::{WriterProperties, WriterPropertiesPtr};
+use parquet::file::writer::{SerializedFileWriter, SerializedPageWriter, TrackedWrite};
+use parquet::schema::types::{SchemaDescPtr, SchemaDescriptor, Type as SchemaType, TypePtr};
 
-/// Rows decoded from JSON per Arrow batch.
-pub const BATCH_ROWS: usize = 8192;
+use crate::fields::{self, Column, FIELDS, Type};
+use crate::rows::{self, Rows, Value};
 
 /// Rows per Parquet row group.
 pub const ROW_GROUP_ROWS: usize = 128 * 1024;
 
-/// The Arrow schema of the rows: the record's fields, `normalized`, the
-/// web fields (always: null for a record that is not a web link), and with
-/// `mail` the `--mail` columns, in [`FIELDS`](crate::fields::FIELDS) order.
-///
-/// ```
-/// let s = urlsift_printer::parquet::schema(false);
-/// assert_eq!(s.field(5).name(), "normalized");
-/// assert_eq!(s.fields().last().unwrap().name(), "warc_offset");
-/// assert!(s.field_with_name("message_id").is_err());
-/// assert!(urlsift_printer::parquet::schema(true).field_with_name("message_id").is_ok());
-/// ```
-pub fn schema(mail: bool) -> SchemaRef {
-    use crate::fields::{Group, Type};
-    let groups: &[Group] = if mail {
-        &[
-            Group::Record,
-            Group::Normalized,
-            Group::Key,
-            Group::Web,
-            Group::Mail,
-        ]
-    } else {
-        &[Group::Record, Group::Normalized, Group::Key, Group::Web]
-    };
-    let fields: Vec<Field> = crate::fields::fields(groups)
-        .map(|f| {
-            let t = match f.ty {
-                Type::Text => DataType::Utf8,
-                Type::U64 => DataType::UInt64,
-                Type::U32 => DataType::UInt32,
-                Type::Bool => DataType::Boolean,
-            };
-            // `normalized` is null when the run does not normalize.
-            let nullable = f.nullable || f.group != Group::Record;
-            Field::new(f.name, t, nullable)
-        })
-        .collect();
-    Arc::new(Schema::new(fields))
-}
-
-/// JSON Lines in, Arrow batches out: the rows of the JSON objects that
-/// `--format json --normalize` prints, as [`RecordBatch`]es of [`schema`],
-/// [`BATCH_ROWS`] rows each (the last one of a run fewer). This is the
-/// decoding half of [`ParquetWriter`] (feature `parquet`); it needs only
-/// the `arrow` feature, for callers that want the batches themselves.
-///
-/// ```
-/// use urlsift_printer::parquet::{BatchDecoder, schema};
-/// let mut d = BatchDecoder::new(false).unwrap();
-/// let line = concat!(
-///     r#"{"file":"a.txt","start":0,"end":16,"line":1,"url":"http://a.example","#,
-///     r#""normalized":"http://a.example/","style":"bare","kind":"uri","valid":true,"#,
-///     r#""ambiguous":false,"scheme":"http","host":"a.example","path":""}"#,
-///     "\n",
-/// );
-/// let mut full = 0;
-/// // JSON Lines in pieces of any size; full batches go to the closure.
-/// for piece in line.as_bytes().chunks(7) {
-///     d.decode(piece, |_| { full += 1; Ok(()) }).unwrap();
-/// }
-/// assert_eq!(full, 0);
-/// let rest = d.flush().unwrap().unwrap();
-/// assert_eq!((rest.num_rows(), rest.schema()), (1, schema(false)));
-/// assert!(d.flush().unwrap().is_none());
-/// ```
-pub struct BatchDecoder {
-    decoder: Decoder,
-}
+/// A row group also ends once its rows hold this many bytes (so that a
+/// row group's rows stay addressable with 32-bit offsets).
+const ROW_GROUP_BYTES: usize = 1 << 30;
 
 fn err(e: impl std::error::Error + Send + Sync + 'static) -> io::Error {
     io::Error::other(e)
 }
 
-impl BatchDecoder {
-    /// A decoder of records into [`schema`]`(mail)` (`mail`: with the
-    /// `--mail` columns). Fields of the JSON that the schema does not have
-    /// are left out.
-    pub fn new(mail: bool) -> io::Result<Self> {
-        let decoder = ReaderBuilder::new(schema(mail))
-            .with_batch_size(BATCH_ROWS)
-            .build_decoder()
+/// The Parquet schema of the files ([`fields::columns`]`(mail)`): text
+/// `BYTE_ARRAY` (`STRING`), integers `INT64`, booleans `BOOLEAN`; a column
+/// that may hold nulls is `OPTIONAL`, the others `REQUIRED`.
+///
+/// ```
+/// let s = urlsift_printer::parquet::schema(false).unwrap();
+/// let start = &s.get_fields()[1];
+/// assert_eq!(start.name(), "start");
+/// assert_eq!(start.get_physical_type(), parquet::basic::Type::INT64);
+/// ```
+pub fn schema(mail: bool) -> io::Result<TypePtr> {
+    let mut cols = Vec::new();
+    for c in fields::columns(mail) {
+        let (physical, logical) = match c.field.ty {
+            Type::Text => (Physical::BYTE_ARRAY, Some(LogicalType::String)),
+            Type::U64 | Type::U32 => (Physical::INT64, None),
+            Type::Bool => (Physical::BOOLEAN, None),
+        };
+        let rep = if c.nullable {
+            Repetition::OPTIONAL
+        } else {
+            Repetition::REQUIRED
+        };
+        let t = SchemaType::primitive_type_builder(c.field.name, physical)
+            .with_repetition(rep)
+            .with_logical_type(logical)
+            .build()
             .map_err(err)?;
-        Ok(BatchDecoder { decoder })
+        cols.push(Arc::new(t));
+    }
+    let root = SchemaType::group_type_builder("urlsift")
+        .with_fields(cols)
+        .build()
+        .map_err(err)?;
+    Ok(Arc::new(root))
+}
+
+/// What encoding a row group needs, shared with the encoding threads.
+struct Layout {
+    columns: Vec<Column>,
+    descr: SchemaDescPtr,
+    props: WriterPropertiesPtr,
+}
+
+/// One encoded column chunk: its bytes and what closing its writer said.
+type Chunk = (Bytes, ColumnCloseResult);
+
+/// Rows handed to a row group's encoders at once.
+const BLOCK_ROWS: usize = 1024;
+
+/// The most threads one row group's columns are split over.
+pub const MAX_LANES: usize = 4;
+
+/// The values of one column for one block of rows, and their definition
+/// levels (1: a value, 0: null).
+struct Values {
+    vals: Vals,
+    defs: Vec<i16>,
+    column: Column,
+}
+
+enum Vals {
+    Text(Vec<ByteArray>),
+    Int(Vec<i64>),
+    Bool(Vec<bool>),
+}
+
+impl Values {
+    fn new(column: Column) -> Self {
+        let n = BLOCK_ROWS;
+        let vals = match column.field.ty {
+            Type::Text => Vals::Text(Vec::with_capacity(n)),
+            Type::U64 | Type::U32 => Vals::Int(Vec::with_capacity(n)),
+            Type::Bool => Vals::Bool(Vec::with_capacity(n)),
+        };
+        Values {
+            vals,
+            defs: Vec::with_capacity(n),
+            column,
+        }
     }
 
-    /// Decode `buf`, the next bytes of the JSON Lines (a piece of any size:
-    /// a record may continue in the next call), handing each batch of
-    /// [`BATCH_ROWS`] rows to `full` as it fills. An error of `full` ends
-    /// the call with it.
-    pub fn decode(
-        &mut self,
-        buf: &[u8],
-        mut full: impl FnMut(RecordBatch) -> io::Result<()>,
-    ) -> io::Result<()> {
-        let mut off = 0;
-        while off < buf.len() {
-            let n = self.decoder.decode(&buf[off..]).map_err(err)?;
-            off += n;
-            if self.decoder.len() >= BATCH_ROWS && !self.decoder.has_partial_record() {
-                if let Some(batch) = self.decoder.flush().map_err(err)? {
-                    full(batch)?;
-                }
-            } else if n == 0 {
-                return Err(io::Error::other(
-                    "parquet: the JSON decoder made no progress",
-                ));
+    /// Add `v` (text borrowed from `block`).
+    fn push(&mut self, v: Value<'_>, block: &Bytes) -> io::Result<()> {
+        let some = match (&mut self.vals, v) {
+            (Vals::Text(t), Value::Text(v)) => {
+                v.map(|s| t.push(ByteArray::from(block.slice_ref(s))))
             }
+            // Counts and offsets: never past i64::MAX.
+            (Vals::Int(t), Value::Int(v)) => {
+                v.map(|n| t.push(i64::try_from(n).unwrap_or(i64::MAX)))
+            }
+            (Vals::Bool(t), Value::Bool(v)) => v.map(|b| t.push(b)),
+            _ => {
+                return Err(invalid(format!(
+                    "a value of the wrong type in column {}",
+                    self.column.field.name
+                )));
+            }
+        };
+        if some.is_none() && !self.column.nullable {
+            return Err(invalid(format!(
+                "a null in column {}, which has none",
+                self.column.field.name
+            )));
         }
+        self.defs.push(i16::from(some.is_some()));
         Ok(())
     }
 
-    /// The rows decoded since the last batch, as a batch (`None` when there
-    /// are none). Fails if the bytes so far end inside a record.
-    pub fn flush(&mut self) -> io::Result<Option<RecordBatch>> {
-        if self.decoder.has_partial_record() {
-            return Err(io::Error::other(
-                "parquet: the last JSON record is incomplete",
-            ));
-        }
-        self.decoder.flush().map_err(err)
+    /// Hand the values to `w` and start the next block.
+    fn write(&mut self, w: &mut ColumnWriter<'_>) -> io::Result<()> {
+        let defs = self.column.nullable.then_some(&self.defs[..]);
+        let r = match (&mut self.vals, w) {
+            (Vals::Text(v), ColumnWriter::ByteArrayColumnWriter(w)) => {
+                let r = w.write_batch(v, defs, None);
+                v.clear();
+                r
+            }
+            (Vals::Int(v), ColumnWriter::Int64ColumnWriter(w)) => {
+                let r = w.write_batch(v, defs, None);
+                v.clear();
+                r
+            }
+            (Vals::Bool(v), ColumnWriter::BoolColumnWriter(w)) => {
+                let r = w.write_batch(v, defs, None);
+                v.clear();
+                r
+            }
+            _ => {
+                return Err(invalid(format!(
+                    "column {}: not its writer",
+                    self.column.field.name
+                )));
+            }
+        };
+        self.defs.clear();
+        r.map(|_| ()).map_err(err)
     }
 }
 
-/// JSON Lines in, Parquet out (see the module docs): a [`BatchDecoder`]
-/// whose batches go to a Parquet writer. Call [`ParquetWriter::close`] at
-/// the end: it writes the footer.
-#[cfg(feature = "parquet")]
-pub struct ParquetWriter<W: Write + Send> {
-    decoder: BatchDecoder,
-    writer: ArrowWriter<W>,
+fn invalid(what: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, format!("parquet: {what}"))
 }
 
-#[cfg(feature = "parquet")]
+/// Encode one row group, its rows given in `blocks` (whole rows, each
+/// block its own buffer: its values are slices of it) as they come; returns
+/// its column chunks.
+fn encode_group(
+    blocks: impl IntoIterator<Item = Bytes>,
+    layout: &Layout,
+    mine: impl Fn(usize) -> bool,
+) -> io::Result<Vec<(usize, Chunk)>> {
+    let ids: Vec<usize> = (0..layout.columns.len()).filter(|&i| mine(i)).collect();
+    let cols: Vec<Column> = ids.iter().map(|&i| layout.columns[i]).collect();
+    // For each field of a row: the slot of its column, if it has one.
+    let mut slot = vec![None; FIELDS.len()];
+    let mut check = vec![false; FIELDS.len()];
+    for (k, c) in cols.iter().enumerate() {
+        slot[c.index] = Some(k);
+        check[c.index] = true;
+    }
+    let mut values: Vec<Values> = cols.iter().map(|&c| Values::new(c)).collect();
+    let mut sinks: Vec<TrackedWrite<Vec<u8>>> =
+        cols.iter().map(|_| TrackedWrite::new(Vec::new())).collect();
+    let mut writers: Vec<ColumnWriter<'_>> = sinks
+        .iter_mut()
+        .zip(&ids)
+        .map(|(sink, &i)| {
+            let pages = Box::new(SerializedPageWriter::new(sink));
+            get_column_writer(layout.descr.column(i), layout.props.clone(), pages)
+        })
+        .collect();
+    for shared in blocks {
+        // Its values are slices of the block: a lane that shares it with
+        // others takes its own copy, so that no two threads count
+        // references to one buffer value by value.
+        let block = match shared.try_into_mut() {
+            Ok(only) => only.freeze(),
+            Err(shared) => Bytes::copy_from_slice(&shared),
+        };
+        for row in Rows::new(&block) {
+            for (f, v) in row?.values_checking(&check).enumerate() {
+                if let Some(k) = slot[f] {
+                    values[k].push(v?, &block)?;
+                } else {
+                    v?;
+                }
+            }
+        }
+        for (v, w) in values.iter_mut().zip(writers.iter_mut()) {
+            v.write(w)?;
+        }
+    }
+    let closes = writers
+        .into_iter()
+        .map(|w| w.close().map_err(err))
+        .collect::<io::Result<Vec<_>>>()?;
+    let mut out = Vec::with_capacity(cols.len());
+    for ((sink, close), i) in sinks.into_iter().zip(closes).zip(ids) {
+        let bytes = sink.into_inner().map_err(err)?;
+        out.push((i, (Bytes::from(bytes), close)));
+    }
+    Ok(out)
+}
+
+/// A row group being encoded: its lanes' chunks, when they are ready.
+struct Pending {
+    done: Receiver<io::Result<Vec<(usize, Chunk)>>>,
+    lanes: usize,
+    /// The chunks of the lanes that are done, and how many are.
+    chunks: Vec<(usize, Chunk)>,
+    finished: usize,
+}
+
+impl Pending {
+    /// Take one lane's result, waiting for it if `wait`; true once every
+    /// lane is done.
+    fn poll(&mut self, wait: bool) -> io::Result<bool> {
+        while self.finished < self.lanes {
+            let r = if wait {
+                self.done.recv().ok()
+            } else {
+                match self.done.try_recv() {
+                    Ok(r) => Some(r),
+                    Err(std::sync::mpsc::TryRecvError::Empty) => return Ok(false),
+                    Err(std::sync::mpsc::TryRecvError::Disconnected) => None,
+                }
+            };
+            let r = r.ok_or_else(|| io::Error::other("parquet: an encoding thread ended"))?;
+            self.chunks.extend(r?);
+            self.finished += 1;
+        }
+        Ok(true)
+    }
+}
+
+/// The row group that fills, on its encoding threads: where its blocks go,
+/// one channel per lane (a lane encodes some of the columns).
+struct Filling {
+    lanes: Vec<SyncSender<Bytes>>,
+}
+
+/// Rows in, Parquet out (see the module docs). Call
+/// [`ParquetWriter::close`] at the end: it writes the last row group and
+/// the footer.
+pub struct ParquetWriter<W: Write + Send> {
+    writer: SerializedFileWriter<W>,
+    layout: Arc<Layout>,
+    /// Rows per row group.
+    group_rows: usize,
+    /// Rows handed on, whole rows not yet handed on (from `start` to
+    /// `whole`, `rows` of them), then the start of the next.
+    buf: Vec<u8>,
+    start: usize,
+    whole: usize,
+    rows: usize,
+    /// Rows of the row group that fills, and their bytes.
+    group: usize,
+    group_bytes: usize,
+    filling: Option<Filling>,
+    /// Row groups being encoded, in file order (the filling one last), and
+    /// how many may be.
+    pending: VecDeque<Pending>,
+    limit: Option<usize>,
+}
+
 impl<W: Write + Send> ParquetWriter<W> {
     /// A writer of the rows to `out` (`mail`: with the `--mail` columns).
     pub fn new(out: W, mail: bool) -> io::Result<Self> {
-        let decoder = BatchDecoder::new(mail)?;
         let props = WriterProperties::builder()
             .set_compression(Compression::ZSTD(ZstdLevel::try_new(1).map_err(err)?))
             .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
             .build();
-        let writer = ArrowWriter::try_new(out, schema(mail), Some(props)).map_err(err)?;
-        Ok(ParquetWriter { decoder, writer })
+        let props = Arc::new(props);
+        let schema = schema(mail)?;
+        let descr = Arc::new(SchemaDescriptor::new(schema.clone()));
+        let writer = SerializedFileWriter::new(out, schema, props.clone()).map_err(err)?;
+        Ok(ParquetWriter {
+            writer,
+            layout: Arc::new(Layout {
+                columns: fields::columns(mail).collect(),
+                descr,
+                props,
+            }),
+            group_rows: ROW_GROUP_ROWS,
+            buf: Vec::new(),
+            start: 0,
+            whole: 0,
+            rows: 0,
+            group: 0,
+            group_bytes: 0,
+            filling: None,
+            pending: VecDeque::new(),
+            limit: None,
+        })
+    }
+
+    /// Row groups of `rows` rows (at least 1) instead of
+    /// [`ROW_GROUP_ROWS`].
+    ///
+    /// ```
+    /// use urlsift_printer::parquet::ParquetWriter;
+    /// let w = ParquetWriter::new(Vec::new(), false).unwrap().with_row_group_rows(1000);
+    /// assert_eq!(w.close().unwrap(), 0);
+    /// ```
+    pub fn with_row_group_rows(mut self, rows: usize) -> Self {
+        self.group_rows = rows.max(1);
+        self
+    }
+
+    /// The whole rows of `buf` as a block, the rest kept.
+    fn take_block(&mut self) -> Bytes {
+        let block = Bytes::copy_from_slice(&self.buf[self.start..self.whole]);
+        self.group += self.rows;
+        self.group_bytes += block.len();
+        self.start = self.whole;
+        self.rows = 0;
+        block
+    }
+
+    /// Hand the whole rows of `buf` to the row group that fills (started on
+    /// an encoding thread if it is not), and end that row group if it is
+    /// full or `last`.
+    fn hand_on(&mut self, last: bool) -> io::Result<()> {
+        if self.rows > 0 {
+            if self.filling.is_none() {
+                self.start_group()?;
+            }
+            let block = self.take_block();
+            let sent = match &self.filling {
+                Some(f) => f.lanes.iter().all(|l| l.send(block.clone()).is_ok()),
+                None => false,
+            };
+            if !sent {
+                // The encoder ended early: its error says why.
+                self.filling = None;
+                while !self.pending.is_empty() {
+                    self.write_oldest()?;
+                }
+                return Err(io::Error::other("parquet: an encoding thread ended"));
+            }
+        }
+        if last || self.group >= self.group_rows || self.group_bytes >= ROW_GROUP_BYTES {
+            // Its encoder finishes once it has every block.
+            self.filling = None;
+            self.group = 0;
+            self.group_bytes = 0;
+        }
+        // Whatever is ready goes out now.
+        while let Some(p) = self.pending.front_mut() {
+            if !p.poll(false)? {
+                break;
+            }
+            self.write_oldest()?;
+        }
+        Ok(())
+    }
+
+    /// A row group's encoders: its columns split over as many lanes as
+    /// rayon's pool has threads (`-j`, at most [`MAX_LANES`]), each on a
+    /// thread of its own, that encode the rows as they come (so they wait
+    /// for the scan, which a thread of a rayon pool must not do). Row
+    /// groups are written out in order.
+    fn start_group(&mut self) -> io::Result<()> {
+        let threads = *self
+            .limit
+            .get_or_insert_with(|| rayon::current_num_threads().max(1));
+        let lanes = threads.clamp(1, MAX_LANES);
+        // Row groups at once: one lane per thread, and one more row group
+        // that fills while the others finish.
+        while self.pending.len() > threads / lanes {
+            self.write_oldest()?;
+        }
+        // Room for a whole row group's results and blocks: the scan never
+        // waits for the encoders of a row group it has finished.
+        let (done_tx, done) = sync_channel(lanes);
+        let mut senders = Vec::with_capacity(lanes);
+        for lane in 0..lanes {
+            let (tx, blocks) = sync_channel(self.group_rows.div_ceil(BLOCK_ROWS) + 1);
+            senders.push(tx);
+            let layout = self.layout.clone();
+            let done_tx = done_tx.clone();
+            std::thread::Builder::new()
+                .name("urlsift-parquet".into())
+                .spawn(move || {
+                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        encode_group(blocks, &layout, |i| i % lanes == lane)
+                    }))
+                    .unwrap_or_else(|p| {
+                        Err(io::Error::other(format!(
+                            "parquet: encoding a row group failed: {}",
+                            urlsift_core::diag::panic_message(p.as_ref())
+                        )))
+                    });
+                    let _ = done_tx.send(r);
+                })?;
+        }
+        self.pending.push_back(Pending {
+            done,
+            lanes,
+            chunks: Vec::new(),
+            finished: 0,
+        });
+        self.filling = Some(Filling { lanes: senders });
+        Ok(())
+    }
+
+    /// Wait for the oldest row group's lanes and write it.
+    fn write_oldest(&mut self) -> io::Result<()> {
+        let Some(mut p) = self.pending.pop_front() else {
+            return Ok(());
+        };
+        p.poll(true)?;
+        let mut chunks = p.chunks;
+        chunks.sort_by_key(|(i, _)| *i);
+        self.put(chunks.into_iter().map(|(_, c)| c).collect())
+    }
+
+    /// Write one encoded row group.
+    fn put(&mut self, chunks: Vec<Chunk>) -> io::Result<()> {
+        let mut rg = self.writer.next_row_group().map_err(err)?;
+        for (bytes, close) in chunks {
+            rg.append_column(&bytes, close).map_err(err)?;
+        }
+        rg.close().map_err(err)?;
+        Ok(())
     }
 
     /// Write what is left and the footer; returns the number of rows.
     pub fn close(mut self) -> io::Result<u64> {
-        if let Some(batch) = self.decoder.flush()? {
-            self.writer.write(&batch).map_err(err)?;
+        if self.whole != self.buf.len() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "parquet: the last row is cut short",
+            ));
+        }
+        if self.filling.is_none() && self.pending.is_empty() && self.rows > 0 {
+            // Fewer rows than a block: encoded here.
+            let block = self.take_block();
+            let chunks = encode_group([block], &self.layout, |_| true)?;
+            self.put(chunks.into_iter().map(|(_, c)| c).collect())?;
+        } else {
+            self.hand_on(true)?;
+        }
+        while !self.pending.is_empty() {
+            self.write_oldest()?;
         }
         let meta = self.writer.close().map_err(err)?;
         Ok(meta.file_metadata().num_rows().max(0) as u64)
     }
 }
 
-#[cfg(feature = "parquet")]
 impl<W: Write + Send> Write for ParquetWriter<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let writer = &mut self.writer;
-        self.decoder
-            .decode(buf, |batch| writer.write(&batch).map_err(err))?;
+        // What was taken goes: the rest is less than a block and a row.
+        self.buf.drain(..self.start);
+        self.whole -= self.start;
+        self.start = 0;
+        self.buf.extend_from_slice(buf);
+        while let Some(n) = rows::row_len(&self.buf[self.whole..])? {
+            if self.whole + n > self.buf.len() {
+                break;
+            }
+            self.whole += n;
+            self.rows += 1;
+            if self.rows >= BLOCK_ROWS
+                || self.group + self.rows >= self.group_rows
+                || self.group_bytes + (self.whole - self.start) >= ROW_GROUP_BYTES
+            {
+                self.hand_on(false)?;
+            }
+        }
         Ok(buf.len())
     }
 
@@ -227,50 +545,89 @@ impl<W: Write + Send> Write for ParquetWriter<W> {
         Ok(())
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arrow_array::cast::AsArray;
-    use arrow_array::types::UInt64Type;
+    use crate::{Format, Formatter, Options, Record};
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use parquet::record::Field;
+
+    /// The rows of `n` URLs, `line` counting up.
+    fn rows(n: usize) -> Vec<u8> {
+        let text: String = (0..n)
+            .map(|i| format!("http://h{}.example/{i} ", i % 7))
+            .collect();
+        let mut f = Formatter::new(&Options {
+            format: Format::Rows,
+            normalize: true,
+            ..Options::default()
+        });
+        let mut out = Vec::new();
+        for (i, m) in urlsift_core::extract::extract(text.as_bytes())
+            .iter()
+            .enumerate()
+        {
+            let rec = Record {
+                file: "f",
+                line: i as u64 + 1,
+                m,
+                mail: None,
+                web: None,
+            };
+            f.format(&rec, &mut out).unwrap();
+        }
+        out
+    }
+
+    fn write(rows: &[u8], piece: usize) -> io::Result<Vec<u8>> {
+        let mut file = Vec::new();
+        let mut w = ParquetWriter::new(&mut file, false)?.with_row_group_rows(1000);
+        for p in rows.chunks(piece) {
+            w.write_all(p)?;
+        }
+        assert_eq!(w.close()?, 5500);
+        Ok(file)
+    }
 
     #[test]
-    fn batch_decoder_makes_full_batches_from_any_pieces() {
-        let mut json = Vec::new();
-        let n = 2 * BATCH_ROWS + 1000;
-        for i in 0..n {
-            json.extend_from_slice(
-                format!(
-                    r#"{{"file":"f","start":{i},"end":1,"line":1,"url":"u","style":"bare","kind":"uri","valid":true,"ambiguous":false,"path":"","found":"x"}}"#
-                )
-                .as_bytes(),
-            );
-            json.push(b'\n');
+    fn rows_in_any_pieces_make_one_file_of_row_groups_in_order() {
+        let rows = rows(5500);
+        let whole = write(&rows, rows.len()).unwrap();
+        for piece in [1, 7, 1013] {
+            assert!(write(&rows, piece).unwrap() == whole, "pieces of {piece}");
         }
-        let mut d = BatchDecoder::new(false).unwrap();
-        let mut batches = Vec::new();
-        for piece in json.chunks(1013) {
-            d.decode(piece, |b| {
-                batches.push(b);
-                Ok(())
-            })
-            .unwrap();
-        }
-        let sizes: Vec<usize> = batches.iter().map(RecordBatch::num_rows).collect();
-        assert_eq!(sizes, [BATCH_ROWS, BATCH_ROWS]);
-        batches.push(d.flush().unwrap().unwrap());
-        let starts: Vec<u64> = batches
-            .iter()
-            .flat_map(|b| b.column(1).as_primitive::<UInt64Type>().values().to_vec())
+        let r = SerializedFileReader::new(bytes::Bytes::from(whole)).unwrap();
+        assert_eq!(r.metadata().num_row_groups(), 6);
+        let lines: Vec<i64> = r
+            .get_row_iter(None)
+            .unwrap()
+            .map(
+                |row| match row.unwrap().get_column_iter().nth(3).unwrap().1 {
+                    Field::Long(n) => *n,
+                    f => panic!("{f:?}"),
+                },
+            )
             .collect();
-        assert_eq!(starts, (0..n as u64).collect::<Vec<_>>());
-        // An error of the consumer of full batches ends the call.
-        let mut d = BatchDecoder::new(false).unwrap();
-        let e = d.decode(&json, |_| Err(io::Error::other("closed")));
-        assert_eq!(e.unwrap_err().to_string(), "closed");
-        // Bytes that end inside a record cannot be flushed.
-        let mut d = BatchDecoder::new(false).unwrap();
-        d.decode(&json[..50], |_| Ok(())).unwrap();
-        assert!(d.flush().is_err());
+        assert_eq!(lines, (1..=5500).collect::<Vec<i64>>());
+    }
+
+    #[test]
+    fn bytes_that_are_not_rows_fail() {
+        let mut w = ParquetWriter::new(Vec::new(), false).unwrap();
+        assert!(w.write_all(b"\xff\xff\xff\xffnot a row").is_err());
+        let mut w = ParquetWriter::new(Vec::new(), false)
+            .unwrap()
+            .with_row_group_rows(2);
+        let mut bad = rows(3);
+        // The first value's length made 255: the row's values no longer
+        // fit it, and its row group fails to encode.
+        bad[4] = 0xff;
+        let e = w.write_all(&bad).and_then(|()| w.close().map(|_| ()));
+        assert_eq!(e.unwrap_err().kind(), io::ErrorKind::InvalidData);
+        // A row cut short.
+        let rows = rows(3);
+        let mut w = ParquetWriter::new(Vec::new(), false).unwrap();
+        w.write_all(&rows[..rows.len() - 1]).unwrap();
+        assert!(w.close().is_err());
     }
 }

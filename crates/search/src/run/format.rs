@@ -172,6 +172,8 @@ pub(super) fn format_chunk(
         (_, Format::Text) => 24,
         (_, Format::Json) => 360,
         (_, Format::Csv | Format::Tsv) => 200,
+        // The fields' lengths and the normal form and path beside the URL.
+        (_, Format::Rows) => 320,
     };
     let urls: usize = chunk.matches().map(|m| m.url.len()).sum();
     let mut out = if per_record == 0 {
@@ -219,6 +221,7 @@ pub(super) fn format_mail(
         (_, Format::Text) => 24,
         (_, Format::Json) => 560,
         (_, Format::Csv | Format::Tsv) => 200,
+        (_, Format::Rows) => 420,
     };
     let mut out = if per_record == 0 {
         Batch::default()
