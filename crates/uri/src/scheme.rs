@@ -167,157 +167,192 @@ pub(crate) fn check(u: &UriRef<'_>) -> Result<(), SchemeError> {
     let Some(scheme) = u.scheme() else {
         return Ok(());
     };
-    let lower = scheme.to_ascii_lowercase();
-    let path = u.path();
-    let p0 = u.path_start;
-    match lower.as_slice() {
+    match scheme.to_ascii_lowercase().as_slice() {
         b"http" | b"https" => need_host(u),
-        b"ftp" => {
-            need_host(u)?;
-            if let Some(ui) = u.userinfo() {
-                let colons: Vec<usize> = memchr::memchr_iter(b':', ui).collect();
-                if let Some(&c) = colons.get(1) {
-                    return fail(u.auth_start + c, "ftp login has more than one ':'");
-                }
-            }
-            if let Some(semi) = memchr::memchr(b';', path) {
-                let rest = path.get(semi..).unwrap_or_default();
-                let ok = rest.len() == 7
-                    && rest
-                        .get(..6)
-                        .is_some_and(|t| t.eq_ignore_ascii_case(b";type="))
-                    && rest.get(6).is_some_and(|c| b"aidAID".contains(c));
-                if !ok {
-                    return fail(p0 + semi, "ftp path: ';' only in a final ;type=a|i|d");
-                }
-            }
-            Ok(())
-        }
-        b"gopher" => {
-            need_host(u)?;
-            match path.get(1) {
-                None => Ok(()),
-                Some(t) if b"0123456789+TgIhisdpPMc;<:e".contains(t) => Ok(()),
-                Some(_) => fail(p0 + 1, "unknown gopher type"),
-            }
-        }
-        b"mailto" => {
-            if u.auth_start > 0 {
-                return fail(u.scheme_end + 1, "mailto has no //authority");
-            }
-            if path.is_empty() {
-                return fail(p0, "mailto without an address");
-            }
-            let mut off = 0;
-            for a in path.split(|&b| b == b',') {
-                if let Some((i, m)) = addr_error(a) {
-                    return fail(p0 + off + i, m);
-                }
-                off += a.len() + 1;
-            }
-            Ok(())
-        }
-        b"news" => {
-            if u.auth_start > 0 {
-                return fail(u.scheme_end + 1, "news has no //host in RFC 1738");
-            }
-            no_query(u, "news URL has no query")?;
-            if path == b"*" {
-                return Ok(());
-            }
-            if memchr::memchr(b'@', path).is_some() {
-                return match addr_error(path) {
-                    Some((i, _)) => fail(p0 + i, "invalid news message-id"),
-                    None => Ok(()),
-                };
-            }
-            match group_error(path) {
-                Some(i) => fail(p0 + i, "invalid newsgroup name"),
-                None => Ok(()),
-            }
-        }
-        b"nntp" => {
-            need_host(u)?;
-            let rest = path.strip_prefix(b"/").unwrap_or_default();
-            let mut parts = rest.splitn(2, |&b| b == b'/');
-            let group = parts.next().unwrap_or_default();
-            if let Some(i) = group_error(group) {
-                return fail(p0 + 1 + i, "nntp needs /newsgroup-name");
-            }
-            if let Some(art) = parts.next()
-                && (art.is_empty() || !art.iter().all(u8::is_ascii_digit))
-            {
-                return fail(p0 + 2 + group.len(), "nntp article number must be digits");
-            }
-            no_query(u, "nntp URL has no query")
-        }
-        b"telnet" => {
-            need_host(u)?;
-            if path.len() > 1 {
-                return fail(p0 + 1, "telnet URL has no path beyond '/'");
-            }
-            no_query(u, "telnet URL has no query")
-        }
-        b"wais" => {
-            need_host(u)?;
-            let Some(rest) = path.strip_prefix(b"/") else {
-                return fail(p0, "wais needs /database");
-            };
-            let parts: Vec<&[u8]> = rest.split(|&b| b == b'/').collect();
-            if parts.len() != 1 && parts.len() != 3 {
-                return fail(p0, "wais path is /database or /database/wtype/wpath");
-            }
-            if parts.len() == 3 && u.query().is_some() {
-                return fail(u.query_start, "wais search only on /database");
-            }
-            if let Some(i) = rest.iter().position(|&b| b != b'/' && !is_uchar(b)) {
-                return fail(p0 + 1 + i, "invalid character in wais path");
-            }
-            Ok(())
-        }
-        b"file" => {
-            if u.auth_start == 0 {
-                return fail(u.scheme_end + 1, "file URL needs //host/path");
-            }
-            if u.userinfo().is_some() {
-                return fail(u.auth_start, "file URL has no userinfo");
-            }
-            if u.port().is_some() {
-                return fail(u.host_end, "file URL has no port");
-            }
-            if path.is_empty() {
-                return fail(p0, "file URL needs a path");
-            }
-            Ok(())
-        }
-        b"prospero" => {
-            need_host(u)?;
-            if path.is_empty() {
-                return fail(p0, "prospero needs /hsoname");
-            }
-            let Some(semi) = memchr::memchr(b';', path) else {
-                return Ok(());
-            };
-            let mut off = semi + 1;
-            for field in path
-                .get(semi + 1..)
-                .unwrap_or_default()
-                .split(|&b| b == b';')
-            {
-                let eqs: Vec<usize> = memchr::memchr_iter(b'=', field).collect();
-                match eqs.as_slice() {
-                    [_] => {}
-                    [] => return fail(p0 + off + field.len(), "prospero field needs '='"),
-                    [_, second, ..] => {
-                        return fail(p0 + off + second, "prospero field has two '='");
-                    }
-                }
-                off += field.len() + 1;
-            }
-            Ok(())
-        }
+        b"ftp" => ftp(u),
+        b"gopher" => gopher(u),
+        b"mailto" => mailto(u),
+        b"news" => news(u),
+        b"nntp" => nntp(u),
+        b"telnet" => telnet(u),
+        b"wais" => wais(u),
+        b"file" => file(u),
+        b"prospero" => prospero(u),
         _ => Ok(()),
     }
+}
+
+/// `ftp`: a host; at most one `:` in the login; `;` only as a final
+/// `;type=a|i|d`.
+fn ftp(u: &UriRef<'_>) -> Result<(), SchemeError> {
+    need_host(u)?;
+    if let Some(ui) = u.userinfo() {
+        let colons: Vec<usize> = memchr::memchr_iter(b':', ui).collect();
+        if let Some(&c) = colons.get(1) {
+            return fail(u.auth_start + c, "ftp login has more than one ':'");
+        }
+    }
+    let path = u.path();
+    if let Some(semi) = memchr::memchr(b';', path) {
+        let rest = path.get(semi..).unwrap_or_default();
+        let ok = rest.len() == 7
+            && rest
+                .get(..6)
+                .is_some_and(|t| t.eq_ignore_ascii_case(b";type="))
+            && rest.get(6).is_some_and(|c| b"aidAID".contains(c));
+        if !ok {
+            return fail(
+                u.path_start + semi,
+                "ftp path: ';' only in a final ;type=a|i|d",
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `gopher`: a host, and a known gopher type before the selector.
+fn gopher(u: &UriRef<'_>) -> Result<(), SchemeError> {
+    need_host(u)?;
+    match u.path().get(1) {
+        None => Ok(()),
+        Some(t) if b"0123456789+TgIhisdpPMc;<:e".contains(t) => Ok(()),
+        Some(_) => fail(u.path_start + 1, "unknown gopher type"),
+    }
+}
+
+/// `mailto`: no authority; one or more comma-separated `addr-spec`s.
+fn mailto(u: &UriRef<'_>) -> Result<(), SchemeError> {
+    if u.auth_start > 0 {
+        return fail(u.scheme_end + 1, "mailto has no //authority");
+    }
+    let (path, p0) = (u.path(), u.path_start);
+    if path.is_empty() {
+        return fail(p0, "mailto without an address");
+    }
+    let mut off = 0;
+    for a in path.split(|&b| b == b',') {
+        if let Some((i, m)) = addr_error(a) {
+            return fail(p0 + off + i, m);
+        }
+        off += a.len() + 1;
+    }
+    Ok(())
+}
+
+/// `news`: no authority, no query; `*`, a newsgroup name or a message-id.
+fn news(u: &UriRef<'_>) -> Result<(), SchemeError> {
+    if u.auth_start > 0 {
+        return fail(u.scheme_end + 1, "news has no //host in RFC 1738");
+    }
+    no_query(u, "news URL has no query")?;
+    let (path, p0) = (u.path(), u.path_start);
+    if path == b"*" {
+        return Ok(());
+    }
+    if memchr::memchr(b'@', path).is_some() {
+        return match addr_error(path) {
+            Some((i, _)) => fail(p0 + i, "invalid news message-id"),
+            None => Ok(()),
+        };
+    }
+    match group_error(path) {
+        Some(i) => fail(p0 + i, "invalid newsgroup name"),
+        None => Ok(()),
+    }
+}
+
+/// `nntp`: a host; `/group` or `/group/article-number`; no query.
+fn nntp(u: &UriRef<'_>) -> Result<(), SchemeError> {
+    need_host(u)?;
+    let p0 = u.path_start;
+    let rest = u.path().strip_prefix(b"/").unwrap_or_default();
+    let mut parts = rest.splitn(2, |&b| b == b'/');
+    let group = parts.next().unwrap_or_default();
+    if let Some(i) = group_error(group) {
+        return fail(p0 + 1 + i, "nntp needs /newsgroup-name");
+    }
+    if let Some(art) = parts.next()
+        && (art.is_empty() || !art.iter().all(u8::is_ascii_digit))
+    {
+        return fail(p0 + 2 + group.len(), "nntp article number must be digits");
+    }
+    no_query(u, "nntp URL has no query")
+}
+
+/// `telnet`: a host; no path beyond `/`, no query.
+fn telnet(u: &UriRef<'_>) -> Result<(), SchemeError> {
+    need_host(u)?;
+    if u.path().len() > 1 {
+        return fail(u.path_start + 1, "telnet URL has no path beyond '/'");
+    }
+    no_query(u, "telnet URL has no query")
+}
+
+/// `wais`: a host; `/database`, `/database?search` or
+/// `/database/wtype/wpath`.
+fn wais(u: &UriRef<'_>) -> Result<(), SchemeError> {
+    need_host(u)?;
+    let p0 = u.path_start;
+    let Some(rest) = u.path().strip_prefix(b"/") else {
+        return fail(p0, "wais needs /database");
+    };
+    let parts: Vec<&[u8]> = rest.split(|&b| b == b'/').collect();
+    if parts.len() != 1 && parts.len() != 3 {
+        return fail(p0, "wais path is /database or /database/wtype/wpath");
+    }
+    if parts.len() == 3 && u.query().is_some() {
+        return fail(u.query_start, "wais search only on /database");
+    }
+    if let Some(i) = rest.iter().position(|&b| b != b'/' && !is_uchar(b)) {
+        return fail(p0 + 1 + i, "invalid character in wais path");
+    }
+    Ok(())
+}
+
+/// `file`: `//host` (may be empty) then a path; no userinfo or port.
+fn file(u: &UriRef<'_>) -> Result<(), SchemeError> {
+    if u.auth_start == 0 {
+        return fail(u.scheme_end + 1, "file URL needs //host/path");
+    }
+    if u.userinfo().is_some() {
+        return fail(u.auth_start, "file URL has no userinfo");
+    }
+    if u.port().is_some() {
+        return fail(u.host_end, "file URL has no port");
+    }
+    if u.path().is_empty() {
+        return fail(u.path_start, "file URL needs a path");
+    }
+    Ok(())
+}
+
+/// `prospero`: a host; `/hsoname`, then `;field=value` parts.
+fn prospero(u: &UriRef<'_>) -> Result<(), SchemeError> {
+    need_host(u)?;
+    let (path, p0) = (u.path(), u.path_start);
+    if path.is_empty() {
+        return fail(p0, "prospero needs /hsoname");
+    }
+    let Some(semi) = memchr::memchr(b';', path) else {
+        return Ok(());
+    };
+    let mut off = semi + 1;
+    for field in path
+        .get(semi + 1..)
+        .unwrap_or_default()
+        .split(|&b| b == b';')
+    {
+        let eqs: Vec<usize> = memchr::memchr_iter(b'=', field).collect();
+        match eqs.as_slice() {
+            [_] => {}
+            [] => return fail(p0 + off + field.len(), "prospero field needs '='"),
+            [_, second, ..] => {
+                return fail(p0 + off + second, "prospero field has two '='");
+            }
+        }
+        off += field.len() + 1;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

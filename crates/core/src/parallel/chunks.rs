@@ -3,6 +3,8 @@
 
 use super::segment::cuts_from;
 use super::*;
+use rayon::ScopeFifo;
+use std::cell::Cell;
 use std::sync::mpsc::Receiver;
 
 struct ChunkOut<'h> {
@@ -13,8 +15,98 @@ struct ChunkOut<'h> {
     lines: Option<(Vec<u64>, u64)>,
 }
 
+/// The text a [`pipeline`] or [`map_range`] scans, and how: what stays the
+/// same for the whole run.
+#[derive(Clone, Copy)]
+pub(super) struct Scan<'a, 'h> {
+    pub(super) ex: &'a Extractor,
+    /// A whole buffer, or a stream's block.
+    pub(super) hay: &'h [u8],
+    /// The offset of `hay[0]` in the whole input (0 for a whole buffer).
+    pub(super) base: u64,
+    /// The size of a chunk (a quarter of it on text dense in URLs).
+    pub(super) chunk_size: usize,
+}
+
+/// The candidates in `hay[start..end]` of a [`Scan`], scanned from `floor`
+/// (see [`Extractor::scan`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Stretch {
+    pub(super) start: usize,
+    pub(super) end: usize,
+    pub(super) floor: usize,
+}
+
+/// Where a run ended: the floor after it, and whether it ran to its end
+/// (false: it was asked to stop).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Reached {
+    pub(super) floor: usize,
+    pub(super) go: bool,
+}
+
+/// What one run over a text leaves to the next over the same text.
+#[derive(Debug)]
+pub(super) struct Reuse<'h> {
+    /// Emptied match vectors, reused: a chunk's matches are not written to
+    /// fresh memory.
+    pub(super) spare: Vec<Vec<RawMatch<'h>>>,
+    /// Whether the last chunk was so dense in URLs that smaller chunks are
+    /// cut.
+    pub(super) dense: bool,
+}
+
+impl Reuse<'_> {
+    /// No vectors yet, and `dense` as the run before left it (a run starts
+    /// dense: see [`pipeline`]).
+    pub(super) fn new(dense: bool) -> Self {
+        Reuse {
+            spare: Vec::new(),
+            dense,
+        }
+    }
+}
+
+/// The work on the matches of a mapped run: `map` turns a chunk's matches
+/// into a `T` on the pool, and `each` takes the results in input order, on
+/// the calling thread; it returns false to stop.
+pub(super) struct Work<'w, M, E> {
+    pub(super) map: &'w M,
+    pub(super) each: &'w mut E,
+}
+
+/// What a [`pipeline`] does with its chunks, from where they come to where
+/// their matches go.
+pub(super) struct Stages<'m, P, M, H, E> {
+    /// `produce(dense)`: the next batch of chunks (cut smaller when
+    /// `dense`), or `None` at the end.
+    pub(super) produce: P,
+    /// Maps the units of a chunk's matches, on the pool.
+    pub(super) map: &'m M,
+    /// How many units of a chunk the task that scanned it maps.
+    pub(super) spec: usize,
+    /// `hand_on(hay, job, raws, mapped)`: takes a chunk's stitched matches
+    /// (it may take them out of `raws`) on this thread, in order; false to
+    /// stop. `mapped` tells whether the units mapped are those of the
+    /// stitched matches.
+    pub(super) hand_on: H,
+    /// `ends(segment)`: called after the last chunk of a segment (one that
+    /// [`Job::ends`]); false to stop.
+    pub(super) ends: E,
+}
+
 /// The work of a [`pipeline`] that maps no units in its tasks.
 pub(super) fn no_map(_: Chunk<'_, '_>) {}
+
+/// A [`pipeline`]'s `hand_on` that hands every stitched match to `sink`.
+pub(super) fn drain_to<'h>(
+    mut sink: impl FnMut(Match<'h>),
+) -> impl FnMut(&'h [u8], &Job, &mut Vec<RawMatch<'h>>, Mapped<()>) -> bool {
+    move |_, _, raws, _| {
+        raws.drain(..).for_each(|r| sink(r.m));
+        true
+    }
+}
 
 /// The chunks of each segment of `hay` ([`segments`]) in turn, as a
 /// [`pipeline`]'s `produce`.
@@ -44,119 +136,136 @@ const UNIT: usize = 8192;
 /// the units of its stitched matches.
 pub(super) type Mapped<T> = (Vec<T>, bool);
 
-/// A [`pipeline`]'s `hand_on` for `map`'s results: a chunk's units
+/// A [`pipeline`]'s `hand_on` for `work`'s results: a chunk's units
 /// mapped in its task go to `each` when it kept them, and its other units
 /// are mapped ([`map_rest`]) and follow.
-pub(super) fn hand_on<'a, 'h, T: Send>(
-    map: &'a (impl Fn(Chunk<'_, 'h>) -> T + Sync),
-    each: &'a mut impl FnMut(T) -> bool,
+pub(super) fn hand_on<'a, 'h, T: Send, M, E>(
+    mut work: Work<'a, M, E>,
     base: u64,
-) -> impl FnMut(&'h [u8], &Job, &mut Vec<RawMatch<'h>>, Mapped<T>) -> bool + 'a {
+) -> impl FnMut(&'h [u8], &Job, &mut Vec<RawMatch<'h>>, Mapped<T>) -> bool + 'a
+where
+    M: Fn(Chunk<'_, 'h>) -> T + Sync,
+    E: FnMut(T) -> bool,
+{
     move |h, job, raws, (mapped, kept)| {
-        let at = (job.b, job.line, &raws[..]);
+        let at = UnitsFrom {
+            b: job.b,
+            line: job.line,
+            raws,
+        };
         if kept {
             let done = mapped.len();
-            mapped.into_iter().all(&mut *each) && map_rest(h, base, at, done, (map, &mut *each))
+            mapped.into_iter().all(&mut *work.each) && map_rest(h, base, at, done, &mut work)
         } else {
-            map_rest(h, base, at, 0, (map, &mut *each))
+            map_rest(h, base, at, 0, &mut work)
         }
     }
 }
 
-/// The matches of `hay[start..end]` from `floor` (as [`scan_range`]), in
-/// chunks mapped in parallel; returns the floor after the range, and false
-/// if `each` asked to stop. `spare` holds emptied match vectors, reused
-/// from one call to the next, and `dense` whether the last chunk was so
-/// dense in URLs that smaller chunks are cut.
-pub(super) fn map_range<'h, T: Send>(
-    ex: &Extractor,
-    hay: &'h [u8],
-    (start, end, floor): (usize, usize, usize),
-    (chunk_size, base): (usize, u64),
+/// The matches of `stretch` (as [`scan_range`]), in chunks mapped in
+/// parallel; returns the floor after it, and false if `each` asked to
+/// stop. `reuse` is kept from one call to the next.
+pub(super) fn map_range<'h, T: Send, M, E>(
+    scan: Scan<'_, 'h>,
+    stretch: Stretch,
     mut lines: Option<&mut LineCounter>,
-    (map, each): (
-        &(impl Fn(Chunk<'_, 'h>) -> T + Sync),
-        &mut impl FnMut(T) -> bool,
-    ),
-    (spare, dense): (&mut Vec<Vec<RawMatch<'h>>>, &mut bool),
-) -> (usize, bool) {
-    let end = end.min(hay.len());
+    work: Work<'_, M, E>,
+    reuse: &mut Reuse<'h>,
+) -> Reached
+where
+    M: Fn(Chunk<'_, 'h>) -> T + Sync,
+    E: FnMut(T) -> bool,
+{
+    let Stretch { start, floor, .. } = stretch;
+    let end = stretch.end.min(scan.hay.len());
     if start >= end {
-        return (floor, true);
+        return Reached { floor, go: true };
     }
-    // The line at `at`, moving the counter there (`at` never decreases).
-    let line_at = |lines: &mut Option<&mut LineCounter>, at: usize| {
-        lines.as_deref_mut().map_or(1, |l| l.line_at(hay, at))
-    };
-    if end - start <= chunk_size || rayon::current_num_threads() <= 1 {
-        // One chunk, or one thread: one scan on this thread (see
-        // `scan_range`), its matches mapped `UNIT` at a time as they come
-        // (so the matches held are few).
-        // Lines are counted once, as the matches come: each match's line is
-        // kept beside it.
-        let go = std::cell::Cell::new(true);
-        let mut raws: Vec<RawMatch<'h>> = Vec::new();
-        let mut known: Vec<u64> = Vec::new();
-        let mut at = start;
-        let mut flush =
-            |raws: &mut Vec<RawMatch<'h>>, known: &mut Vec<u64>, at: &mut usize, next: usize| {
-                let t = map(Chunk {
-                    hay,
-                    base,
-                    start: *at,
-                    line: known.first().copied().unwrap_or(1),
-                    raws,
-                    known,
-                });
-                raws.clear();
-                known.clear();
-                *at = next.max(*at);
-                if !each(t) {
-                    go.set(false);
-                }
-            };
-        let (floor, _) = ex.scan_raw(
-            hay,
-            start,
-            end,
-            floor,
-            |_, _| go.get(),
-            |r| {
-                if raws.len() >= UNIT {
-                    flush(&mut raws, &mut known, &mut at, r.m.start);
-                }
-                if let Some(l) = lines.as_deref_mut() {
-                    known.push(l.line_at(hay, r.m.start));
-                }
-                raws.push(r);
-            },
-        );
-        if go.get() {
-            flush(&mut raws, &mut known, &mut at, end);
-        }
-        line_at(&mut lines, end);
-        return (floor, go.get());
+    if end - start <= scan.chunk_size || rayon::current_num_threads() <= 1 {
+        return map_here(scan, Stretch { start, end, floor }, lines, work);
     }
     let mut range = Some((start, end));
-    let mut line = lines.as_deref_mut().map(|l| l.line_at(hay, start));
-    let res = pipeline(
-        ex,
-        hay,
-        (floor, base, line.as_mut()),
-        |dense| {
+    let mut line = lines.as_deref_mut().map(|l| l.line_at(scan.hay, start));
+    let stages = Stages {
+        produce: |dense| {
             let range = range.take()?;
-            Some(chunk_jobs(&ex.classifier(), hay, range, chunk_size, dense))
+            let c = scan.ex.classifier();
+            Some(chunk_jobs(&c, scan.hay, range, scan.chunk_size, dense))
         },
-        (map, SPEC_UNITS),
-        hand_on(map, each, base),
-        |_| true,
-        (spare, dense),
-        chunk_size,
-    );
+        map: work.map,
+        spec: SPEC_UNITS,
+        hand_on: hand_on(work, scan.base),
+        ends: |_: &Segment| true,
+    };
+    let reached = pipeline(scan, floor, line.as_mut(), stages, reuse);
     if let (Some(l), Some(line)) = (lines, line) {
         *l = LineCounter { pos: end, line };
     }
-    res
+    reached
+}
+
+/// [`map_range`] with one chunk, or one thread: one scan on this thread
+/// (see [`scan_range`]), its matches mapped [`UNIT`] at a time as they
+/// come (so the matches held are few). Lines are counted once, as the
+/// matches come: each match's line is kept beside it.
+fn map_here<'h, T, M, E>(
+    scan: Scan<'_, 'h>,
+    stretch: Stretch,
+    mut lines: Option<&mut LineCounter>,
+    work: Work<'_, M, E>,
+) -> Reached
+where
+    M: Fn(Chunk<'_, 'h>) -> T,
+    E: FnMut(T) -> bool,
+{
+    let Scan { ex, hay, base, .. } = scan;
+    let Stretch { start, end, floor } = stretch;
+    let Work { map, each } = work;
+    let go = Cell::new(true);
+    let mut raws: Vec<RawMatch<'h>> = Vec::new();
+    let mut known: Vec<u64> = Vec::new();
+    let mut at = start;
+    let mut flush =
+        |raws: &mut Vec<RawMatch<'h>>, known: &mut Vec<u64>, at: &mut usize, next: usize| {
+            let t = map(Chunk {
+                hay,
+                base,
+                start: *at,
+                line: known.first().copied().unwrap_or(1),
+                raws,
+                known,
+            });
+            raws.clear();
+            known.clear();
+            *at = next.max(*at);
+            if !each(t) {
+                go.set(false);
+            }
+        };
+    let (floor, _) = ex.scan_raw(
+        hay,
+        start,
+        end,
+        floor,
+        |_, _| go.get(),
+        |r| {
+            if raws.len() >= UNIT {
+                flush(&mut raws, &mut known, &mut at, r.m.start);
+            }
+            if let Some(l) = lines.as_deref_mut() {
+                known.push(l.line_at(hay, r.m.start));
+            }
+            raws.push(r);
+        },
+    );
+    if go.get() {
+        flush(&mut raws, &mut known, &mut at, end);
+    }
+    if let Some(l) = lines {
+        l.line_at(hay, end);
+    }
+    let go = go.get();
+    Reached { floor, go }
 }
 
 /// One chunk of a [`pipeline`]: `hay[b..e]`, scanned in `hay[..limit]`.
@@ -202,15 +311,12 @@ pub(super) fn chunk_jobs(
         .collect()
 }
 
-/// The chunks `produce(dense)` gives, batch after batch until it gives
-/// `None`, scanned in parallel from `floor` and stitched in order. In each
-/// chunk's task, its first `spec` units are mapped with `map` (see
-/// [`scan_segments_map`]); `hand_on(hay, job, raws, (mapped, kept))`
-/// then takes the stitched matches (it may take them out of `raws`) on
-/// this thread, in order, `kept` telling whether the units mapped are
-/// those of the stitched matches; it returns false to stop. `ends(segment)`
-/// is called after the last chunk of a segment (one that [`Job::ends`]),
-/// and returns false to stop.
+/// The chunks `stages.produce(dense)` gives, batch after batch until it
+/// gives `None`, scanned in parallel from `floor` and stitched in order.
+/// In each chunk's task, its first `stages.spec` units are mapped with
+/// `stages.map` (see [`scan_segments_map`]); `stages.hand_on` then takes
+/// the stitched matches on this thread, in order, and `stages.ends` is
+/// called after the last chunk of each segment (see [`Stages`]).
 ///
 /// With `lines` (the line at the first chunk's start; the chunks follow
 /// one another), lines are counted: each chunk's task counts its own
@@ -220,37 +326,55 @@ pub(super) fn chunk_jobs(
 /// ends as the line at the end of the last chunk handed on.
 ///
 /// Returns the floor after the last chunk, and false if the run was asked
-/// to stop. `spare` holds emptied match vectors, reused, and `dense`
-/// whether the last chunk was so dense in URLs that smaller chunks are cut.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn pipeline<'h, T: Send>(
-    ex: &Extractor,
-    hay: &'h [u8],
-    (floor, base, mut lines): (usize, u64, Option<&mut u64>),
-    mut produce: impl FnMut(bool) -> Option<VecDeque<Job>>,
-    (map, spec): (&(impl Fn(Chunk<'_, 'h>) -> T + Sync), usize),
-    mut hand_on: impl FnMut(&'h [u8], &Job, &mut Vec<RawMatch<'h>>, Mapped<T>) -> bool,
-    mut ends: impl FnMut(&Segment) -> bool,
-    (spare, dense): (&mut Vec<Vec<RawMatch<'h>>>, &mut bool),
-    chunk_size: usize,
-) -> (usize, bool) {
-    // The chunks are a pipeline, with no barrier: up to two per thread (three
-    // from a pool thread) are in flight on the pool while this thread takes their results in
-    // order, stitches each to the one before and hands it on. Each chunk's
-    // matches are held until it is handed on.
-    //
-    // A chunk's first units are mapped in the task that scanned it, while
-    // its text and matches are in that core's cache, as if its start needed
-    // no stitching (see [`stitch_raws`]); in the rare case it did, the
-    // stitched matches are mapped again. With lines, a chunk's first line
-    // is known only once those before it are stitched, so its units are
-    // mapped in a second task, and the chunks stitched wait in order for
-    // theirs to end.
-    //
-    // On text so dense in URLs that a chunk of `chunk_size` would hold more
-    // matches than a reused vector has room for ([`SPARE_MAX`]), the chunks
-    // are a quarter of that size: such a chunk's matches take several times
-    // its bytes. A run starts so, until a chunk shows the text is not dense.
+/// to stop. `reuse` is kept from one call to the next.
+///
+/// The chunks are a pipeline, with no barrier: up to two per thread (three
+/// from a pool thread) are in flight on the pool while this thread takes
+/// their results in order, stitches each to the one before and hands it
+/// on. Each chunk's matches are held until it is handed on.
+///
+/// A chunk's first units are mapped in the task that scanned it, while its
+/// text and matches are in that core's cache, as if its start needed no
+/// stitching (see [`stitch_raws`]); in the rare case it did, the stitched
+/// matches are mapped again. With lines, a chunk's first line is known
+/// only once those before it are stitched, so its units are mapped in a
+/// second task, and the chunks stitched wait in order for theirs to end.
+///
+/// On text so dense in URLs that a chunk of `chunk_size` would hold more
+/// matches than a reused vector has room for ([`SPARE_MAX`]), the chunks
+/// are a quarter of that size: such a chunk's matches take several times
+/// its bytes. A run starts so, until a chunk shows the text is not dense.
+pub(super) fn pipeline<'h, T: Send, P, M, H, E>(
+    scan: Scan<'_, 'h>,
+    floor: usize,
+    lines: Option<&mut u64>,
+    mut stages: Stages<'_, P, M, H, E>,
+    reuse: &mut Reuse<'h>,
+) -> Reached
+where
+    P: FnMut(bool) -> Option<VecDeque<Job>>,
+    M: Fn(Chunk<'_, 'h>) -> T + Sync,
+    H: FnMut(&'h [u8], &Job, &mut Vec<RawMatch<'h>>, Mapped<T>) -> bool,
+    E: FnMut(&Segment) -> bool,
+{
+    let mut flow = Flow::new(floor, window());
+    let go = rayon::in_place_scope_fifo(|s| {
+        let tasks = Tasks {
+            scan,
+            map: stages.map,
+            spec: stages.spec,
+            counting: lines.is_some(),
+        };
+        flow.drive(s, tasks, lines, &mut stages, reuse)
+    });
+    Reached {
+        floor: flow.floor,
+        go,
+    }
+}
+
+/// How many chunks a [`pipeline`] has in flight and stitched, at most.
+fn window() -> usize {
     let threads = rayon::current_num_threads().max(1);
     // Called on a pool thread, this thread scans chunks too while it waits
     // (see [`wait`]), and hands results on only between them: a chunk more
@@ -263,112 +387,238 @@ pub(super) fn pipeline<'h, T: Send>(
     } else {
         2
     };
-    let window = per_thread * threads;
-    let counting = lines.is_some();
-    let mut floor = floor;
-    let mut go = true;
-    rayon::in_place_scope_fifo(|s| {
-        let mut queued: VecDeque<Job> = VecDeque::new();
-        let mut in_flight = VecDeque::with_capacity(window);
-        // Stitched, in order, waiting to be handed on.
-        let mut stitched: VecDeque<Stitched<'h, T>> = VecDeque::with_capacity(window);
-        let mut more = true;
+    per_thread * threads
+}
+
+/// What every task of a [`pipeline`] needs.
+struct Tasks<'s, 'h, M> {
+    scan: Scan<'s, 'h>,
+    map: &'s M,
+    /// How many units of a chunk the task that scanned it maps (none when
+    /// lines are counted).
+    spec: usize,
+    /// Whether lines are counted.
+    counting: bool,
+}
+
+impl<M> Clone for Tasks<'_, '_, M> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<M> Copy for Tasks<'_, '_, M> {}
+
+/// A chunk's task's result: the chunk scanned, and its first units mapped.
+type Scanned<'h, T> = (ChunkOut<'h>, Vec<T>);
+
+impl<'s, 'h: 's, M> Tasks<'s, 'h, M> {
+    /// Spawn the scan of `job`'s chunk into `buf` (emptied, its room
+    /// reused), and the mapping of its first units.
+    fn spawn_scan<T: Send + 's>(
+        self,
+        s: &ScopeFifo<'s>,
+        job: &Job,
+        buf: Vec<RawMatch<'h>>,
+    ) -> Receiver<Scanned<'h, T>>
+    where
+        M: Fn(Chunk<'_, 'h>) -> T + Sync,
+    {
+        let Tasks {
+            scan, map, spec, ..
+        } = self;
+        let (h, cb, ce, line) = (&scan.hay[..job.limit], job.b, job.e, job.line);
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        s.spawn_fifo(move |_| {
+            let out = scan_chunk_into(scan.ex, h, cb, ce, buf, self.counting);
+            // With lines, a chunk's units are mapped once its first
+            // line is known (see `map_counted`).
+            let mapped: Vec<T> = if self.counting || spec == 0 {
+                Vec::new()
+            } else {
+                // Each unit its own task, so an idle thread can
+                // take one from a chunk denser than the others.
+                let units = units_of(h, cb, line, &out.raws);
+                units[..units.len().min(spec)]
+                    .par_iter()
+                    .map(|&u| map_unit(h, scan.base, u, map))
+                    .collect()
+            };
+            let _ = tx.send((out, mapped));
+        });
+        rx
+    }
+
+    /// Spawn the mapping of a stitched chunk's units, once its first line is
+    /// known; the task gives the matches back.
+    fn spawn_map_counted<T: Send + 's>(
+        self,
+        s: &ScopeFifo<'s>,
+        hay: &'h [u8],
+        counted: Counted<'h>,
+    ) -> Receiver<(Vec<T>, Vec<RawMatch<'h>>)>
+    where
+        M: Fn(Chunk<'_, 'h>) -> T + Sync,
+    {
+        let (base, map) = (self.scan.base, self.map);
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        s.spawn_fifo(move |_| {
+            let _ = tx.send(map_counted(hay, base, counted, map));
+        });
+        rx
+    }
+}
+
+/// The chunks of a [`pipeline`] on their way from `produce` to `hand_on`.
+struct Flow<'h, T> {
+    /// Produced, not yet spawned.
+    queued: VecDeque<Job>,
+    /// Being scanned, in order.
+    in_flight: VecDeque<(Job, Receiver<Scanned<'h, T>>)>,
+    /// Stitched, in order, waiting to be handed on.
+    stitched: VecDeque<Stitched<'h, T>>,
+    /// Whether `produce` may give more.
+    more: bool,
+    /// Chunks scanning, and stitched ones waiting for their turn (with
+    /// lines, being mapped), at most.
+    window: usize,
+    /// The floor after the last chunk stitched.
+    floor: usize,
+}
+
+impl<'h, T: Send> Flow<'h, T> {
+    fn new(floor: usize, window: usize) -> Self {
+        Flow {
+            queued: VecDeque::new(),
+            in_flight: VecDeque::with_capacity(window),
+            stitched: VecDeque::with_capacity(window),
+            more: true,
+            window,
+            floor,
+        }
+    }
+
+    /// Run the chunks through: keep the window full, and stitch and hand on
+    /// the results in order as they come. False if the run was asked to
+    /// stop, or a task died (its panic ends the scope).
+    fn drive<'s, P, M, H, E>(
+        &mut self,
+        s: &ScopeFifo<'s>,
+        tasks: Tasks<'s, 'h, M>,
+        mut lines: Option<&mut u64>,
+        stages: &mut Stages<'_, P, M, H, E>,
+        reuse: &mut Reuse<'h>,
+    ) -> bool
+    where
+        'h: 's,
+        T: 's,
+        P: FnMut(bool) -> Option<VecDeque<Job>>,
+        M: Fn(Chunk<'_, 'h>) -> T + Sync,
+        H: FnMut(&'h [u8], &Job, &mut Vec<RawMatch<'h>>, Mapped<T>) -> bool,
+        E: FnMut(&Segment) -> bool,
+    {
         loop {
-            // Chunks scanning, and stitched ones waiting for their turn
-            // (with lines, being formatted), are `window` at most.
-            while in_flight.len() + stitched.len() < window {
-                while queued.is_empty() && more {
-                    match produce(*dense) {
-                        Some(jobs) => queued = jobs,
-                        None => more = false,
-                    }
-                }
-                let Some(job) = queued.pop_front() else { break };
-                let (h, cb, ce, line) = (&hay[..job.limit], job.b, job.e, job.line);
+            while let Some(job) = self.next_job(&mut stages.produce, reuse.dense) {
                 // The match vectors of the chunks before, emptied, are
                 // reused: a chunk's matches are not written to fresh memory.
-                let buf = spare.pop().unwrap_or_default();
-                let (tx, rx) = std::sync::mpsc::sync_channel(1);
-                s.spawn_fifo(move |_| {
-                    let out = scan_chunk_into(ex, h, cb, ce, buf, counting);
-                    // With lines, a chunk's units are mapped once its first
-                    // line is known (see `map_counted`).
-                    let mapped: Vec<T> = if counting || spec == 0 {
-                        Vec::new()
-                    } else {
-                        // Each unit its own task, so an idle thread can
-                        // take one from a chunk denser than the others.
-                        let units = units_of(h, cb, line, &out.raws);
-                        units[..units.len().min(spec)]
-                            .par_iter()
-                            .map(|&u| map_unit(h, base, u, map))
-                            .collect()
-                    };
-                    let _ = tx.send((out, mapped));
-                });
-                in_flight.push_back((job, rx));
+                let buf = reuse.spare.pop().unwrap_or_default();
+                let rx = tasks.spawn_scan(s, &job, buf);
+                self.in_flight.push_back((job, rx));
             }
             // The next chunk in order, if its units are mapped.
-            if let Some(next) = stitched.front_mut() {
-                match next.mapped(false) {
-                    Some(true) => {
-                        let next = stitched.pop_front().unwrap_or_else(|| unreachable!());
-                        if !hand_on_stitched(hay, next, (&mut hand_on, &mut ends), spare, window) {
-                            go = false;
-                            return;
-                        }
-                        continue;
+            match self.stitched.front_mut().map(|next| next.mapped(false)) {
+                Some(Some(true)) => {
+                    let next = self.stitched.pop_front().unwrap_or_else(|| unreachable!());
+                    let hay = tasks.scan.hay;
+                    if !hand_on_stitched(hay, next, stages, &mut reuse.spare, self.window) {
+                        return false;
                     }
-                    Some(false) => {}
-                    None => {
-                        // The task died: its panic ends the scope.
-                        go = false;
-                        return;
-                    }
+                    continue;
                 }
+                // The task died: its panic ends the scope.
+                Some(None) => return false,
+                Some(Some(false)) | None => {}
             }
-            if let Some((mut job, rx)) = in_flight.pop_front() {
-                let Some((mut out, mapped)) = wait(&rx) else {
-                    go = false;
-                    return;
+            if let Some((job, rx)) = self.in_flight.pop_front() {
+                let Some(scanned) = wait(&rx) else {
+                    return false;
                 };
-                let counted = out.lines.take();
-                let (h, b, e) = (&hay[..job.limit], job.b, job.e);
-                let (f, mut raws, kept) = stitch_raws(ex, h, b, e, floor, out);
-                floor = f;
-                *dense = raws.len().saturating_mul(chunk_size) > SPARE_MAX.saturating_mul(e - b);
-                if let Some(seg) = job.ends.filter(|seg| seg.forced) {
-                    floor = floor.max(seg.end);
-                }
-                let mapping = match (lines.as_deref_mut(), counted) {
-                    (Some(line), Some((rel, total))) => {
-                        let first = *line;
-                        *line += total;
-                        job.line = Some(first);
-                        let raws = std::mem::take(&mut raws);
-                        let (tx, rx) = std::sync::mpsc::sync_channel(1);
-                        s.spawn_fifo(move |_| {
-                            let (mapped, raws) =
-                                map_counted(h, (b, base, first), (raws, rel, kept), map);
-                            let _ = tx.send((mapped, raws));
-                        });
-                        Mapping::Pending(rx)
-                    }
-                    _ => Mapping::Done((mapped, kept)),
-                };
-                stitched.push_back(Stitched { job, raws, mapping });
+                let lines = lines.as_deref_mut();
+                let next = self.stitch(s, tasks, job, scanned, lines, &mut reuse.dense);
+                self.stitched.push_back(next);
                 continue;
             }
-            let Some(next) = stitched.front_mut() else {
-                break;
+            let Some(next) = self.stitched.front_mut() else {
+                return true;
             };
             if next.mapped(true).is_none() {
-                go = false;
-                return;
+                return false;
             }
         }
-    });
-    (floor, go)
+    }
+
+    /// The next chunk to spawn, if the window has room for it.
+    fn next_job(
+        &mut self,
+        produce: &mut impl FnMut(bool) -> Option<VecDeque<Job>>,
+        dense: bool,
+    ) -> Option<Job> {
+        if self.in_flight.len() + self.stitched.len() >= self.window {
+            return None;
+        }
+        while self.queued.is_empty() && self.more {
+            match produce(dense) {
+                Some(jobs) => self.queued = jobs,
+                None => self.more = false,
+            }
+        }
+        self.queued.pop_front()
+    }
+
+    /// Stitch the next chunk in order (`scanned`) to those before it, and
+    /// tell from its matches whether the text is `dense`; with `lines`,
+    /// spawn the mapping of its units, now that its first line is known.
+    fn stitch<'s, M>(
+        &mut self,
+        s: &ScopeFifo<'s>,
+        tasks: Tasks<'s, 'h, M>,
+        mut job: Job,
+        (mut out, mapped): Scanned<'h, T>,
+        lines: Option<&mut u64>,
+        dense: &mut bool,
+    ) -> Stitched<'h, T>
+    where
+        'h: 's,
+        T: 's,
+        M: Fn(Chunk<'_, 'h>) -> T + Sync,
+    {
+        let counted = out.lines.take();
+        let (h, b, e) = (&tasks.scan.hay[..job.limit], job.b, job.e);
+        let (f, mut raws, kept) = stitch_raws(tasks.scan.ex, h, b, e, self.floor, out);
+        self.floor = f;
+        *dense = raws.len().saturating_mul(tasks.scan.chunk_size) > SPARE_MAX.saturating_mul(e - b);
+        if let Some(seg) = job.ends.filter(|seg| seg.forced) {
+            self.floor = self.floor.max(seg.end);
+        }
+        let mapping = match (lines, counted) {
+            (Some(line), Some((rel, total))) => {
+                let first = *line;
+                *line += total;
+                job.line = Some(first);
+                let raws = std::mem::take(&mut raws);
+                let counted = Counted {
+                    b,
+                    first,
+                    raws,
+                    rel,
+                    kept,
+                };
+                Mapping::Pending(tasks.spawn_map_counted(s, h, counted))
+            }
+            _ => Mapping::Done((mapped, kept)),
+        };
+        Stitched { job, raws, mapping }
+    }
 }
 
 /// A chunk stitched, waiting for its turn to be handed on.
@@ -411,22 +661,23 @@ impl<T> Stitched<'_, T> {
 }
 
 /// Hand a stitched chunk on (its units mapped), keep its match vector for
-/// reuse, and end its segment if it is the last; false to stop.
-fn hand_on_stitched<'h, T>(
+/// reuse in `spare`, and end its segment if it is the last; false to stop.
+fn hand_on_stitched<'h, T, P, M, H, E>(
     hay: &'h [u8],
     mut next: Stitched<'h, T>,
-    (hand_on, ends): (
-        &mut impl FnMut(&'h [u8], &Job, &mut Vec<RawMatch<'h>>, Mapped<T>) -> bool,
-        &mut impl FnMut(&Segment) -> bool,
-    ),
+    stages: &mut Stages<'_, P, M, H, E>,
     spare: &mut Vec<Vec<RawMatch<'h>>>,
     window: usize,
-) -> bool {
+) -> bool
+where
+    H: FnMut(&'h [u8], &Job, &mut Vec<RawMatch<'h>>, Mapped<T>) -> bool,
+    E: FnMut(&Segment) -> bool,
+{
     let Mapping::Done(mapped) = next.mapping else {
         unreachable!("handed on before its units are mapped")
     };
     let h = &hay[..next.job.limit];
-    if !hand_on(h, &next.job, &mut next.raws, mapped) {
+    if !(stages.hand_on)(h, &next.job, &mut next.raws, mapped) {
         return false;
     }
     // Kept for reuse: as many vectors as are in flight, and none grown
@@ -438,22 +689,42 @@ fn hand_on_stitched<'h, T>(
         spare.push(raws);
     }
     match next.job.ends {
-        Some(seg) => ends(&seg),
+        Some(seg) => (stages.ends)(&seg),
         None => true,
     }
 }
 
-/// Map the units of a stitched chunk at `b` whose first line is `first`:
-/// `rel` holds its matches' lines from the chunk's start when `kept` (the
-/// stitched matches are those the task counted); else they are counted
-/// here. Gives the mapped units and the matches back.
-#[allow(clippy::type_complexity)]
+/// A stitched chunk whose units are mapped once its first line is known.
+struct Counted<'h> {
+    /// Where the chunk starts.
+    b: usize,
+    /// The line at `b`.
+    first: u64,
+    /// Its stitched matches.
+    raws: Vec<RawMatch<'h>>,
+    /// The lines of the matches its task scanned, from 0 at `b`.
+    rel: Vec<u64>,
+    /// Whether the stitched matches are those its task scanned.
+    kept: bool,
+}
+
+/// Map the units of a stitched chunk of `hay` (whose first byte is at
+/// `base` in the input): its matches' lines are `rel` moved to its first
+/// line when it `kept` its task's matches, else counted here. Gives the
+/// mapped units and the matches back.
 fn map_counted<'h, T>(
     hay: &'h [u8],
-    (b, base, first): (usize, u64, u64),
-    (raws, mut rel, kept): (Vec<RawMatch<'h>>, Vec<u64>, bool),
+    base: u64,
+    counted: Counted<'h>,
     map: &impl Fn(Chunk<'_, 'h>) -> T,
 ) -> (Vec<T>, Vec<RawMatch<'h>>) {
+    let Counted {
+        b,
+        first,
+        raws,
+        mut rel,
+        kept,
+    } = counted;
     if kept {
         rel.iter_mut().for_each(|l| *l += first);
     } else {
@@ -525,7 +796,12 @@ pub(super) const SPEC_UNITS: usize = 2;
 
 /// One unit of work: where it starts, the line there (1 when lines are not
 /// counted), and its matches.
-type Unit<'a, 'h> = (usize, u64, &'a [RawMatch<'h>]);
+#[derive(Clone, Copy)]
+struct Unit<'a, 'h> {
+    at: usize,
+    line: u64,
+    raws: &'a [RawMatch<'h>],
+}
 
 /// The units of one chunk's matches: at most [`UNIT`] matches each; a unit
 /// starts at the chunk's start `b` or at its first match. `line` is the
@@ -545,7 +821,11 @@ fn units_of<'a, 'h>(
                 at = part[0].m.start.max(at);
             }
             let line = counter.as_mut().map_or(1, |c| c.line_at(hay, at));
-            (at, line, part)
+            Unit {
+                at,
+                line,
+                raws: part,
+            }
         })
         .collect()
 }
@@ -554,43 +834,52 @@ fn units_of<'a, 'h>(
 fn map_unit<'h, T>(
     hay: &'h [u8],
     base: u64,
-    (at, line, raws): Unit<'_, 'h>,
+    unit: Unit<'_, 'h>,
     map: &impl Fn(Chunk<'_, 'h>) -> T,
 ) -> T {
     map(Chunk {
         hay,
         base,
-        start: at,
-        line,
-        raws,
+        start: unit.at,
+        line: unit.line,
+        raws: unit.raws,
         known: &[],
     })
 }
 
-/// `map` over the units of one stitched chunk (at `b`, the line there when
-/// counted, its matches) from unit `done` on, in parallel waves of two per
-/// thread, handed to `each` in order; false if `each` asked to stop.
-fn map_rest<'h, T: Send>(
+/// The matches of a stitched chunk, to cut into units ([`units_of`]): the
+/// chunk starts at `b`, on line `line` when lines are counted.
+struct UnitsFrom<'a, 'h> {
+    b: usize,
+    line: Option<u64>,
+    raws: &'a [RawMatch<'h>],
+}
+
+/// `work.map` over the units of one stitched chunk from unit `done` on, in
+/// parallel waves of two per thread, handed to `work.each` in order; false
+/// if `each` asked to stop.
+fn map_rest<'h, T: Send, M, E>(
     hay: &'h [u8],
     base: u64,
-    (b, line, raws): (usize, Option<u64>, &[RawMatch<'h>]),
+    chunk: UnitsFrom<'_, 'h>,
     done: usize,
-    (map, each): (
-        &(impl Fn(Chunk<'_, 'h>) -> T + Sync),
-        &mut impl FnMut(T) -> bool,
-    ),
-) -> bool {
-    if raws.len() <= done * UNIT {
+    work: &mut Work<'_, M, E>,
+) -> bool
+where
+    M: Fn(Chunk<'_, 'h>) -> T + Sync,
+    E: FnMut(T) -> bool,
+{
+    if chunk.raws.len() <= done * UNIT {
         return true; // every unit is mapped
     }
     let threads = rayon::current_num_threads().max(1);
-    let units = units_of(hay, b, line, raws);
+    let units = units_of(hay, chunk.b, chunk.line, chunk.raws);
     for wave in units[done..].chunks(2 * threads) {
         let results: Vec<T> = wave
             .par_iter()
-            .map(|&u| map_unit(hay, base, u, map))
+            .map(|&u| map_unit(hay, base, u, work.map))
             .collect();
-        if !results.into_iter().all(&mut *each) {
+        if !results.into_iter().all(&mut *work.each) {
             return false;
         }
     }

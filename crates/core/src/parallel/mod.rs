@@ -44,7 +44,10 @@ use crate::classify::{Classifier, naive};
 use crate::extract::rules::{MAX_LOOK_BEHIND, MAX_WRAPPED};
 use crate::extract::{Extractor, Match, RawMatch, unicode};
 
-use chunks::{SPEC_UNITS, chunk_jobs, hand_on, map_range, no_map, pipeline, segment_jobs};
+use chunks::{
+    Reached, Reuse, SPEC_UNITS, Scan, Stages, Stretch, Work, chunk_jobs, drain_to, hand_on,
+    map_range, no_map, pipeline, segment_jobs,
+};
 pub use segment::{MAX_RUN, Segment, Segments, cuts, is_cut, segments};
 pub use stream::{
     DEFAULT_BLOCK_SIZE, Filled, READ_AHEAD_MIN, fill, fill_or_pause, fill_while,
@@ -90,20 +93,25 @@ pub fn scan_segments<'h>(
         }
         return;
     }
-    pipeline(
+    let stages = Stages {
+        produce: segment_jobs(ex.classifier(), hay, target, chunk_size),
+        map: &no_map,
+        spec: 0,
+        hand_on: drain_to(&mut sink),
+        ends: |seg: &Segment| between(seg.end - seg.start),
+    };
+    let scan = whole(ex, hay, chunk_size);
+    pipeline(scan, 0, None, stages, &mut Reuse::new(true));
+}
+
+/// A [`Scan`] of the whole buffer `hay`.
+fn whole<'a, 'h>(ex: &'a Extractor, hay: &'h [u8], chunk_size: usize) -> Scan<'a, 'h> {
+    Scan {
         ex,
         hay,
-        (0, 0, None),
-        segment_jobs(ex.classifier(), hay, target, chunk_size),
-        (&no_map, 0),
-        |_, _, raws, _| {
-            raws.drain(..).for_each(|r| sink(r.m));
-            true
-        },
-        |seg| between(seg.end - seg.start),
-        (&mut Vec::new(), &mut true),
+        base: 0,
         chunk_size,
-    );
+    }
 }
 
 /// One chunk of a [`scan_segments_map`] run: its matches, in input order,
@@ -207,22 +215,20 @@ pub fn scan_segments_map<'h, T: Send>(
         // One chunk, or one thread: each segment is scanned on this thread.
         let mut lines = LineCounter::default();
         let mut floor = 0;
-        let mut reuse = (Vec::new(), true);
+        let mut reuse = Reuse::new(true);
         for seg in segments(ex.classifier(), hay, target) {
             let mut go = true;
-            floor = seg.scan(hay, floor, |h, s, e, f| {
+            floor = seg.scan(hay, floor, |h, start, end, floor| {
                 let counter = count_lines.then_some(&mut lines);
-                let (f, g) = map_range(
-                    ex,
-                    h,
-                    (s, e, f),
-                    (chunk_size, 0),
-                    counter,
-                    (&map, &mut each),
-                    (&mut reuse.0, &mut reuse.1),
-                );
-                go = g;
-                f
+                let work = Work {
+                    map: &map,
+                    each: &mut each,
+                };
+                let stretch = Stretch { start, end, floor };
+                let reached =
+                    map_range(whole(ex, h, chunk_size), stretch, counter, work, &mut reuse);
+                go = reached.go;
+                reached.floor
             });
             if !go || !between(seg.end - seg.start) {
                 return;
@@ -233,16 +239,25 @@ pub fn scan_segments_map<'h, T: Send>(
     // One pipeline over every segment: the chunks of the next segment are
     // cut while those of the one before are in flight, so the pool never
     // waits at a segment's end.
+    let work = Work {
+        map: &map,
+        each: &mut each,
+    };
+    let stages = Stages {
+        produce: segment_jobs(ex.classifier(), hay, target, chunk_size),
+        map: &map,
+        spec: SPEC_UNITS,
+        hand_on: hand_on(work, 0),
+        ends: |seg: &Segment| between(seg.end - seg.start),
+    };
+    let mut line = 1;
+    let lines = count_lines.then_some(&mut line);
     pipeline(
-        ex,
-        hay,
-        (0, 0, count_lines.then_some(&mut 1)),
-        segment_jobs(ex.classifier(), hay, target, chunk_size),
-        (&map, SPEC_UNITS),
-        hand_on(&map, &mut each, 0),
-        |seg| between(seg.end - seg.start),
-        (&mut Vec::new(), &mut true),
-        chunk_size,
+        whole(ex, hay, chunk_size),
+        0,
+        lines,
+        stages,
+        &mut Reuse::new(true),
     );
 }
 
@@ -271,23 +286,18 @@ pub fn scan_range<'h>(
         return ex.scan(hay, start, end, floor, sink);
     }
     let mut range = Some((start, end));
-    let (floor, _) = pipeline(
-        ex,
-        hay,
-        (floor, 0, None),
-        |dense| {
+    let stages = Stages {
+        produce: |dense| {
             let range = range.take()?;
             Some(chunk_jobs(&ex.classifier(), hay, range, chunk_size, dense))
         },
-        (&no_map, 0),
-        |_, _, raws, _| {
-            raws.drain(..).for_each(|r| sink(r.m));
-            true
-        },
-        |_| true,
-        (&mut Vec::new(), &mut true),
-        chunk_size,
-    );
+        map: &no_map,
+        spec: 0,
+        hand_on: drain_to(&mut sink),
+        ends: |_: &Segment| true,
+    };
+    let scan = whole(ex, hay, chunk_size);
+    let Reached { floor, .. } = pipeline(scan, floor, None, stages, &mut Reuse::new(true));
     floor
 }
 

@@ -405,15 +405,15 @@ pub fn scan_reader_while<R: Read + Send>(
         r,
         block_size,
         true,
-        |hay, range, base, lines| {
+        |hay, stretch, base, lines| {
             let lines = lines.unwrap_or_else(|| unreachable!("lines are counted"));
             let mut each = |m: &Match<'_>, line| {
                 if go {
                     go = sink(m, line);
                 }
             };
-            let floor = scan_block(ex, hay, range, chunk_size, base, lines, &mut each);
-            (floor, go)
+            let floor = scan_block(ex, hay, stretch, chunk_size, base, lines, &mut each);
+            Reached { floor, go }
         },
         paused,
     )
@@ -539,25 +539,29 @@ pub fn scan_reader_map<R: Read + Send, T: Send>(
         r,
         block_size,
         count_lines,
-        |hay, range, base, lines| {
-            let (map, each) = (&map, &mut each);
-            map_range(
+        |hay, stretch, base, lines| {
+            let scan = Scan {
                 ex,
                 hay,
-                range,
-                (chunk_size, base),
-                lines,
-                (map, each),
-                (&mut Vec::new(), &mut dense),
-            )
+                base,
+                chunk_size,
+            };
+            let work = Work {
+                map: &map,
+                each: &mut each,
+            };
+            let mut reuse = Reuse::new(dense);
+            let reached = map_range(scan, stretch, lines, work, &mut reuse);
+            dense = reuse.dense;
+            reached
         },
         paused,
     )
 }
 
-/// The block loop of [`scan_reader`]: `step(hay, (start, end, floor), base,
-/// lines)` scans a segment of the buffer (whose first byte is at `base` in
-/// the stream) and returns the floor after it, and false to stop. While a
+/// The block loop of [`scan_reader`]: `step(hay, stretch, base, lines)`
+/// scans a segment of the buffer (whose first byte is at `base` in the
+/// stream) and returns the floor after it, and false to stop. While a
 /// segment is scanned, the next block is read on a thread of its own, so a
 /// slow source (a decoder, a pipe) is read while the pool scans: the
 /// stream's time is the larger of the two, not their sum. When the source
@@ -568,7 +572,7 @@ fn read_blocks<R: Read + Send>(
     mut r: R,
     block_size: usize,
     count_lines: bool,
-    mut step: impl FnMut(&[u8], (usize, usize, usize), u64, Option<&mut LineCounter>) -> (usize, bool),
+    mut step: impl FnMut(&[u8], Stretch, u64, Option<&mut LineCounter>) -> Reached,
     mut paused: impl FnMut() -> bool,
 ) -> io::Result<u64> {
     let block_size = block_size.max(1);
@@ -650,10 +654,11 @@ fn read_blocks<R: Read + Send>(
         let keep_from = end.saturating_sub(MAX_LOOK_BEHIND);
         let hay: &[u8] = if hard { &buf[..end] } else { &buf };
         let counter = count_lines.then_some(&mut lines);
-        let (f, go) = if eof || pause {
+        let stretch = Stretch { start, end, floor };
+        let Reached { floor: f, go } = if eof || pause {
             // At a pause, the next read waits for the source: it is not
             // read ahead.
-            step(hay, (start, end, floor), base, counter)
+            step(hay, stretch, base, counter)
         } else {
             // The next block starts with what this one keeps.
             next.clear();
@@ -663,8 +668,8 @@ fn read_blocks<R: Read + Send>(
             // No thread to be had: the next block is read after this one,
             // by the loop's own fill.
             let (res, read) = fill_ahead(&mut r, &mut next, (want, Some(0)), || {
-                let res = step(hay, (start, end, floor), base, counter);
-                (res, res.1)
+                let res = step(hay, stretch, base, counter);
+                (res, res.go)
             });
             ahead = read;
             res
@@ -745,13 +750,13 @@ impl Drop for SetOnDrop<'_> {
     }
 }
 
-/// Scan `hay[start..end]` of a stream block whose first byte is at `base`,
+/// Scan the `stretch` of a stream block whose first byte is at `base`,
 /// handing each match to `sink` with absolute offsets and its line; returns
 /// the new floor.
 fn scan_block(
     ex: &Extractor,
     hay: &[u8],
-    (start, end, floor): (usize, usize, usize),
+    Stretch { start, end, floor }: Stretch,
     chunk_size: usize,
     base: u64,
     lines: &mut LineCounter,
