@@ -456,7 +456,8 @@ pub fn scan_reader_columns<R: Read + Send>(
         r,
         block_size,
         true,
-        |hay, (start, end, floor), base, lines| {
+        |hay, stretch, base, lines| {
+            let end = stretch.end;
             let lines = lines.unwrap_or_else(|| unreachable!("lines are counted"));
             // The start of the line of `hay[at]`, looking back to `pos`.
             let mut line_of = |at: usize| {
@@ -480,21 +481,13 @@ pub fn scan_reader_columns<R: Read + Send>(
                     go = sink(m, line, m.start as u64 - first + 1);
                 }
             };
-            let floor = scan_block(
-                ex,
-                hay,
-                (start, end, floor),
-                chunk_size,
-                base,
-                lines,
-                &mut each,
-            );
+            let floor = scan_block(ex, hay, stretch, chunk_size, base, lines, &mut each);
             if go {
                 // Newlines after the last match: the next block's matches
                 // look back only to its start.
                 line_of(end.min(hay.len()));
             }
-            (floor, go)
+            Reached { floor, go }
         },
         paused,
     )
