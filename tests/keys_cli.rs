@@ -260,7 +260,7 @@ fn shard_by_domain_keeps_a_domain_together() {
             "4",
             "--shard-by",
             "domain",
-            "-o",
+            "--output",
             out.to_str().unwrap(),
         ],
         text.as_bytes(),
