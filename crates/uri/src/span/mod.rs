@@ -280,13 +280,19 @@ pub(crate) fn chosen() -> SpanIsa {
     match CHOICE.load(Ordering::Relaxed) {
         SSSE3 => SpanIsa::Ssse3,
         NEON => SpanIsa::Neon,
-        UNSET => {
-            let isa = SpanIsa::from_env();
-            set(isa);
-            isa
-        }
+        UNSET => choose(),
         _ => SpanIsa::Scalar,
     }
+}
+
+/// [`chosen`] on its first use: the kernels the environment asks for,
+/// remembered. Out of line, so that [`chosen`] inlines into [`dispatch`].
+#[cold]
+#[inline(never)]
+fn choose() -> SpanIsa {
+    let isa = SpanIsa::from_env();
+    set(isa);
+    isa
 }
 
 /// Run `work` with the span kernels chosen for the process (see
