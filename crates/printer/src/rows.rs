@@ -204,6 +204,7 @@ impl<'a> Row<'a> {
     /// [`Row::values`], checking the text of field `i` as UTF-8 only where
     /// `check[i]` (the other values' lengths and tags only): for a caller
     /// that keeps some of the fields.
+    #[cfg_attr(not(any(feature = "parquet", feature = "arrow")), allow(dead_code))]
     pub(crate) fn values_checking(&self, check: &'a [bool]) -> Values<'a> {
         Values {
             check: Some(check),
