@@ -455,6 +455,8 @@ pub struct Record {
     pub path: String,
     pub query: Option<String>,
     pub fragment: Option<String>,
+    pub host_ascii: Option<String>,
+    pub domain: Option<String>,
     pub mail: Option<MailInfo>,
     pub web: Option<WebInfo>,
 }
@@ -490,7 +492,10 @@ fn record(m: &Match<'_>, line: u64, w: Option<&MailWhere>, web: Option<&WebWhere
     // `//www...`, as the CLI's JSON output does ([`Parts`]).
     let parts = Parts::new(m);
     let u = parts.uri();
+    let (host_ascii, domain) = urlsift_printer::host_keys(u.host(), u.host_kind());
     Record {
+        host_ascii,
+        domain,
         start: m.start,
         end: m.end,
         line,
@@ -562,6 +567,8 @@ pub struct Parsed {
     pub path: String,
     pub query: Option<String>,
     pub fragment: Option<String>,
+    pub host_ascii: Option<String>,
+    pub domain: Option<String>,
     /// `(offset, message)` of the first RFC 3986 error.
     pub error: Option<(usize, String)>,
     /// `(offset, message)` of a broken scheme rule.
@@ -574,7 +581,10 @@ pub fn parse(input: &[u8]) -> Result<Parsed, Error> {
         let u = UriRef::split(input);
         let error = u.validate().err();
         let scheme_error = u.check_scheme().err();
+        let (host_ascii, domain) = urlsift_printer::host_keys(u.host(), u.host_kind());
         Ok(Parsed {
+            host_ascii,
+            domain,
             valid: error.is_none(),
             scheme: u.scheme().map(lossy),
             userinfo: u.userinfo().map(lossy),
@@ -590,9 +600,6 @@ pub fn parse(input: &[u8]) -> Result<Parsed, Error> {
     })
 }
 
-/// The normalization levels, by their CLI names (`--dedup-key`):
-/// `syntax` (RFC 3986 6.2.2, `normalize --syntax-only`), `scheme` (6.2.2
-/// and 6.2.3, `normalize`), `no-fragment` (`normalize --drop-fragment`).
 /// A `key` level by its CLI name (`--dedup-key`: raw, syntax, scheme,
 /// no-fragment, whatwg, surt).
 pub fn key_level(name: &str) -> Result<KeyLevel, Error> {
@@ -646,6 +653,9 @@ pub fn psl_version() -> &'static str {
     urlsift_keys::psl_version()
 }
 
+/// The normalization levels, by their CLI names (`--dedup-key`):
+/// `syntax` (RFC 3986 6.2.2, `normalize --syntax-only`), `scheme` (6.2.2
+/// and 6.2.3, `normalize`), `no-fragment` (`normalize --drop-fragment`).
 fn level(name: &str) -> Result<KeyLevel, Error> {
     match name {
         "syntax" => Ok(KeyLevel::Syntax),

@@ -475,6 +475,8 @@ struct Match {
     path: String,
     query: Option<String>,
     fragment: Option<String>,
+    host_ascii: Option<String>,
+    domain: Option<String>,
     message: Option<u64>,
     message_id: Option<String>,
     message_offset: Option<u64>,
@@ -494,7 +496,7 @@ struct Match {
 }
 
 /// The JSON fields, in the CLI's order.
-const FIELDS: [&str; 17] = [
+const FIELDS: [&str; 19] = [
     "start",
     "end",
     "line",
@@ -512,6 +514,8 @@ const FIELDS: [&str; 17] = [
     "path",
     "query",
     "fragment",
+    "host_ascii",
+    "domain",
 ];
 
 /// The web fields (of a link found in an HTML page or a web archive).
@@ -560,6 +564,8 @@ impl From<engine::Record> for Match {
             path: r.path,
             query: r.query,
             fragment: r.fragment,
+            host_ascii: r.host_ascii,
+            domain: r.domain,
             message: m.as_ref().map(|m| m.message),
             message_id: m.as_ref().and_then(|m| m.message_id.clone()),
             message_offset: m.as_ref().map(|m| m.message_offset),
@@ -658,6 +664,8 @@ fn parse<'py>(py: Python<'py>, url: &Bound<'py, PyAny>) -> PyResult<Bound<'py, P
     d.set_item("path", p.path)?;
     d.set_item("query", p.query)?;
     d.set_item("fragment", p.fragment)?;
+    d.set_item("host_ascii", p.host_ascii)?;
+    d.set_item("domain", p.domain)?;
     let problem = |e: Option<(usize, String)>| -> PyResult<Option<Bound<'py, PyDict>>> {
         e.map(|(offset, message)| {
             let d = PyDict::new(py);

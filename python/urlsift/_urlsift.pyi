@@ -70,6 +70,11 @@ class Match:
     path: str
     query: Optional[str]
     fragment: Optional[str]
+    host_ascii: Optional[str]
+    """The host in ASCII (UTS #46, punycode); ``None`` without one."""
+    domain: Optional[str]
+    """The registrable domain (Public Suffix List); ``None`` for IP
+    addresses, invalid hosts and public suffixes."""
     # With mail=True (``urlsift --mail --format json``); None otherwise.
     message: Optional[int]
     message_id: Optional[str]
@@ -136,7 +141,7 @@ def find(
 
 def parse(url: Union[str, bytes]) -> dict[str, Any]:
     """The fields of ``urlsift parse URL``: url, valid, scheme, userinfo, host,
-    host_kind, port, path, query, fragment, error and scheme_error (each
+    host_kind, port, path, query, fragment, host_ascii, domain, error and scheme_error (each
     ``{"offset": int, "message": str}`` or ``None``). Never raises for a bad
     URL: ``valid`` and ``error`` say what is wrong."""
 

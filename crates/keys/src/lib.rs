@@ -7,9 +7,9 @@
 //! - [`domain`]: the registrable domain (eTLD+1) of a host, from the whole
 //!   Public Suffix List (ICANN and private sections), compiled in
 //!   ([`psl_version`] gives the list's date);
-//! - [`whatwg`]: the WHATWG URL Standard serialization (what a browser
+//! - [`whatwg()`]: the WHATWG URL Standard serialization (what a browser
 //!   navigates to), by the `ada-url` crate;
-//! - [`surt`]: the Sort-friendly URI Reordering Transform with the Internet
+//! - [`surt()`]: the Sort-friendly URI Reordering Transform with the Internet
 //!   Archive's default canonicalization (the key of CDX indexes), as the
 //!   Python `surt` package computes it.
 //!
