@@ -143,7 +143,13 @@ pub struct Column {
 /// ```
 pub fn columns(mail: bool) -> impl Iterator<Item = Column> {
     let groups: &'static [Group] = if mail {
-        &[Group::Record, Group::Normalized, Group::Key, Group::Web, Group::Mail]
+        &[
+            Group::Record,
+            Group::Normalized,
+            Group::Key,
+            Group::Web,
+            Group::Mail,
+        ]
     } else {
         &[Group::Record, Group::Normalized, Group::Key, Group::Web]
     };
