@@ -306,3 +306,63 @@ fn every_field_is_in_the_man_page() {
         );
     }
 }
+
+/// `--shards` with `--shard-by url` (the default) partitions on the URL's
+/// `--dedup-key` form: at `surt` and `whatwg`, every spelling of one URL
+/// lands in one shard, and the groups spread over the shards.
+#[test]
+fn shard_by_url_partitions_on_the_surt_and_whatwg_keys() {
+    let mut text = String::new();
+    for i in 0..30 {
+        text.push_str(&format!("http://www.site{i}.example/p?b=1&a=2\n"));
+        text.push_str(&format!("http://SITE{i}.example:80/p?a=2&b=1\n"));
+        text.push_str(&format!("http://site{i}.example/p?a=2&b=1\n"));
+    }
+    for level in ["surt", "whatwg"] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("shards");
+        let o = run(
+            &[
+                "--shards",
+                "4",
+                "--dedup-key",
+                level,
+                "--output",
+                out.to_str().unwrap(),
+            ],
+            text.as_bytes(),
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{level}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        // The shard of each URL's group, for the spellings that share a key
+        // at this level (whatwg keeps `www.` and the query order).
+        let mut shard_of = std::collections::HashMap::new();
+        let mut shards_used = std::collections::HashSet::new();
+        let mut n = 0;
+        for e in std::fs::read_dir(&out).unwrap() {
+            let p = e.unwrap().path();
+            for line in std::fs::read_to_string(&p).unwrap().lines() {
+                n += 1;
+                let low = line.to_ascii_lowercase();
+                if level == "whatwg" && low.contains("www.") {
+                    continue;
+                }
+                let site = low.split("site").nth(1).unwrap();
+                let group: u32 = site[..site.find('.').unwrap()].parse().unwrap();
+                let prev = shard_of.insert(group, p.clone());
+                assert!(
+                    prev.is_none_or(|q| q == p),
+                    "{level}: site{group} in two shards"
+                );
+                shards_used.insert(p.clone());
+            }
+        }
+        assert_eq!(n, 90, "{level}: every URL is written once");
+        assert_eq!(shard_of.len(), 30, "{level}");
+        assert!(shards_used.len() > 1, "{level}: one shard took every group");
+    }
+}
