@@ -44,14 +44,16 @@ if ! rustup target list --installed 2>/dev/null | grep -qx "$TARGET"; then
 fi
 
 # 2. The cross linker and qemu.
-if ! command -v aarch64-linux-gnu-gcc >/dev/null || ! command -v qemu-aarch64 >/dev/null; then
+# g++ too: urlsift-keys builds ada-url's C++.
+if ! command -v aarch64-linux-gnu-gcc >/dev/null || ! command -v aarch64-linux-gnu-g++ >/dev/null ||
+    ! command -v qemu-aarch64 >/dev/null; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         export DEBIAN_FRONTEND=noninteractive
         apt-get update -q || skip "apt-get update failed"
-        apt-get install -y -q gcc-aarch64-linux-gnu qemu-user ||
-            skip "apt-get install gcc-aarch64-linux-gnu qemu-user failed"
+        apt-get install -y -q gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user ||
+            skip "apt-get install gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user failed"
     else
-        skip "need aarch64-linux-gnu-gcc and qemu-aarch64 (run as root with apt-get to install)"
+        skip "need aarch64-linux-gnu-gcc, -g++ and qemu-aarch64 (run as root with apt-get to install)"
     fi
 fi
 
