@@ -86,10 +86,18 @@ pub(super) fn scan_warc(
     loop {
         // Links of the records so far first, then the problem, in file order.
         let (ok, next) = if ahead && !cur.end {
-            let (ok, next) = rayon::join(
-                || warc_batch(cfg, name, &cur.recs, &opts, emit),
-                || read_warc_batch(&mut reader),
-            );
+            // The next batch is read on a thread of its own, and this batch's
+            // links are handed on from this thread, never from the pool: a
+            // pool thread blocked on a full output queue while it holds
+            // another input's work would deadlock the run.
+            let (ok, next) = std::thread::scope(|s| {
+                let reading = s.spawn(|| read_warc_batch(&mut reader));
+                let ok = warc_batch(cfg, name, &cur.recs, &opts, emit);
+                let next = reading
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                (ok, next)
+            });
             (ok, Some(next))
         } else {
             (warc_batch(cfg, name, &cur.recs, &opts, emit), None)
