@@ -540,3 +540,46 @@ then www.two.example, <img src=\"../i.png\" srcset=\"s1.png 1x, s2.png 2x\">
         assert_eq!(got, want, "{j}");
     }
 }
+
+/// Several inputs, web archives among them, at two threads: a pool thread
+/// that blocks on a full output queue while it holds another input's work
+/// would hang the run. Each run must end within a minute.
+#[test]
+fn warc_cli_many_inputs_at_two_threads_never_hang() {
+    use std::time::{Duration, Instant};
+    let root = env!("CARGO_MANIFEST_DIR");
+    let inputs = [
+        format!("{root}/tests/data"),
+        format!("{root}/datasets/sample.txt"),
+        DATA.to_string(),
+        format!("{root}/datasets/urls.txt"),
+    ];
+    for round in 0..16 {
+        let mut c = Command::new(BIN)
+            .args(["-j2", "--format", "json"])
+            .args(&inputs)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        let status = loop {
+            if let Some(s) = c.try_wait().unwrap() {
+                break Some(s);
+            }
+            if start.elapsed() > Duration::from_secs(60) {
+                let _ = c.kill();
+                let _ = c.wait();
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let status = status.unwrap_or_else(|| panic!("round {round}: the run hung"));
+        // Exit 2: the broken archives among the test data are reported.
+        assert!(
+            matches!(status.code(), Some(0 | 2)),
+            "round {round}: {status}"
+        );
+    }
+}
