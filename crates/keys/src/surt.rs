@@ -240,38 +240,12 @@ fn surt_fast(url: &[u8], out: &mut Vec<u8>) -> bool {
     {
         return false;
     }
-    let auth_end = memchr::memchr3(b'/', b'?', b'#', tail).unwrap_or(tail.len());
-    let host = tail.get(..auth_end).unwrap_or_default();
-    if host.is_empty()
-        || host.iter().any(|&b| matches!(b, b'@' | b':' | b'[' | b']'))
-        || !plain_host(host)
-    {
+    // One pass over the URL's parts: a URL is short, so plain loops cost
+    // less than a substring search set up per part.
+    let Some(FastParts { host, path, query }) = fast_parts(tail) else {
         return false;
-    }
-    let after = tail.get(auth_end..).unwrap_or_default();
-    let after = match memchr::memchr(b'#', after) {
-        Some(h) => after.get(..h).unwrap_or_default(),
-        None => after,
     };
-    let (path, query) = match memchr::memchr(b'?', after) {
-        Some(q) => (
-            after.get(..q).unwrap_or_default(),
-            after.get(q + 1..).filter(|q| !q.is_empty()),
-        ),
-        None => (after, None),
-    };
-    if memchr::memchr_iter(b'/', path).any(|i| matches!(path.get(i + 1), Some(b'.' | b'/')))
-        || memchr::memchr(b'(', path).is_some()
-    {
-        return false;
-    }
-    let mut q = Vec::new();
-    if let Some(raw) = query {
-        push_lower(&mut q, raw);
-        if may_have_session_id(&q) {
-            return false;
-        }
-    }
+    let start = out.len();
     for (i, label) in massage_host(host).rsplit(|&b| b == b'.').enumerate() {
         if i > 0 {
             out.push(b',');
@@ -284,11 +258,78 @@ fn surt_fast(url: &[u8], out: &mut Vec<u8>) -> bool {
         [.., b'/'] if path.len() > 1 => push_lower(out, &path[..path.len() - 1]),
         _ => push_lower(out, path),
     }
-    if !q.is_empty() {
+    if let Some(raw) = query {
+        // The query in lower case, written in place and checked there.
+        let at = out.len();
         out.push(b'?');
-        write_sorted_query(&q, out);
+        push_lower(out, raw);
+        let q = out.get(at + 1..).unwrap_or_default();
+        if may_have_session_id(q) {
+            out.truncate(start);
+            return false;
+        }
+        if memchr::memchr(b'&', q).is_some() {
+            let q = q.to_vec();
+            out.truncate(at + 1);
+            write_sorted_query(&q, out);
+        }
     }
     true
+}
+
+/// The parts of a URL [`surt_fast`] takes.
+struct FastParts<'a> {
+    host: &'a [u8],
+    path: &'a [u8],
+    /// `None` when empty.
+    query: Option<&'a [u8]>,
+}
+
+/// The host, path and query of the part of an
+/// `http(s)` URL after `//` (no byte of it at or below a space, at or above
+/// DEL, or `%`), or `None` where the fast path does not apply: a host that
+/// is empty, numeric, has userinfo, a port, brackets or dots to fix; a path
+/// with a dot or empty segment or a `(`.
+fn fast_parts(tail: &[u8]) -> Option<FastParts<'_>> {
+    let mut i = 0;
+    let (mut prev, mut numeric) = (b'.', true);
+    while let Some(&b) = tail.get(i) {
+        match b {
+            b'/' | b'?' | b'#' => break,
+            b'@' | b':' | b'[' | b']' => return None,
+            // A leading dot or two dots in a row.
+            b'.' if prev == b'.' => return None,
+            b'.' | b'0'..=b'9' => {}
+            _ => numeric = false,
+        }
+        prev = b;
+        i += 1;
+    }
+    if i == 0 || numeric || prev == b'.' {
+        return None;
+    }
+    let host = tail.get(..i)?;
+    let path_at = i;
+    let mut prev = 0u8;
+    while let Some(&b) = tail.get(i) {
+        match b {
+            b'?' | b'#' => break,
+            b'(' => return None,
+            b'.' | b'/' if prev == b'/' => return None,
+            _ => {}
+        }
+        prev = b;
+        i += 1;
+    }
+    let path = tail.get(path_at..i)?;
+    let query = if tail.get(i) == Some(&b'?') {
+        let q = tail.get(i + 1..)?;
+        let end = q.iter().position(|&b| b == b'#').unwrap_or(q.len());
+        q.get(..end).filter(|q| !q.is_empty())
+    } else {
+        None
+    };
+    Some(FastParts { host, path, query })
 }
 
 /// Append `n` in decimal.
@@ -332,11 +373,17 @@ fn has_pair(s: &[u8], a: u8, b: u8) -> bool {
     s.windows(2).any(|w| w[0] == a && w[1] == b)
 }
 
-/// True if the (lower-case) query may hold a session id: a name ending in
-/// `id` before an `=`, or `aspsessionid` and 8 letters before one.
+/// True if the (lower-case) query may hold a session id: before an `=`, a
+/// name ending in `sid` (`sid`, `phpsessid`), `sessionid` (`jsessionid`) or
+/// `cfid`, or `aspsessionid` and 8 letters. Every form
+/// [`strip_query_session_id`] removes ends so; a query without one is left
+/// as it is (a common `id=` or `group_id=` costs no substring search).
 fn may_have_session_id(q: &[u8]) -> bool {
     memchr::memchr_iter(b'=', q).any(|e| {
-        q.get(e.wrapping_sub(2)..e) == Some(&b"id"[..])
+        let name = q.get(..e).unwrap_or_default();
+        name.ends_with(b"sid")
+            || name.ends_with(b"sessionid")
+            || name.ends_with(b"cfid")
             || q.get(e.wrapping_sub(20)..e.wrapping_sub(8)) == Some(&b"aspsessionid"[..])
     })
 }
@@ -1039,6 +1086,44 @@ mod tests {
             let mut got = Vec::new();
             let r = surt_into(&b, &mut got).map(|()| got);
             prop_assert_eq!(r, reference(&b));
+        }
+    }
+
+    /// Every URL of a real list, and each session-id form in queries of
+    /// every shape, keyed as the step-by-step reference keys them.
+    #[test]
+    fn real_urls_and_session_queries_match_the_reference() {
+        let list = include_str!("../../../datasets/urls.txt");
+        let id32 = "0123456789abcdefABCDEF0123456789";
+        let forms = [
+            format!("jsessionid={id32}"),
+            format!("phpsessid={id32}"),
+            format!("sid={id32}"),
+            format!("xsid={id32}"),
+            "aspsessionidABCDEFGH=ABCDEFGHIJKLMNOPQRSTUVWX".to_string(),
+            "cfid=12&cftoken=34".to_string(),
+            "id=5".to_string(),
+            "group_id=7".to_string(),
+        ];
+        let mut urls: Vec<String> = list.lines().map(str::to_owned).collect();
+        for f in &forms {
+            for shape in [
+                "?{f}",
+                "?b=1&{f}",
+                "?{f}&a=2",
+                "?Z=1&{f}&a=2#x",
+                "?{f}#frag",
+            ] {
+                urls.push(format!(
+                    "http://www.Example.com/p{}",
+                    shape.replace("{f}", f)
+                ));
+            }
+        }
+        for u in &urls {
+            let mut got = Vec::new();
+            let r = surt_into(u.as_bytes(), &mut got).map(|()| got);
+            assert_eq!(r, reference(u.as_bytes()), "{u}");
         }
     }
 
