@@ -99,29 +99,32 @@ fn plain_href(s: &[u8], out: &mut Vec<u8>) -> bool {
         return false;
     }
     let tail = s.get(rest..).unwrap_or_default();
-    let auth_end = rest + memchr::memchr3(b'/', b'?', b'#', tail).unwrap_or(tail.len());
+    // Plain loops over the parts: a URL is short, so they cost less than a
+    // substring search set up per part.
+    let host_len = tail
+        .iter()
+        .position(|&b| matches!(b, b'/' | b'?' | b'#'))
+        .unwrap_or(tail.len());
+    let auth_end = rest + host_len;
     let host = s.get(rest..auth_end).unwrap_or_default();
-    let host_ok = !host.is_empty()
-        && host.iter().all(|&b| {
-            b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'-' | b'_' | b'.')
-        })
-        && host
-            .split(|&b| b == b'.')
-            .all(|l| !l.is_empty() && !l.starts_with(b"xn--"))
-        && !ends_in_number(host);
-    if !host_ok {
+    if !plain_host(host) {
         return false;
     }
     let after = s.get(auth_end..).unwrap_or_default();
-    let path_end = memchr::memchr2(b'?', b'#', after).unwrap_or(after.len());
-    let path = after.get(..path_end).unwrap_or_default();
     // Dot segments, written or percent-encoded.
-    if memchr::memchr_iter(b'/', path).any(|i| path.get(i + 1) == Some(&b'.'))
-        || memchr::memchr_iter(b'%', path).any(|i| {
-            path.get(i + 1) == Some(&b'2') && path.get(i + 2).is_some_and(|&e| e | 0x20 == b'e')
-        })
-    {
-        return false;
+    let mut prev = 0u8;
+    for (i, &b) in after.iter().enumerate() {
+        match b {
+            b'?' | b'#' => break,
+            b'.' if prev == b'/' => return false,
+            b'%' if after.get(i + 1) == Some(&b'2')
+                && after.get(i + 2).is_some_and(|&e| e | 0x20 == b'e') =>
+            {
+                return false;
+            }
+            _ => {}
+        }
+        prev = b;
     }
     out.extend_from_slice(s.get(..auth_end).unwrap_or_default());
     if after.first() != Some(&b'/') {
@@ -129,6 +132,26 @@ fn plain_href(s: &[u8], out: &mut Vec<u8>) -> bool {
     }
     out.extend_from_slice(after);
     true
+}
+
+/// A host the parser keeps as written: lower-case letters, digits, `-`,
+/// `_` and dots between non-empty labels, no `xn--` label, and a last
+/// label that is not a number.
+fn plain_host(host: &[u8]) -> bool {
+    let mut prev = b'.';
+    let mut label_at = 0;
+    for (i, &b) in host.iter().enumerate() {
+        match b {
+            b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' => {}
+            b'.' if prev != b'.' => label_at = i + 1,
+            _ => return false,
+        }
+        if i == label_at + 3 && host.get(label_at..=i) == Some(&b"xn--"[..]) {
+            return false;
+        }
+        prev = b;
+    }
+    !host.is_empty() && prev != b'.' && !ends_in_number(host)
 }
 
 /// The last label of a host is a number (decimal, or `0x` and hex digits).
