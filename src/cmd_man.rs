@@ -1,6 +1,6 @@
 //! `urlsift man`: the man page. The synopsis and options come from clap
-//! (the flags' own help texts), the rest from the sections below; a test
-//! checks that JSON FIELDS names every field the scan writes.
+//! (the flags' own help texts), JSON FIELDS from the one list of fields
+//! (`urlsift_printer::fields`), the rest from the sections below.
 
 use std::io::{self, Write};
 
@@ -120,62 +120,6 @@ const STATISTICS: [(&str, &str); 4] = [
     ),
 ];
 
-/// The JSON Lines fields: (name, meaning).
-pub const JSON_FIELDS: [(&str, &str); 22] = [
-    ("file", "the input's name; - for standard input"),
-    (
-        "start, end",
-        "byte offsets of the URL in the input, end exclusive, delimiters excluded",
-    ),
-    ("line", "the 1-based line of the URL's first byte"),
-    (
-        "url",
-        "the URL as found (whitespace removed from a wrapped URL)",
-    ),
-    (
-        "normalized",
-        "with --normalize: the RFC 3986 normal form, or null",
-    ),
-    (
-        "key",
-        "with --key-field: the URL's --dedup-key form (raw, syntax, scheme, no-fragment, whatwg, surt), or null",
-    ),
-    (
-        "style",
-        "how it was delimited: bare, quoted, angle, url-prefix",
-    ),
-    (
-        "kind",
-        "uri (with a scheme) or www (an abbreviated www. URL)",
-    ),
-    ("valid", "true if it is a valid RFC 3986 URI"),
-    ("ambiguous", "true if a hyphen at a line break was kept"),
-    ("scheme", "the scheme, or null"),
-    ("userinfo", "the user information, or null"),
-    ("host", "the host, or null"),
-    ("host_kind", "reg-name, ipv4, ipv6 or ipvfuture, or null"),
-    ("port", "the port, as text, or null"),
-    ("path", "the path, possibly empty"),
-    ("query", "the query, or null"),
-    ("fragment", "the fragment, or null"),
-    (
-        "host_ascii",
-        "the host in ASCII: a registered name percent-decoded and processed by UTS #46 (punycode), an IP literal in lower case; null without a host or when UTS #46 refuses it",
-    ),
-    (
-        "domain",
-        "the registrable domain (eTLD+1, Public Suffix List ICANN and private sections) of a registered name; null for IP addresses, invalid hosts and public suffixes",
-    ),
-    (
-        "message, message_id, message_offset, part, content_type, part_offset, part_start, part_line",
-        "with --mail: the message and MIME part the URL came from, and its position in the decoded part (start and line are in the file)",
-    ),
-    (
-        "found, source, source_name, warc_target_uri, warc_record_id, warc_date, warc_type, warc_offset",
-        "in a web archive or an HTML input: the link as written, where it was (text, attribute, header; tag@attribute or header name), and its record (warc_offset: of the gzip member; the warc fields are null for an HTML input); in a web archive, start and end are in the decoded payload. CSV, TSV and Parquet always have these columns, after the others, empty or null for other URLs; CSV and TSV have no mail columns",
-    ),
-];
-
 const EXIT_STATUS: [(&str, &str); 3] = [
     (
         "0",
@@ -237,7 +181,9 @@ pub fn render(cmd: clap::Command, out: &mut dyn Write) -> io::Result<()> {
     )]);
     section(&mut r, "EXIT STATUS", &EXIT_STATUS);
     section(&mut r, "ENVIRONMENT", &ENVIRONMENT);
-    section(&mut r, "JSON FIELDS", &JSON_FIELDS);
+    let fields = urlsift_printer::fields::described();
+    let fields: Vec<(&str, &str)> = fields.iter().map(|(n, d)| (n.as_str(), *d)).collect();
+    section(&mut r, "JSON FIELDS", &fields);
     r.control("SH", ["SEE ALSO"]);
     r.text([roman(
         "grep(1), rg(1), and the README of urlsift for mail, de-duplication and Parquet.",

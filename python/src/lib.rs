@@ -19,6 +19,7 @@ mod engine;
 mod files;
 
 use engine::{Error, Threads};
+use urlsift_printer::fields::{self, Group};
 
 create_exception!(
     urlsift,
@@ -495,52 +496,17 @@ struct Match {
     warc_offset: Option<u64>,
 }
 
-/// The JSON fields, in the CLI's order.
-const FIELDS: [&str; 19] = [
-    "start",
-    "end",
-    "line",
-    "url",
-    "normalized",
-    "style",
-    "kind",
-    "valid",
-    "ambiguous",
-    "scheme",
-    "userinfo",
-    "host",
-    "host_kind",
-    "port",
-    "path",
-    "query",
-    "fragment",
-    "host_ascii",
-    "domain",
-];
-
-/// The web fields (of a link found in an HTML page or a web archive).
-const WEB_FIELDS: [&str; 8] = [
-    "found",
-    "source",
-    "source_name",
-    "warc_target_uri",
-    "warc_record_id",
-    "warc_date",
-    "warc_type",
-    "warc_offset",
-];
-
-/// The mail fields (`--mail --format json`).
-const MAIL_FIELDS: [&str; 8] = [
-    "message",
-    "message_id",
-    "message_offset",
-    "part",
-    "content_type",
-    "part_offset",
-    "part_start",
-    "part_line",
-];
+/// The fields of `to_dict`, in the CLI's JSON order, from the one list of
+/// fields: every record's (less `file`) with `normalized`, then the mail or
+/// the web fields.
+fn dict_fields(group: Group) -> impl Iterator<Item = &'static str> {
+    let groups: &'static [Group] = match group {
+        Group::Mail => &[Group::Mail],
+        Group::Web => &[Group::Web],
+        _ => &[Group::Record, Group::Normalized],
+    };
+    fields::names(groups).filter(|&n| n != "file")
+}
 
 impl From<engine::Record> for Match {
     fn from(r: engine::Record) -> Self {
@@ -593,15 +559,15 @@ impl Match {
     /// only for a link of an HTML page).
     fn to_dict<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(slf.py());
-        for f in FIELDS {
+        for f in dict_fields(Group::Record) {
             d.set_item(f, slf.getattr(f)?)?;
         }
         if slf.get().message.is_some() {
-            for f in MAIL_FIELDS {
+            for f in dict_fields(Group::Mail) {
                 d.set_item(f, slf.getattr(f)?)?;
             }
         } else if slf.get().source.is_some() {
-            for f in WEB_FIELDS {
+            for f in dict_fields(Group::Web) {
                 d.set_item(f, slf.getattr(f)?)?;
             }
         }
