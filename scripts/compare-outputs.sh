@@ -56,6 +56,7 @@ run_case() {
         same=$((same + 1))
     else
         echo "DIFFERS  ${args[*]}"
+        diff -r "$work/old" "$work/new" | head -n 6 | sed 's/^/    /'
         differs=$((differs + 1))
         fail=1
     fi
