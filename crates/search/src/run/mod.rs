@@ -332,15 +332,8 @@ impl Summary {
 enum Msg {
     /// Records, in input order.
     Batch(Batch),
-    End {
-        count: u64,
-        opened: bool,
-        error: Option<String>,
-        /// The input looks like mail (for the one hint of a run).
-        mail_like: bool,
-        /// How it was read, and its size as stored (`None`: not read).
-        read: Option<(InputKind, u64)>,
-    },
+    /// The input is done: the last message of its channel.
+    End(InputEnd),
     /// The worker scanning this input panicked: the run ends.
     Died(String),
     /// The input paused, and every record before the pause was sent: what
@@ -545,10 +538,15 @@ fn worker(run: &RunShared<'_>, queue: &Mutex<InputQueue>) {
 
 /// The end of one input, as its worker sent it ([`Msg::End`]).
 struct InputEnd {
+    /// The URLs it took.
     count: u64,
+    /// It was opened (an input that was not is never listed nor counted).
     opened: bool,
+    /// What went wrong, if anything.
     error: Option<String>,
+    /// The input looks like mail (for the one hint of a run).
     mail_like: bool,
+    /// How it was read, and its size as stored (`None`: not read).
     read: Option<(InputKind, u64)>,
 }
 
@@ -631,20 +629,7 @@ impl Consumer<'_, '_> {
                     self.printer.batch(&b)?;
                     self.run.spares.give(b);
                 }
-                Msg::End {
-                    count,
-                    opened,
-                    error,
-                    mail_like,
-                    read,
-                } => {
-                    let end = InputEnd {
-                        count,
-                        opened,
-                        error,
-                        mail_like,
-                        read,
-                    };
+                Msg::End(end) => {
                     self.end(name, end, err)?;
                     ended = true;
                     break;

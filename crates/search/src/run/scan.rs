@@ -11,7 +11,7 @@ use std::path::Path;
 use super::format::{RecordFormatter, RecordSender, format_chunk, format_mail};
 use super::html::{read_html, scan_html};
 use super::warc::scan_warc;
-use super::{Config, HtmlMode, InputKind, Msg, RunShared};
+use super::{Config, HtmlMode, InputEnd, InputKind, Msg, RunShared};
 use crate::input::{Data, Opened, Source, Stream};
 use urlsift_core::parallel::{self, LineCounter};
 use urlsift_mail::MailInput;
@@ -176,13 +176,13 @@ pub(super) fn scan_source(run: &RunShared<'_>, src: &Source, tx: &SyncSender<Msg
             .filter(|m| m.is_file());
         file.map_or_else(|| counter.load(Ordering::Relaxed), |m| m.len())
     });
-    let _ = tx.send(Msg::End {
+    let _ = tx.send(Msg::End(InputEnd {
         count: emit.count,
         opened: true,
         error,
         mail_like,
         read: Some((reading.kind(), bytes)),
-    });
+    }));
 }
 
 /// An input that was not read: it failed to open, or `-m 0` takes nothing
@@ -194,13 +194,13 @@ struct Unread {
 
 /// Send the end of an input that was not read.
 fn send_unread(tx: &SyncSender<Msg>, end: Unread) {
-    let _ = tx.send(Msg::End {
+    let _ = tx.send(Msg::End(InputEnd {
         count: 0,
         opened: end.opened,
         error: end.error,
         mail_like: false,
         read: None,
-    });
+    }));
 }
 
 /// Open `src` to be read, counting the bytes read of a stream in `counter`.
