@@ -5,16 +5,25 @@
 #   scripts/compare-outputs.sh OLD_BIN NEW_BIN [INPUT...]
 #
 # stdout, the exit status and every output file must be byte-identical;
-# stderr must hold the same lines (in any order). Prints one line per case (`same` or `DIFFERS`) and exits 1 if any differ.
+# stderr must hold the same lines (in any order). Prints one line per case
+# (`same` or `DIFFERS`), then the count of each, and exits 1 if any differ.
+# The inputs cover text, mail, HTML, WARC (plain and gzip) and WET; each
+# format and mode runs at -j1, -j2 and -j2 --chunk-size 1000.
 set -uo pipefail
 old=$1
 new=$2
 shift 2
 inputs=("$@")
-[ ${#inputs[@]} -eq 0 ] && inputs=(datasets/sample.txt datasets/sample.mbox datasets/urls.txt tests/data crates/core/tests/data crates/uri/tests/data)
+[ ${#inputs[@]} -eq 0 ] && inputs=(datasets/sample.txt datasets/sample.mbox datasets/urls.txt
+    tests/data tests/data/html/sample.html tests/data/mail/own/archive.mbox
+    crates/warc/tests/data crates/warc/tests/data/sample.warc.gz
+    crates/warc/tests/data/sample.warc crates/warc/tests/data/sample.wet
+    crates/core/tests/data crates/uri/tests/data)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail=0
+same=0
+differs=0
 # One case: the arguments after the input list; `@IN` stands for the input.
 run_case() {
     local input=$1
@@ -44,8 +53,11 @@ run_case() {
     done
     if diff -r "$work/old" "$work/new" >/dev/null; then
         echo "same     ${args[*]}"
+        same=$((same + 1))
     else
         echo "DIFFERS  ${args[*]}"
+        diff -r "$work/old" "$work/new" | head -n 6 | sed 's/^/    /'
+        differs=$((differs + 1))
         fail=1
     fi
 }
@@ -86,6 +98,30 @@ for i in "${inputs[@]}"; do
     run_case "$i" --mail @IN
     run_case "$i" --mail --format json -j2 @IN
     run_case "$i" --output out.txt @IN
+    run_case "$i" --html @IN
+    run_case "$i" --no-html @IN
+    run_case "$i" --base https://base.example/dir/page @IN
+    run_case "$i" --vimgrep @IN
+    run_case "$i" -m 1 -j2 @IN
+    run_case "$i" -q -j2 @IN
+    run_case "$i" --mail -m 2 -n @IN
+    # The issue's list of formats and modes, at -j1, -j2 and small chunks.
+    for mode in "-j1" "-j2" "-j2 --chunk-size 1000"; do
+        read -ra m <<<"$mode"
+        run_case "$i" "${m[@]}" @IN
+        run_case "$i" "${m[@]}" -n -b -H @IN
+        for f in json csv tsv; do
+            run_case "$i" "${m[@]}" --format $f --output out.$f @IN
+        done
+        run_case "$i" "${m[@]}" --format parquet --output out.parquet @IN
+        run_case "$i" "${m[@]}" -c @IN
+        run_case "$i" "${m[@]}" -l @IN
+        run_case "$i" "${m[@]}" -m 3 @IN
+        run_case "$i" "${m[@]}" --unique --normalize @IN
+        run_case "$i" "${m[@]}" --count-by host @IN
+        run_case "$i" "${m[@]}" --shards 3 --output shards @IN
+        run_case "$i" "${m[@]}" --mail -n -b @IN
+    done
 done
 # Standard input: the stream reader.
 for i in "${inputs[@]}"; do
@@ -94,6 +130,28 @@ for i in "${inputs[@]}"; do
     STDIN=1 run_case "$i" -n -b
     STDIN=1 run_case "$i" --format json -j2 --chunk-size 1000
     STDIN=1 run_case "$i" --mail -n
+    STDIN=1 run_case "$i" -j1 -m 3
+    STDIN=1 run_case "$i" -j2 --chunk-size 1000 -l
+    STDIN=1 run_case "$i" --html -n
+done
+# A pipe that never ends: -m, -q and -l must stop reading it and exit.
+for mode in "-m 1" "-m 3 -j2" "-q" "-l" "-q --mail" "-m 1 --chunk-size 1000"; do
+    read -ra m <<<"$mode"
+    for which in old new; do
+        bin=${!which}
+        dir=$work/$which
+        rm -rf "$dir" && mkdir -p "$dir"
+        (cd "$dir" && { yes 'see http://a.example/x and https://b.example/' |
+            timeout 20 "$bin" "${m[@]}" >stdout 2>stderr; echo "exit ${PIPESTATUS[1]}" >status; })
+    done
+    if diff -r "$work/old" "$work/new" >/dev/null; then
+        echo "same     (endless pipe) ${m[*]}"
+        same=$((same + 1))
+    else
+        echo "DIFFERS  (endless pipe) ${m[*]}"
+        differs=$((differs + 1))
+        fail=1
+    fi
 done
 for i in "${inputs[@]}"; do
     [ -f "$i" ] || continue
@@ -102,4 +160,5 @@ for i in "${inputs[@]}"; do
     run_case "$i" normalize @IN
     run_case "$i" resolve http://a/b/c/d\;p?q @IN
 done
+echo "$same same, $differs DIFFERS"
 exit $fail

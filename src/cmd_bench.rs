@@ -73,7 +73,55 @@ pub fn bench_cmd(opts: &BenchOpts) -> u8 {
 }
 
 fn run(opts: &BenchOpts) -> io::Result<u8> {
-    let (hay, source) = match &opts.input {
+    let (hay, source) = load_input(opts)?;
+    let all = opts
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let isas = chosen_isas(opts)?;
+    let llc = llc_bytes();
+    let mem_size = (4 * llc.unwrap_or(32 << 20)).clamp(64 << 20, 512 << 20);
+    let (bw1, bw_all) = memory_bandwidth(mem_size, all, opts);
+    let mut rows = extract_rows(opts, &hay, &isas, all)?;
+    // Stage 1 alone (candidates), one thread: how much of the time the classifier takes.
+    for &isa in &isas {
+        rows.push(classify_row(opts, &hay, isa));
+    }
+    let expected = rows
+        .iter()
+        .find(|r| r.what == "extract")
+        .map_or(0, |r| r.matches);
+    let mismatch = rows
+        .iter()
+        .any(|r| r.what == "extract" && r.matches != expected);
+    let report = Report {
+        cpu: cpu_model(),
+        all,
+        llc,
+        source,
+        bytes: hay.len(),
+        expected,
+        mismatch,
+        bw1,
+        bw_all,
+        mem_size,
+        rows,
+    };
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    if opts.json {
+        write_json(&mut out, &report)?;
+    } else {
+        write_text(&mut out, &report)?;
+    }
+    out.flush()?;
+    Ok(if report.mismatch { 2 } else { 0 })
+}
+
+/// The input to measure: the file `--input` names, or a generated corpus;
+/// and how the report names it.
+fn load_input(opts: &BenchOpts) -> io::Result<(Vec<u8>, String)> {
+    Ok(match &opts.input {
         Some(p) => (
             std::fs::read(p)
                 .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", p.display())))?,
@@ -86,11 +134,12 @@ fn run(opts: &BenchOpts) -> io::Result<u8> {
                 opts.size_mib.max(1)
             ),
         ),
-    };
-    let all = opts
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1);
+    })
+}
+
+/// The ISAs to measure: those asked for (all by default) that this
+/// machine has.
+fn chosen_isas(opts: &BenchOpts) -> io::Result<Vec<Isa>> {
     let mut isas = Vec::new();
     for isa in Isa::ALL {
         let wanted =
@@ -102,18 +151,20 @@ fn run(opts: &BenchOpts) -> io::Result<u8> {
     if isas.is_empty() {
         return Err(io::Error::other("no available ISA selected"));
     }
-    let llc = llc_bytes();
-    let mem_size = (4 * llc.unwrap_or(32 << 20)).clamp(64 << 20, 512 << 20);
+    Ok(isas)
+}
+
+/// The extract stage of each ISA on 1 and on `all` threads; with
+/// `--sweep`, the fastest on each thread count between.
+fn extract_rows(opts: &BenchOpts, hay: &[u8], isas: &[Isa], all: usize) -> io::Result<Vec<Row>> {
     let mut thread_counts = vec![1];
     if all > 1 {
         thread_counts.push(all);
     }
-
-    let (bw1, bw_all) = memory_bandwidth(mem_size, all, opts);
     let mut rows = Vec::new();
     for &threads in &thread_counts {
-        for &isa in &isas {
-            rows.push(extract(opts, &hay, isa, threads)?);
+        for &isa in isas {
+            rows.push(extract(opts, hay, isa, threads)?);
         }
     }
     if opts.sweep && all > 2 {
@@ -124,127 +175,166 @@ fn run(opts: &BenchOpts) -> io::Result<u8> {
             .min_by(|a, b| a.secs.total_cmp(&b.secs))
             .map_or(isas[0], |r| r.isa);
         for threads in 2..all {
-            rows.push(extract(opts, &hay, best, threads)?);
+            rows.push(extract(opts, hay, best, threads)?);
         }
         // In thread order (stable: the ISAs stay in their order).
         rows.sort_by_key(|r| r.threads);
     }
-    // Stage 1 alone (candidates), one thread: how much of the time the classifier takes.
-    for &isa in &isas {
-        let c = Classifier::new(isa).expect("available ISA");
-        let (secs, matches) = measure(opts, || {
-            let mut out = Vec::with_capacity(1 << 16);
-            let mut n = 0u64;
-            let mut at = 0;
-            while at < hay.len() {
-                let end = (at + (32 << 10)).min(hay.len());
-                out.clear();
-                c.candidates(&hay, at, end, &mut out);
-                n += out.len() as u64;
-                at = end;
-            }
-            n
-        });
-        rows.push(Row {
-            isa,
-            threads: 1,
-            what: "classify",
-            secs,
-            matches,
-        });
-    }
+    Ok(rows)
+}
 
-    let expected = rows
-        .iter()
-        .find(|r| r.what == "extract")
-        .map_or(0, |r| r.matches);
-    let mismatch = rows
-        .iter()
-        .any(|r| r.what == "extract" && r.matches != expected);
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
-    let cpu = cpu_model();
-    let gbs = |secs: f64| hay.len() as f64 / secs / 1e9;
-    if opts.json {
-        let rows_json: Vec<serde_json::Value> = rows
-            .iter()
-            .map(|r| {
-                let ceiling = if r.threads == 1 { bw1 } else { bw_all };
-                serde_json::json!({
-                    "isa": r.isa.name(),
-                    "threads": r.threads,
-                    "stage": r.what,
-                    "seconds": r.secs,
-                    "gb_per_s": gbs(r.secs),
-                    "fraction_of_memory_bandwidth": gbs(r.secs) / ceiling,
-                    "count": r.matches,
-                })
-            })
-            .collect();
-        let doc = serde_json::json!({
-            "cpu": cpu,
-            "threads": all,
-            "llc_bytes": llc,
-            "input": source,
-            "bytes": hay.len(),
-            "urls": expected,
-            "counts_agree": !mismatch,
-            "memory_read_gb_per_s": { "threads_1": bw1, "threads_all": bw_all, "buffer_bytes": mem_size },
-            "results": rows_json,
-        });
-        writeln!(out, "{doc}")?;
-    } else {
-        writeln!(
-            out,
-            "urlsift bench: {cpu}, {all} thread(s) for the parallel runs"
-        )?;
-        writeln!(
-            out,
-            "input: {source}: {:.1} MiB, {expected} URLs{}",
-            hay.len() as f64 / (1 << 20) as f64,
-            match llc {
-                Some(l) if (hay.len() as u64) < 2 * l as u64 => format!(
-                    " (smaller than 2x the {} MiB last-level cache: partly cache-resident)",
-                    l >> 20
-                ),
-                _ => String::new(),
-            }
-        )?;
-        writeln!(
-            out,
-            "memory read bandwidth ({} MiB read-sum): {bw1:.2} GB/s on 1 thread, {bw_all:.2} GB/s on {all}",
-            mem_size >> 20
-        )?;
-        writeln!(out)?;
-        writeln!(
-            out,
-            "{:<9} {:<7} {:>7} {:>9} {:>8} {:>11} {:>10}",
-            "stage", "isa", "threads", "ms", "GB/s", "% of mem bw", "count"
-        )?;
-        for r in &rows {
-            let ceiling = if r.threads == 1 { bw1 } else { bw_all };
-            writeln!(
-                out,
-                "{:<9} {:<7} {:>7} {:>9.1} {:>8.3} {:>10.1}% {:>10}",
-                r.what,
-                r.isa.name(),
-                r.threads,
-                r.secs * 1e3,
-                gbs(r.secs),
-                100.0 * gbs(r.secs) / ceiling,
-                r.matches,
-            )?;
+/// Stage 1 alone with `isa` on one thread: its count is candidates.
+fn classify_row(opts: &BenchOpts, hay: &[u8], isa: Isa) -> Row {
+    let c = Classifier::new(isa).expect("available ISA");
+    let (secs, matches) = measure(opts, || {
+        let mut out = Vec::with_capacity(1 << 16);
+        let mut n = 0u64;
+        let mut at = 0;
+        while at < hay.len() {
+            let end = (at + (32 << 10)).min(hay.len());
+            out.clear();
+            c.candidates(hay, at, end, &mut out);
+            n += out.len() as u64;
+            at = end;
         }
-        writeln!(
-            out,
-            "(classify = stage 1 alone, its count is candidates, not URLs)"
-        )?;
-        if mismatch {
-            writeln!(out, "ERROR: the URL counts differ between configurations")?;
-        }
+        n
+    });
+    Row {
+        isa,
+        threads: 1,
+        what: "classify",
+        secs,
+        matches,
     }
-    out.flush()?;
-    Ok(if mismatch { 2 } else { 0 })
+}
+
+/// What the benchmark measured, for its report.
+struct Report {
+    cpu: String,
+    /// Threads of the parallel runs.
+    all: usize,
+    llc: Option<usize>,
+    /// How the input is named.
+    source: String,
+    bytes: usize,
+    /// The URL count of the first extract row.
+    expected: u64,
+    /// The extract rows' counts differ.
+    mismatch: bool,
+    /// Memory read bandwidth, GB/s, on 1 and on `all` threads.
+    bw1: f64,
+    bw_all: f64,
+    /// The buffer the bandwidth was read from.
+    mem_size: usize,
+    rows: Vec<Row>,
+}
+
+impl Report {
+    /// The throughput of a run of `secs` seconds, GB/s.
+    fn gbs(&self, secs: f64) -> f64 {
+        self.bytes as f64 / secs / 1e9
+    }
+}
+
+/// The report as one JSON document.
+fn write_json(out: &mut dyn Write, rep: &Report) -> io::Result<()> {
+    let rows_json: Vec<serde_json::Value> = rep
+        .rows
+        .iter()
+        .map(|r| {
+            let ceiling = if r.threads == 1 { rep.bw1 } else { rep.bw_all };
+            serde_json::json!({
+                "isa": r.isa.name(),
+                "threads": r.threads,
+                "stage": r.what,
+                "seconds": r.secs,
+                "gb_per_s": rep.gbs(r.secs),
+                "fraction_of_memory_bandwidth": rep.gbs(r.secs) / ceiling,
+                "count": r.matches,
+            })
+        })
+        .collect();
+    let doc = serde_json::json!({
+        "cpu": rep.cpu,
+        "threads": rep.all,
+        "llc_bytes": rep.llc,
+        "input": rep.source,
+        "bytes": rep.bytes,
+        "urls": rep.expected,
+        "counts_agree": !rep.mismatch,
+        "memory_read_gb_per_s": {
+            "threads_1": rep.bw1,
+            "threads_all": rep.bw_all,
+            "buffer_bytes": rep.mem_size,
+        },
+        "results": rows_json,
+    });
+    writeln!(out, "{doc}")
+}
+
+/// The report as a table.
+fn write_text(out: &mut dyn Write, rep: &Report) -> io::Result<()> {
+    let Report {
+        cpu,
+        all,
+        llc,
+        source,
+        bytes,
+        expected,
+        bw1,
+        bw_all,
+        mem_size,
+        ..
+    } = rep;
+    writeln!(
+        out,
+        "urlsift bench: {cpu}, {all} thread(s) for the parallel runs"
+    )?;
+    writeln!(
+        out,
+        "input: {source}: {:.1} MiB, {expected} URLs{}",
+        *bytes as f64 / (1 << 20) as f64,
+        match llc {
+            Some(l) if (*bytes as u64) < 2 * *l as u64 => format!(
+                " (smaller than 2x the {} MiB last-level cache: partly cache-resident)",
+                l >> 20
+            ),
+            _ => String::new(),
+        }
+    )?;
+    writeln!(
+        out,
+        "memory read bandwidth ({} MiB read-sum): {bw1:.2} GB/s on 1 thread, {bw_all:.2} GB/s on {all}",
+        mem_size >> 20
+    )?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{:<9} {:<7} {:>7} {:>9} {:>8} {:>11} {:>10}",
+        "stage", "isa", "threads", "ms", "GB/s", "% of mem bw", "count"
+    )?;
+    for r in &rep.rows {
+        let ceiling = if r.threads == 1 { *bw1 } else { *bw_all };
+        writeln!(
+            out,
+            "{:<9} {:<7} {:>7} {:>9.1} {:>8.3} {:>10.1}% {:>10}",
+            r.what,
+            r.isa.name(),
+            r.threads,
+            r.secs * 1e3,
+            rep.gbs(r.secs),
+            100.0 * rep.gbs(r.secs) / ceiling,
+            r.matches,
+        )?;
+    }
+    writeln!(
+        out,
+        "(classify = stage 1 alone, its count is candidates, not URLs)"
+    )?;
+    if rep.mismatch {
+        writeln!(out, "ERROR: the URL counts differ between configurations")?;
+    }
+    Ok(())
 }
 
 /// The extract stage with `isa` on `threads` threads: one sequential scan
@@ -412,110 +502,45 @@ impl Rng {
     }
 }
 
+/// Words of the corpus's prose.
+const WORDS: &[&str] = &[
+    "the", "of", "and", "to", "in", "is", "for", "that", "with", "as", "on", "by", "this", "be",
+    "are", "from", "or", "it", "an", "at", "which", "not", "file", "data", "value", "option",
+    "error", "output", "version", "support", "default", "system", "release", "fixed", "update",
+    "package", "license", "(see", "below)", "e.g.", "i.e.,", "http", "www",
+];
+/// Top-level domains of the corpus's URLs.
+const TLDS: &[&str] = &["com", "org", "net", "io", "de", "example", "dev"];
+/// Schemes of the corpus's URLs (https twice as often).
+const SCHEMES: &[&str] = &["http://", "https://", "https://", "ftp://", "git://"];
+/// Words of the corpus's CJK lines.
+const CJK: &[&str] = &[
+    "数据",
+    "文件",
+    "版本",
+    "支持",
+    "详见",
+    "参考",
+    "ファイル",
+    "データ",
+    "说明",
+];
+/// CJK punctuation.
+const PUNCT: &[&str] = &["。", "，", "、", "）", "」", "："];
+
 /// A deterministic corpus of `size` bytes: 4 MiB of generated text (prose with
 /// a URL every few hundred bytes, link lists, quoted-printable mail, CJK
 /// lines), repeated.
 pub fn corpus(size: usize) -> Vec<u8> {
-    const WORDS: &[&str] = &[
-        "the", "of", "and", "to", "in", "is", "for", "that", "with", "as", "on", "by", "this",
-        "be", "are", "from", "or", "it", "an", "at", "which", "not", "file", "data", "value",
-        "option", "error", "output", "version", "support", "default", "system", "release", "fixed",
-        "update", "package", "license", "(see", "below)", "e.g.", "i.e.,", "http", "www",
-    ];
-    const TLDS: &[&str] = &["com", "org", "net", "io", "de", "example", "dev"];
-    const SCHEMES: &[&str] = &["http://", "https://", "https://", "ftp://", "git://"];
-    const CJK: &[&str] = &[
-        "数据",
-        "文件",
-        "版本",
-        "支持",
-        "详见",
-        "参考",
-        "ファイル",
-        "データ",
-        "说明",
-    ];
-    const PUNCT: &[&str] = &["。", "，", "、", "）", "」", "："];
     let mut r = Rng(0x005E_ED0F_u64 | 1);
-    let seg = |r: &mut Rng, s: &mut String| {
-        for _ in 0..2 + r.below(10) {
-            s.push(b"abcdefghijklmnopqrstuvwxyz0123456789-_."[r.below(39)] as char);
-        }
-    };
-    let url = |r: &mut Rng| {
-        let mut s = String::from(r.pick(SCHEMES));
-        seg(r, &mut s);
-        s.push('.');
-        s.push_str(r.pick(TLDS));
-        for _ in 0..r.below(5) {
-            s.push('/');
-            seg(r, &mut s);
-        }
-        if r.below(4) == 0 {
-            s.push_str("?q=");
-            seg(r, &mut s);
-        }
-        if r.below(30) == 0 {
-            s.push_str("_(x)");
-        }
-        s
-    };
     let base_len = size.min(4 << 20);
     let mut s = String::with_capacity(base_len + 4096);
     while s.len() < base_len {
         match r.below(20) {
-            // URL-dense link list
-            0 => {
-                for _ in 0..1 + r.below(8) {
-                    let u = url(&mut r);
-                    match r.below(4) {
-                        0 => s.push_str(&format!("<{u}>\n")),
-                        1 => s.push_str(&format!("<a href=\"{u}\">link</a>\n")),
-                        2 => s.push_str(&format!("- {u}\n")),
-                        _ => s.push_str(&format!("see www.{}.{}/x.\n", "host", r.pick(TLDS))),
-                    }
-                }
-            }
-            // quoted-printable mail body with a soft break inside a URL
-            1 => {
-                let u = url(&mut r);
-                let cut = u.len() / 2;
-                s.push_str(&format!(
-                    "> Hi,=20\n> the page is {}=\n{} thanks=2E\n",
-                    &u[..cut],
-                    &u[cut..]
-                ));
-            }
-            // CJK
-            2 => {
-                for _ in 0..3 + r.below(10) {
-                    s.push_str(r.pick(CJK));
-                    if r.below(6) == 0 {
-                        s.push_str(&url(&mut r));
-                    }
-                    s.push_str(r.pick(PUNCT));
-                }
-                s.push('\n');
-            }
-            // prose, a URL per few hundred bytes
-            _ => {
-                for i in 0..8 + r.below(16) {
-                    if i > 0 {
-                        s.push(' ');
-                    }
-                    if r.below(60) == 0 {
-                        let u = url(&mut r);
-                        match r.below(3) {
-                            0 => s.push_str(&format!("({u})")),
-                            1 => s.push_str(&format!("\"{u}\"")),
-                            _ => s.push_str(&u),
-                        }
-                    } else {
-                        s.push_str(r.pick(WORDS));
-                    }
-                }
-                s.push_str(".\n");
-            }
+            0 => link_list(&mut r, &mut s),
+            1 => quoted_printable(&mut r, &mut s),
+            2 => cjk_line(&mut r, &mut s),
+            _ => prose(&mut r, &mut s),
         }
     }
     let base = s.into_bytes();
@@ -525,4 +550,110 @@ pub fn corpus(size: usize) -> Vec<u8> {
         out.extend_from_slice(&base[..take]);
     }
     out
+}
+
+/// A random path segment or host label of 2 to 11 characters, onto `s`.
+fn url_segment(r: &mut Rng, s: &mut String) {
+    for _ in 0..2 + r.below(10) {
+        s.push(b"abcdefghijklmnopqrstuvwxyz0123456789-_."[r.below(39)] as char);
+    }
+}
+
+/// A random URL: scheme, host, a few segments, sometimes a query or a
+/// Wikipedia-style `_(x)`.
+fn random_url(r: &mut Rng) -> String {
+    let mut s = String::from(r.pick(SCHEMES));
+    url_segment(r, &mut s);
+    s.push('.');
+    s.push_str(r.pick(TLDS));
+    for _ in 0..r.below(5) {
+        s.push('/');
+        url_segment(r, &mut s);
+    }
+    if r.below(4) == 0 {
+        s.push_str("?q=");
+        url_segment(r, &mut s);
+    }
+    if r.below(30) == 0 {
+        s.push_str("_(x)");
+    }
+    s
+}
+
+/// A URL-dense link list.
+fn link_list(r: &mut Rng, s: &mut String) {
+    for _ in 0..1 + r.below(8) {
+        let u = random_url(r);
+        match r.below(4) {
+            0 => s.push_str(&format!("<{u}>\n")),
+            1 => s.push_str(&format!("<a href=\"{u}\">link</a>\n")),
+            2 => s.push_str(&format!("- {u}\n")),
+            _ => s.push_str(&format!("see www.{}.{}/x.\n", "host", r.pick(TLDS))),
+        }
+    }
+}
+
+/// A quoted-printable mail body with a soft break inside a URL.
+fn quoted_printable(r: &mut Rng, s: &mut String) {
+    let u = random_url(r);
+    let cut = u.len() / 2;
+    s.push_str(&format!(
+        "> Hi,=20\n> the page is {}=\n{} thanks=2E\n",
+        &u[..cut],
+        &u[cut..]
+    ));
+}
+
+/// A CJK line, with a URL now and then.
+fn cjk_line(r: &mut Rng, s: &mut String) {
+    for _ in 0..3 + r.below(10) {
+        s.push_str(r.pick(CJK));
+        if r.below(6) == 0 {
+            s.push_str(&random_url(r));
+        }
+        s.push_str(r.pick(PUNCT));
+    }
+    s.push('\n');
+}
+
+/// A sentence of prose, a URL per few hundred bytes.
+fn prose(r: &mut Rng, s: &mut String) {
+    for i in 0..8 + r.below(16) {
+        if i > 0 {
+            s.push(' ');
+        }
+        if r.below(60) == 0 {
+            let u = random_url(r);
+            match r.below(3) {
+                0 => s.push_str(&format!("({u})")),
+                1 => s.push_str(&format!("\"{u}\"")),
+                _ => s.push_str(&u),
+            }
+        } else {
+            s.push_str(r.pick(WORDS));
+        }
+    }
+    s.push_str(".\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// FNV-1a, 64-bit: a fingerprint that does not change with the
+    /// standard library.
+    fn fnv(bytes: &[u8]) -> u64 {
+        bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        })
+    }
+
+    /// The generated corpus is the same bytes in every build, so bench
+    /// figures of two builds compare.
+    #[test]
+    fn corpus_is_the_same_bytes_in_every_build() {
+        let c = corpus(5 << 20);
+        assert_eq!(c.len(), 5 << 20);
+        assert_eq!(fnv(&c), 13_779_752_995_657_309_374);
+    }
 }

@@ -136,49 +136,137 @@ fn run_uri_cmd(cmd: Cmd) -> u8 {
     }
 }
 
+/// `urlsift [OPTIONS] [PATHS]`: the arguments resolved into the inputs and
+/// the run's configuration, the outputs opened, the run, then its report;
+/// the exit status.
 fn scan(args: &ScanArgs) -> u8 {
     let started = std::time::Instant::now();
     urlsift_core::diag::set_quiet(args.no_messages);
-    let mut paths = args.paths.clone();
-    if let Some(f) = &args.files_from {
-        let list = if f.as_os_str() == "-" {
-            urlsift_search::input::read_path_list(io::stdin().lock(), args.null)
-        } else {
-            std::fs::File::open(f).and_then(|r| urlsift_search::input::read_path_list(r, args.null))
-        };
-        match list {
-            Ok(v) => paths.extend(v),
-            Err(e) => {
-                report_error!("--files-from {}: {e}", f.display());
-                return 2;
-            }
+    let inputs = match Inputs::gather(args) {
+        Ok(i) => i,
+        Err(e) => {
+            report_error!("{e}");
+            return 2;
         }
-    }
-    let walk = urlsift_search::input::WalkOptions {
-        globs: args.globs.clone(),
-        max_depth: args.max_depth,
-        ignore_vcs: args.ignore_vcs,
-        follow_links: args.follow,
     };
-    let mut sources = if args.files_from.is_some() && paths.is_empty() {
-        Vec::new() // an empty list: nothing to scan (not standard input)
+    let opts = output_options(args, &inputs);
+    let engine = match Engine::resolve(args, &inputs.sources) {
+        Ok(e) => e,
+        Err(e) => {
+            report_error!("{e}");
+            return 2;
+        }
+    };
+    let bar = if args.no_progress {
+        None
     } else {
-        match urlsift_search::input::expand_with(&paths, &walk) {
-            Ok(s) => s,
+        progress_bar(&inputs.sources)
+    };
+    let inc = |n: u64| {
+        if let Some(b) = &bar {
+            b.inc(n);
+        }
+    };
+    let mail = urlsift_mail::MailRun::default();
+    let cfg = run::Config {
+        mail: args.mail.then_some(&mail),
+        progress: bar.as_ref().map(|_| &inc as &(dyn Fn(u64) + Sync)),
+        ..run_config(args, opts, engine)
+    };
+    // One buffered writer per output (or shard); output goes out in input order.
+    let mut stdout_lock = BufWriter::with_capacity(1 << 16, stdout::Stdout::lock());
+    let mut sink = io::sink();
+    let (outs, outputs) = if args.quiet {
+        (
+            vec![Box::new(&mut sink) as Box<dyn RecordWriter + '_>],
+            None,
+        )
+    } else if let Some(path) = &args.output {
+        let ext = output_extension(args.format);
+        match open_outputs(path, args.shards, ext, args.mail, &inputs.sources) {
+            Ok((o, files)) => (o, Some(files)),
             Err(e) => {
                 report_error!("{e}");
                 return 2;
             }
         }
+    } else {
+        (
+            vec![Box::new(&mut stdout_lock) as Box<dyn RecordWriter + '_>],
+            None,
+        )
     };
-    let skipped = match args.max_filesize {
-        Some(max) => skip_large(&mut sources, max as u64),
-        None => 0,
+    let mut quiet_errors = io::sink();
+    let mut stderr = io::stderr();
+    let err: &mut dyn Write = if args.no_messages {
+        &mut quiet_errors
+    } else {
+        &mut stderr
     };
+    let summary = run::run_to(&cfg, &inputs.sources, outs, err);
+    let done = Done {
+        summary: &summary,
+        inputs: &inputs,
+        mail: &mail,
+        started,
+    };
+    report(args, &done, outputs, bar)
+}
+
+/// The inputs of a run: the paths given (and read from `--files-from`),
+/// walked and filtered.
+struct Inputs {
+    /// The inputs to scan, in order.
+    sources: Vec<Source>,
+    /// Files `--max-filesize` left out.
+    skipped: u64,
+    /// A directory was given: its files are named as with several inputs.
+    any_dir: bool,
+}
+
+impl Inputs {
+    /// The inputs `args` name; the message of what went wrong reading
+    /// `--files-from` or walking the paths.
+    fn gather(args: &ScanArgs) -> Result<Inputs, String> {
+        let mut paths = args.paths.clone();
+        if let Some(f) = &args.files_from {
+            let list = if f.as_os_str() == "-" {
+                urlsift_search::input::read_path_list(io::stdin().lock(), args.null)
+            } else {
+                std::fs::File::open(f)
+                    .and_then(|r| urlsift_search::input::read_path_list(r, args.null))
+            };
+            paths.extend(list.map_err(|e| format!("--files-from {}: {e}", f.display()))?);
+        }
+        let walk = urlsift_search::input::WalkOptions {
+            globs: args.globs.clone(),
+            max_depth: args.max_depth,
+            ignore_vcs: args.ignore_vcs,
+            follow_links: args.follow,
+        };
+        let mut sources = if args.files_from.is_some() && paths.is_empty() {
+            Vec::new() // an empty list: nothing to scan (not standard input)
+        } else {
+            urlsift_search::input::expand_with(&paths, &walk).map_err(|e| e.to_string())?
+        };
+        let skipped = match args.max_filesize {
+            Some(max) => skip_large(&mut sources, max as u64),
+            None => 0,
+        };
+        Ok(Inputs {
+            sources,
+            skipped,
+            any_dir: paths.iter().any(|p| p.is_dir()),
+        })
+    }
+}
+
+/// The output options `args` ask for, over `inputs`.
+fn output_options(args: &ScanArgs, inputs: &Inputs) -> Options {
     // File names by default with several inputs or a directory, as grep.
     let with_filename = args.vimgrep
         || (!args.no_filename
-            && (args.with_filename || sources.len() > 1 || paths.iter().any(|p| p.is_dir())));
+            && (args.with_filename || inputs.sources.len() > 1 || inputs.any_dir));
     let color = match args.color {
         ColorArg::Always => true,
         ColorArg::Never => false,
@@ -193,7 +281,7 @@ fn scan(args: &ScanArgs) -> u8 {
         None if args.normalize => KeyLevel::Scheme,
         None => KeyLevel::Raw,
     };
-    let opts = Options {
+    Options {
         format: match args.format {
             FormatArg::Text => Format::Text,
             FormatArg::Json => Format::Json,
@@ -220,55 +308,49 @@ fn scan(args: &ScanArgs) -> u8 {
         color: color && args.output.is_none(),
         no_header: false,
         key_field: args.key_field.then_some(dedup_key),
-    };
-    let max_memory = match parse_size(&args.max_memory) {
-        Ok(n) => n,
-        Err(e) => {
-            report_error!("--max-memory: {e}");
-            return 2;
-        }
-    };
-    if let Err(e) = check_output_args(args, parquet) {
-        report_error!("{e}");
-        return 2;
     }
-    let classifier = match &args.isa {
-        Some(name) => Classifier::from_name(name),
-        None => Classifier::from_env(),
-    };
-    let extractor = match classifier {
-        Ok(c) => {
-            // One choice for both engines: `--isa scalar` runs the URI
-            // engine's span kernels as scalar code too.
-            urlsift_uri::use_scalar_kernels(c.isa() == Isa::Scalar);
-            Extractor::with_classifier(c)
+}
+
+/// What scans: the extractor and the memory for de-duplication, checked
+/// with the output arguments; the global pool sized.
+struct Engine {
+    extractor: Extractor,
+    max_memory: usize,
+}
+
+impl Engine {
+    /// The engine `args` ask for, the thread pool started for `sources`;
+    /// the message of a bad argument.
+    fn resolve(args: &ScanArgs, sources: &[Source]) -> Result<Engine, String> {
+        let max_memory = parse_size(&args.max_memory).map_err(|e| format!("--max-memory: {e}"))?;
+        check_output_args(args, matches!(args.format, FormatArg::Parquet))?;
+        let classifier = match &args.isa {
+            Some(name) => Classifier::from_name(name),
+            None => Classifier::from_env(),
+        };
+        let c = classifier.map_err(|e| e.to_string())?;
+        // One choice for both engines: `--isa scalar` runs the URI engine's
+        // span kernels as scalar code too.
+        urlsift_uri::use_scalar_kernels(c.isa() == Isa::Scalar);
+        let extractor = Extractor::with_classifier(c);
+        if let Some(n) = args.threads.filter(|&n| n > 0) {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n.min(parallel_work(sources, args.chunk_size, n)))
+                .build_global()
+                .map_err(|e| format!("threads: {e}"))?;
         }
-        Err(e) => {
-            report_error!("{e}");
-            return 2;
-        }
-    };
-    if let Some(n) = args.threads.filter(|&n| n > 0)
-        && let Err(e) = rayon::ThreadPoolBuilder::new()
-            .num_threads(n.min(parallel_work(&sources, args.chunk_size, n)))
-            .build_global()
-    {
-        report_error!("threads: {e}");
-        return 2;
+        Ok(Engine {
+            extractor,
+            max_memory,
+        })
     }
-    let bar = if args.no_progress {
-        None
-    } else {
-        progress_bar(&sources)
-    };
-    let inc = |n: u64| {
-        if let Some(b) = &bar {
-            b.inc(n);
-        }
-    };
-    let mail = urlsift_mail::MailRun::default();
-    let cfg = run::Config {
-        mail: args.mail.then_some(&mail),
+}
+
+/// The run's configuration from `args`, `opts` and `engine` (without mail
+/// or progress).
+fn run_config(args: &ScanArgs, opts: Options, engine: Engine) -> run::Config<'static> {
+    run::Config {
+        mail: None,
         base: args.base.clone(),
         html: if args.html {
             run::HtmlMode::Always
@@ -287,9 +369,9 @@ fn scan(args: &ScanArgs) -> u8 {
             .filter(|&n| n > 0)
             .unwrap_or_else(default_threads),
         chunk_size: args.chunk_size,
-        extractor,
-        progress: bar.as_ref().map(|_| &inc as &(dyn Fn(u64) + Sync)),
-        max_memory,
+        extractor: engine.extractor,
+        progress: None,
+        max_memory: engine.max_memory,
         temp_dir: args.temp_dir.clone(),
         shard_by: match args.shard_by {
             Some(ShardByArg::Url) | None => ShardBy::Url,
@@ -310,42 +392,38 @@ fn scan(args: &ScanArgs) -> u8 {
         } else {
             None
         },
-    };
-    // One buffered writer per output (or shard); output goes out in input order.
-    let mut stdout_lock = BufWriter::with_capacity(1 << 16, stdout::Stdout::lock());
-    let mut sink = io::sink();
-    let mut outputs = None;
-    let outs: Vec<Box<dyn RecordWriter + '_>> = if args.quiet {
-        vec![Box::new(&mut sink)]
-    } else if let Some(path) = &args.output {
-        let ext = match args.format {
-            FormatArg::Text => "txt",
-            FormatArg::Json => "jsonl",
-            FormatArg::Csv => "csv",
-            FormatArg::Tsv => "tsv",
-            FormatArg::Parquet => "parquet",
-        };
-        match open_outputs(path, args.shards, ext, args.mail, &sources) {
-            Ok((o, files)) => {
-                outputs = Some(files);
-                o
-            }
-            Err(e) => {
-                report_error!("{e}");
-                return 2;
-            }
-        }
-    } else {
-        vec![Box::new(&mut stdout_lock)]
-    };
-    let mut quiet_errors = io::sink();
-    let mut stderr = io::stderr();
-    let err: &mut dyn Write = if args.no_messages {
-        &mut quiet_errors
-    } else {
-        &mut stderr
-    };
-    let summary = run::run_to(&cfg, &sources, outs, err);
+    }
+}
+
+/// The extension of `--output` files in `format`.
+fn output_extension(format: FormatArg) -> &'static str {
+    match format {
+        FormatArg::Text => "txt",
+        FormatArg::Json => "jsonl",
+        FormatArg::Csv => "csv",
+        FormatArg::Tsv => "tsv",
+        FormatArg::Parquet => "parquet",
+    }
+}
+
+/// A finished run, for its report.
+struct Done<'a> {
+    summary: &'a run::Summary,
+    inputs: &'a Inputs,
+    mail: &'a urlsift_mail::MailRun,
+    started: std::time::Instant,
+}
+
+/// After the run: the output files committed (or left), the progress bar
+/// cleared, `--stats` and the errors of the run itself reported; the exit
+/// status.
+fn report(
+    args: &ScanArgs,
+    done: &Done<'_>,
+    outputs: Option<outputs::Outputs>,
+    bar: Option<indicatif::ProgressBar>,
+) -> u8 {
+    let summary = done.summary;
     if args.no_messages
         && let Some(d) = &summary.died
     {
@@ -358,7 +436,7 @@ fn scan(args: &ScanArgs) -> u8 {
     let whole =
         summary.write_error.is_none() && summary.dedup_error.is_none() && summary.died.is_none();
     let mut commit_failed = false;
-    if let Some(files) = outputs.take()
+    if let Some(files) = outputs
         && let Err(e) = files.commit(whole)
     {
         report_error!("{e}");
@@ -368,18 +446,7 @@ fn scan(args: &ScanArgs) -> u8 {
         b.finish_and_clear();
     }
     if args.stats {
-        if let Some(d) = &summary.dedup {
-            report_error!("dedup: {d}");
-        }
-        if args.mail {
-            report_error!(
-                "mail: {}",
-                mail.stats.lock().map(|s| s.to_string()).unwrap_or_default()
-            );
-        }
-        for line in run_stats(&summary, sources.len(), skipped, started.elapsed()) {
-            report_error!("{line}");
-        }
+        report_stats(args, done);
     }
     // A closed pipe (`urlsift big | head`) ends the run quietly.
     if let Some(e) = &summary.write_error
@@ -397,6 +464,27 @@ fn scan(args: &ScanArgs) -> u8 {
         return 2;
     }
     summary.exit_code(args.quiet)
+}
+
+/// `--stats`: de-duplication, mail, then the run's lines ([`run_stats`]).
+fn report_stats(args: &ScanArgs, done: &Done<'_>) {
+    if let Some(d) = &done.summary.dedup {
+        report_error!("dedup: {d}");
+    }
+    if args.mail {
+        report_error!(
+            "mail: {}",
+            done.mail
+                .stats
+                .lock()
+                .map(|s| s.to_string())
+                .unwrap_or_default()
+        );
+    }
+    let (inputs, skipped) = (done.inputs.sources.len(), done.inputs.skipped);
+    for line in run_stats(done.summary, inputs, skipped, done.started.elapsed()) {
+        report_error!("{line}");
+    }
 }
 
 /// The lines `--stats` prints about the run (after those of
@@ -524,4 +612,94 @@ fn default_threads() -> usize {
         .filter(|&n| n > 0)
         .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
         .unwrap_or(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn args(argv: &[&str]) -> ScanArgs {
+        let mut full = vec!["urlsift"];
+        full.extend_from_slice(argv);
+        Cli::try_parse_from(full).expect("valid arguments").scan
+    }
+
+    fn inputs(n: usize, any_dir: bool) -> Inputs {
+        Inputs {
+            sources: (0..n)
+                .map(|i| Source::Path(format!("{i}.txt").into()))
+                .collect(),
+            skipped: 0,
+            any_dir,
+        }
+    }
+
+    #[test]
+    fn file_names_are_printed_with_several_inputs_a_directory_or_h() {
+        let one = inputs(1, false);
+        assert!(!output_options(&args(&["a"]), &one).with_filename);
+        assert!(output_options(&args(&["-H", "a"]), &one).with_filename);
+        assert!(output_options(&args(&["a", "b"]), &inputs(2, false)).with_filename);
+        assert!(output_options(&args(&["d"]), &inputs(1, true)).with_filename);
+        assert!(!output_options(&args(&["-I", "a", "b"]), &inputs(2, false)).with_filename);
+    }
+
+    #[test]
+    fn vimgrep_and_parquet_imply_their_fields() {
+        let one = inputs(1, false);
+        let o = output_options(&args(&["--vimgrep", "a"]), &one);
+        assert!(o.line_number && o.byte_offset && o.with_filename);
+        let o = output_options(&args(&["--format", "parquet", "--output", "x", "a"]), &one);
+        assert!(o.normalize && o.format == Format::Rows);
+    }
+
+    #[test]
+    fn the_dedup_key_defaults_to_scheme_under_normalize() {
+        let one = inputs(1, false);
+        let key = |argv: &[&str]| output_options(&args(argv), &one).dedup_key;
+        assert_eq!(key(&["--unique", "a"]), KeyLevel::Raw);
+        assert_eq!(key(&["--unique", "--normalize", "a"]), KeyLevel::Scheme);
+        assert_eq!(
+            key(&["--unique", "--normalize", "--dedup-key", "raw", "a"]),
+            KeyLevel::Raw
+        );
+    }
+
+    #[test]
+    fn colour_is_never_written_into_an_output_file() {
+        let one = inputs(1, false);
+        assert!(output_options(&args(&["--color", "always", "a"]), &one).color);
+        let to_file = args(&["--color", "always", "--output", "x", "a"]);
+        assert!(!output_options(&to_file, &one).color);
+    }
+
+    #[test]
+    fn the_run_config_follows_the_arguments() {
+        let engine = || Engine {
+            extractor: Extractor::new(),
+            max_memory: 7,
+        };
+        let a = args(&["--html", "-l", "--scheme", " HTTP,https", "-m", "2", "a"]);
+        let cfg = run_config(&a, output_options(&a, &inputs(1, false)), engine());
+        assert_eq!(cfg.html, run::HtmlMode::Always);
+        assert_eq!(cfg.list, Some(run::List::WithMatches));
+        assert_eq!(cfg.schemes, ["http", "https"]);
+        assert_eq!((cfg.max_count, cfg.max_memory), (Some(2), 7));
+        let a = args(&["--no-html", "--files-without-match", "--no-mmap", "a"]);
+        let cfg = run_config(&a, output_options(&a, &inputs(1, false)), engine());
+        assert_eq!(cfg.html, run::HtmlMode::Never);
+        assert_eq!(cfg.list, Some(run::List::WithoutMatch));
+        assert!(!cfg.mmap);
+    }
+
+    #[test]
+    fn a_bad_memory_size_or_isa_is_refused_before_the_run() {
+        let e = Engine::resolve(&args(&["--max-memory", "lots", "a"]), &[]).err();
+        assert!(e.is_some_and(|e| e.starts_with("--max-memory: ")));
+        let e = Engine::resolve(&args(&["--isa", "z80", "a"]), &[]).err();
+        assert!(e.is_some());
+        let e = Engine::resolve(&args(&["--format", "parquet", "a"]), &[]).err();
+        assert!(e.is_some_and(|e| e.contains("needs --output")));
+    }
 }

@@ -3,7 +3,7 @@
 //! into place at the end when they were written whole.
 
 use std::io::{self, BufWriter};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::args::{CountByArg, FormatArg, ScanArgs, ShardByArg};
 use urlsift_search::input::Source;
@@ -13,7 +13,16 @@ use urlsift_search::run::RecordWriter;
 /// is honoured or refused, never silently ignored.
 pub(crate) fn check_output_args(args: &ScanArgs, parquet: bool) -> Result<(), String> {
     let table = args.count || args.count_by.is_some();
-    let csv = matches!(args.format, FormatArg::Csv | FormatArg::Tsv);
+    check_shards(args, parquet, table)?;
+    check_tables(args, table)?;
+    check_keys(args)?;
+    check_vimgrep(args)?;
+    check_list(args)?;
+    check_plain(args)
+}
+
+/// `--shards`, `--shard-by` and Parquet: where their records go.
+fn check_shards(args: &ScanArgs, parquet: bool, table: bool) -> Result<(), String> {
     if args.shards == Some(0) {
         return Err("--shards must be at least 1".into());
     }
@@ -37,6 +46,12 @@ pub(crate) fn check_output_args(args: &ScanArgs, parquet: bool) -> Result<(), St
     if args.shard_by.is_some() && !sharded {
         return Err("--shard-by needs --shards N".into());
     }
+    Ok(())
+}
+
+/// `-c` and `--count-by` (a `table`): what a count has no room for.
+fn check_tables(args: &ScanArgs, table: bool) -> Result<(), String> {
+    let csv = matches!(args.format, FormatArg::Csv | FormatArg::Tsv);
     let what = if args.count { "-c" } else { "--count-by" };
     if table {
         if args.count && args.count_by.is_some() {
@@ -68,6 +83,12 @@ pub(crate) fn check_output_args(args: &ScanArgs, parquet: bool) -> Result<(), St
             "-c counts URLs; --normalize changes no count (use --count-by url --normalize)".into(),
         );
     }
+    Ok(())
+}
+
+/// `--dedup-key` and `--key-field` need a use; `--html` is not for mail.
+fn check_keys(args: &ScanArgs) -> Result<(), String> {
+    let sharded = args.shards.is_some();
     let by_url = matches!(args.count_by, Some(CountByArg::Url));
     let sharded_by_url =
         sharded && !matches!(args.shard_by, Some(ShardByArg::Host | ShardByArg::Domain));
@@ -92,6 +113,11 @@ pub(crate) fn check_output_args(args: &ScanArgs, parquet: bool) -> Result<(), St
             "--mail reads the HTML parts of mail as HTML; --html is for other inputs".into(),
         );
     }
+    Ok(())
+}
+
+/// `--vimgrep` prints its own lines.
+fn check_vimgrep(args: &ScanArgs) -> Result<(), String> {
     if args.vimgrep {
         let other = [
             (!matches!(args.format, FormatArg::Text), "--format"),
@@ -109,6 +135,12 @@ pub(crate) fn check_output_args(args: &ScanArgs, parquet: bool) -> Result<(), St
             ));
         }
     }
+    Ok(())
+}
+
+/// `-l` and `--files-without-match` print file names only.
+fn check_list(args: &ScanArgs) -> Result<(), String> {
+    let sharded = args.shards.is_some();
     let list = if args.files_with_matches {
         Some("-l")
     } else if args.files_without_match {
@@ -131,6 +163,11 @@ pub(crate) fn check_output_args(args: &ScanArgs, parquet: bool) -> Result<(), St
             return Err(format!("{l} prints file names; {flag} shapes URLs"));
         }
     }
+    Ok(())
+}
+
+/// `-0`, `--files-from -` and `-q`.
+fn check_plain(args: &ScanArgs) -> Result<(), String> {
     if args.null && !matches!(args.format, FormatArg::Text) {
         return Err("-0 ends file names in text output; JSON, CSV and Parquet quote them".into());
     }
@@ -331,48 +368,92 @@ fn is_shard_name(name: &str) -> bool {
 /// with more shards or another format). An output that is also an input is
 /// refused.
 pub(crate) fn open_outputs(
-    path: &std::path::Path,
+    path: &Path,
     shards: Option<usize>,
     ext: &str,
     mail: bool,
     sources: &[Source],
-) -> Result<(Vec<Box<dyn RecordWriter + 'static>>, Outputs), String> {
-    let parquet = ext == "parquet";
-    let inputs = input_ids(sources);
-    let shown = |p: &std::path::Path, e: io::Error| format!("{}: {e}", p.display());
-    let writer =
-        |f: std::fs::File, dest: &std::path::Path| -> Result<Box<dyn RecordWriter>, String> {
-            if parquet {
-                #[cfg(feature = "parquet")]
-                {
-                    let w = urlsift_printer::parquet::ParquetWriter::new(BufWriter::new(f), mail)
-                        .map_err(|e| format!("{}: {e}", dest.display()))?;
-                    return Ok(Box::new(w));
-                }
-                #[cfg(not(feature = "parquet"))]
-                {
-                    let _ = (mail, f, dest);
-                    return Err("this urlsift was built without the parquet feature".into());
-                }
+) -> Result<(Writers, Outputs), String> {
+    let opener = Opener {
+        parquet: ext == "parquet",
+        mail,
+        inputs: input_ids(sources),
+    };
+    let nothing_pending = || Outputs {
+        pending: Vec::new(),
+        stale: Vec::new(),
+    };
+    if shards.is_none()
+        && let Ok(m) = std::fs::metadata(path)
+        && let Some(w) = opener.in_place(path, &m)?
+    {
+        return Ok((vec![w], nothing_pending()));
+    }
+    let Some(shards) = shards else {
+        // Through a link: replace the file it names, keep the link.
+        let dest = link_target(path);
+        let (w, tmp) = opener.open(&dest, path)?;
+        let mut outputs = nothing_pending();
+        outputs.pending.push((tmp, dest, path.to_path_buf()));
+        return Ok((vec![w], outputs));
+    };
+    open_shards(&opener, path, shards, ext, sources)
+}
+
+/// The writers of a run's outputs.
+type Writers = Vec<Box<dyn RecordWriter + 'static>>;
+
+/// How output files are opened: as Parquet or text, never over an input.
+struct Opener {
+    parquet: bool,
+    /// Parquet files get the mail columns.
+    mail: bool,
+    /// The inputs' file ids and names ([`input_ids`]).
+    inputs: Vec<((u64, u64), String)>,
+}
+
+/// The message of the error `e` on the file `p`.
+fn shown(p: &Path, e: io::Error) -> String {
+    format!("{}: {e}", p.display())
+}
+
+impl Opener {
+    /// The writer of the output file `f`, named `dest` in messages.
+    fn writer(&self, f: std::fs::File, dest: &Path) -> Result<Box<dyn RecordWriter>, String> {
+        if self.parquet {
+            #[cfg(feature = "parquet")]
+            {
+                let w = urlsift_printer::parquet::ParquetWriter::new(BufWriter::new(f), self.mail)
+                    .map_err(|e| format!("{}: {e}", dest.display()))?;
+                return Ok(Box::new(w));
             }
-            Ok(Box::new(BufWriter::with_capacity(1 << 16, f)))
-        };
-    // `dest` is written under a temporary name in its directory; messages
-    // call it `name`.
-    let open = |dest: &std::path::Path,
-                name: &std::path::Path|
-     -> Result<(Box<dyn RecordWriter>, tempfile::TempPath), String> {
+            #[cfg(not(feature = "parquet"))]
+            {
+                let _ = (self.mail, f, dest);
+                return Err("this urlsift was built without the parquet feature".into());
+            }
+        }
+        Ok(Box::new(BufWriter::with_capacity(1 << 16, f)))
+    }
+
+    /// `dest` opened under a temporary name in its directory; messages
+    /// call it `name`.
+    fn open(
+        &self,
+        dest: &Path,
+        name: &Path,
+    ) -> Result<(Box<dyn RecordWriter>, tempfile::TempPath), String> {
         if let Ok(m) = std::fs::metadata(dest) {
             if m.is_dir() {
                 return Err(format!("{}: is a directory", name.display()));
             }
-            if let Some((_, input)) = inputs.iter().find(|(id, _)| *id == file_id(&m)) {
+            if let Some((_, input)) = self.inputs.iter().find(|(id, _)| *id == file_id(&m)) {
                 return Err(format!("input file {input} is also the output"));
             }
         }
         let dir = match dest.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
-            _ => std::path::Path::new("."),
+            _ => Path::new("."),
         };
         remove_temps_on_signal();
         let (f, tmp) = temp_in(dir, dest).map_err(|e| shown(name, e))?.into_parts();
@@ -380,50 +461,55 @@ pub(crate) fn open_outputs(
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push(tmp.to_path_buf());
-        Ok((writer(f, name)?, tmp))
-    };
-    let mut outs = Vec::new();
-    let mut pending = Vec::new();
-    let mut stale = Vec::new();
-    if shards.is_none()
-        && let Ok(m) = std::fs::metadata(path)
-    {
-        if let Some(f) = own_descriptor(&m) {
+        Ok((self.writer(f, name)?, tmp))
+    }
+
+    /// The output `path` (of metadata `m`) written where it is, when it is
+    /// not a regular file nor a directory, or the run's own standard output
+    /// or error; `None` for a file replaced by a rename.
+    fn in_place(
+        &self,
+        path: &Path,
+        m: &std::fs::Metadata,
+    ) -> Result<Option<Box<dyn RecordWriter>>, String> {
+        if let Some(f) = own_descriptor(m) {
             // The run's own standard output or error (`--output /dev/stdout`
             // into `>> log`): written through it, where the shell left it,
             // so what the file held and what follows stay; a rename would
             // put a new file in its place and cut the descriptor off it.
-            outs.push(writer(f, path)?);
-            return Ok((outs, Outputs { pending, stale }));
+            return self.writer(f, path).map(Some);
         }
-        if !m.is_file() && !m.is_dir() {
-            use std::os::unix::fs::FileTypeExt;
-            let ty = m.file_type();
-            if (ty.is_fifo() || ty.is_socket())
-                && let Some((_, name)) = inputs.iter().find(|(id, _)| *id == file_id(&m))
-            {
-                // Writing into the pipe being read (`--output /dev/stdin`) would
-                // keep it open, and the input would never end.
-                return Err(format!("input file {name} is also the output"));
-            }
-            // A device, a FIFO or a socket (`--output /dev/null`): written as it
-            // is; only a regular file is replaced by a rename.
-            let f = std::fs::OpenOptions::new()
-                .write(true)
-                .open(path)
-                .map_err(|e| shown(path, e))?;
-            outs.push(writer(f, path)?);
-            return Ok((outs, Outputs { pending, stale }));
+        if m.is_file() || m.is_dir() {
+            return Ok(None);
         }
+        use std::os::unix::fs::FileTypeExt;
+        let ty = m.file_type();
+        if (ty.is_fifo() || ty.is_socket())
+            && let Some((_, name)) = self.inputs.iter().find(|(id, _)| *id == file_id(m))
+        {
+            // Writing into the pipe being read (`--output /dev/stdin`) would
+            // keep it open, and the input would never end.
+            return Err(format!("input file {name} is also the output"));
+        }
+        // A device, a FIFO or a socket (`--output /dev/null`): written as it
+        // is; only a regular file is replaced by a rename.
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| shown(path, e))?;
+        self.writer(f, path).map(Some)
     }
-    let Some(shards) = shards else {
-        // Through a link: replace the file it names, keep the link.
-        let dest = link_target(path);
-        let (w, tmp) = open(&dest, path)?;
-        outs.push(w);
-        pending.push((tmp, dest, path.to_path_buf()));
-        return Ok((outs, Outputs { pending, stale }));
-    };
+}
+
+/// The shard files `DIR/part-00000.EXT` in the directory `path` (see
+/// [`open_outputs`]).
+fn open_shards(
+    opener: &Opener,
+    path: &Path,
+    shards: usize,
+    ext: &str,
+    sources: &[Source],
+) -> Result<(Writers, Outputs), String> {
     std::fs::create_dir_all(path).map_err(|e| shown(path, e))?;
     let dir = std::fs::canonicalize(path).map_err(|e| shown(path, e))?;
     for src in sources {
@@ -440,6 +526,21 @@ pub(crate) fn open_outputs(
     let names: Vec<PathBuf> = (0..shards)
         .map(|i| path.join(format!("part-{i:05}.{ext}")))
         .collect();
+    let stale = stale_shards(path, &names)?;
+    let (mut outs, mut pending) = (Vec::new(), Vec::new());
+    for dest in names {
+        let (w, tmp) = opener.open(&dest, &dest)?;
+        outs.push(w);
+        pending.push((tmp, dest.clone(), dest));
+    }
+    Ok((outs, Outputs { pending, stale }))
+}
+
+/// The shard files in the directory `path` that are not among `names`: to
+/// delete once the new ones are in place. A file urlsift did not write
+/// there is refused.
+fn stale_shards(path: &Path, names: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut stale = Vec::new();
     for entry in std::fs::read_dir(path).map_err(|e| shown(path, e))? {
         let entry = entry.map_err(|e| shown(path, e))?;
         let name = entry.file_name().to_string_lossy().into_owned();
@@ -460,10 +561,5 @@ pub(crate) fn open_outputs(
             stale.push(p);
         }
     }
-    for dest in names {
-        let (w, tmp) = open(&dest, &dest)?;
-        outs.push(w);
-        pending.push((tmp, dest.clone(), dest));
-    }
-    Ok((outs, Outputs { pending, stale }))
+    Ok(stale)
 }

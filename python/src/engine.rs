@@ -373,16 +373,22 @@ fn scan_any(
     mut sink: impl FnMut(&Match<'_>, u64, Option<&MailWhere>, Option<&WebWhere>) + Send,
 ) -> Result<Notes, Error> {
     let mut notes = Notes::default();
-    if opts.mail {
-        notes.problems = scan_mail(data, threads, lines, |w, line, m| {
-            sink(m, line, Some(w), None)
-        })?;
-    } else if opts.html.is_html(data) {
-        notes.html_cut = scan_html(data, opts.base.as_deref(), threads, lines, |m, line, w| {
-            sink(m, line, None, w)
-        })?;
-    } else {
-        scan_plain(data, threads, lines, |m, line| sink(m, line, None, None))?;
+    // Bytes in memory are never read as a web archive.
+    match run::Reading::choose(data, false, opts.mail, opts.html) {
+        run::Reading::Mail | run::Reading::MailAsText => {
+            notes.problems = scan_mail(data, threads, lines, |w, line, m| {
+                sink(m, line, Some(w), None)
+            })?;
+        }
+        run::Reading::Html => {
+            notes.html_cut =
+                scan_html(data, opts.base.as_deref(), threads, lines, |m, line, w| {
+                    sink(m, line, None, w)
+                })?;
+        }
+        run::Reading::Text | run::Reading::WebArchive => {
+            scan_plain(data, threads, lines, |m, line| sink(m, line, None, None))?;
+        }
     }
     Ok(notes)
 }

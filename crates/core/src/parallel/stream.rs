@@ -569,130 +569,201 @@ fn read_blocks<R: Read + Send>(
     mut paused: impl FnMut() -> bool,
 ) -> io::Result<u64> {
     let block_size = block_size.max(1);
-    let mut buf = Room::default();
-    let mut base = 0u64; // absolute offset of buf[0]
-    let (mut start, mut floor) = (0usize, 0usize);
+    let mut b = Blocks::new(block_size);
     let mut lines = LineCounter::default();
-    let mut eof = false;
-    let mut need = block_size;
     let c = ex.classifier();
     let mut seg = Segmenter::default();
-    let mut failed: Option<io::Error> = None;
-    // The next block, read while the one before is scanned, and how its
-    // reading ended.
-    let mut next = Room::default();
-    let mut ahead: Option<io::Result<Filled>> = None;
-    // A pause ends a read once the buffer holds more than this: after a
-    // pause, only once something new came.
-    let mut pause_after = 0;
     let quit = AtomicBool::new(false);
     loop {
-        // Fill to a block plus the look-ahead a wrapped URL may need.
-        // (An eighth of a block more, to find the first cut point after it.)
-        let want = start + need + need / 8 + MAX_WRAPPED + 1;
-        let read = match ahead.take() {
-            // Read ahead: what it left to read, if anything, is read here.
-            Some(Ok(Filled::Full)) if buf.len() < want => {
-                Some(fill_room(&mut r, &mut buf, want, &quit, Some(pause_after)))
-            }
-            Some(res) => Some(res),
-            None if !eof => Some(fill_room(&mut r, &mut buf, want, &quit, Some(pause_after))),
-            None => None,
+        let pause = b.fill(&mut r, &quit);
+        let Some((end, hard)) = b.segment_end(ex, &c, &mut seg, block_size, pause) else {
+            continue;
         };
-        let mut pause = false;
-        match read {
-            Some(Ok(f)) => {
-                eof = f == Filled::End;
-                pause = f == Filled::Paused;
-            }
-            Some(Err(e)) => {
-                // Report where the stream broke, after scanning what came before.
-                let at = base + buf.len() as u64;
-                failed = Some(io::Error::new(e.kind(), format!("at byte {at}: {e}")));
-                eof = true;
-            }
-            None => {}
-        }
-        pause_after = 0;
-        let (end, hard) = if pause {
-            // The source paused: scan what no later byte changes.
-            match paused_end(ex, &c, &mut seg, &buf, base, (start, floor)) {
-                Some(e) => e,
-                None => {
-                    pause_after = buf.len();
-                    continue;
-                }
-            }
-        } else {
-            let avail = if eof {
-                buf.len()
-            } else {
-                buf.len() - (MAX_WRAPPED + 1)
-            };
-            match seg.next(&c, &buf, base, (start, block_size, avail), eof) {
-                SegEnd::Cut(e) => (e, false),
-                SegEnd::End(e) => (e, false),
-                SegEnd::Forced(e) => (e, true),
-                SegEnd::More => {
-                    // No segment end yet: read more before scanning (a forced
-                    // cut comes within 2 * MAX_RUN bytes).
-                    need = need.saturating_mul(2).min(block_size + 2 * MAX_RUN);
-                    continue;
-                }
-            }
-        };
-        need = block_size;
+        b.need = block_size;
         // Keep the look-behind the next block needs, and anything after `end`.
         // A floor further back than MAX_LOOK_BEHIND changes no decision.
         let keep_from = end.saturating_sub(MAX_LOOK_BEHIND);
-        let hay: &[u8] = if hard { &buf[..end] } else { &buf };
+        let hay: &[u8] = if hard { &b.buf[..end] } else { &b.buf };
         let counter = count_lines.then_some(&mut lines);
-        let stretch = Stretch { start, end, floor };
-        let Reached { floor: f, go } = if eof || pause {
+        let stretch = Stretch {
+            start: b.start,
+            end,
+            floor: b.floor,
+        };
+        let base = b.base;
+        let Reached { floor: f, go } = if b.eof || pause {
             // At a pause, the next read waits for the source: it is not
             // read ahead.
             step(hay, stretch, base, counter)
         } else {
             // The next block starts with what this one keeps.
-            next.clear();
-            next.extend_from_slice(&buf[keep_from..]);
+            b.next.clear();
+            b.next.extend_from_slice(&b.buf[keep_from..]);
             // As the loop's fill would: a block after the next start.
             let want = (end - keep_from) + block_size + block_size / 8 + MAX_WRAPPED + 1;
             // No thread to be had: the next block is read after this one,
             // by the loop's own fill.
-            let (res, read) = fill_ahead(&mut r, &mut next, (want, Some(0)), || {
+            let (res, read) = fill_ahead(&mut r, &mut b.next, (want, Some(0)), || {
                 let res = step(hay, stretch, base, counter);
                 (res, res.go)
             });
-            ahead = read;
+            b.ahead = read;
             res
         };
-        floor = if hard { f.max(end) } else { f };
-        if !go || (eof && end >= buf.len()) {
+        b.floor = if hard { f.max(end) } else { f };
+        if !go || (b.eof && end >= b.buf.len()) {
             break;
         }
         if count_lines {
-            lines.drop_front(&buf, keep_from);
+            lines.drop_front(&b.buf, keep_from);
         }
-        if ahead.is_some() {
-            std::mem::swap(&mut buf, &mut next);
-        } else {
-            buf.drop_front(keep_from);
-        }
-        base += keep_from as u64;
-        start = end - keep_from;
-        floor = floor.saturating_sub(keep_from);
+        b.advance(end, keep_from);
         if pause {
             // Wait for more before pausing again.
-            pause_after = buf.len();
+            b.pause_after = b.buf.len();
             if !paused() {
                 break;
             }
         }
     }
-    match failed {
+    match b.failed {
         Some(e) => Err(e),
-        None => Ok(base + buf.len() as u64),
+        None => Ok(b.base + b.buf.len() as u64),
+    }
+}
+
+/// The buffer of [`read_blocks`] and where it stands in the stream.
+struct Blocks {
+    buf: Room,
+    /// The next block, read while the one before is scanned ...
+    next: Room,
+    /// ... and how its reading ended.
+    ahead: Option<io::Result<Filled>>,
+    /// The offset of `buf[0]` in the stream.
+    base: u64,
+    /// Where the next segment starts in `buf`, and the floor before it.
+    start: usize,
+    floor: usize,
+    eof: bool,
+    /// The bytes to read past `start` before a segment is looked for.
+    need: usize,
+    /// A pause ends a read once the buffer holds more than this: after a
+    /// pause, only once something new came.
+    pause_after: usize,
+    /// The read error, reported after what came before it is scanned.
+    failed: Option<io::Error>,
+}
+
+impl Blocks {
+    fn new(block_size: usize) -> Blocks {
+        Blocks {
+            buf: Room::default(),
+            next: Room::default(),
+            ahead: None,
+            base: 0,
+            start: 0,
+            floor: 0,
+            eof: false,
+            need: block_size,
+            pause_after: 0,
+            failed: None,
+        }
+    }
+
+    /// Fill the buffer to a block plus the look-ahead a wrapped URL may
+    /// need (an eighth of a block more, to find the first cut point after
+    /// it), unless the block read ahead holds it; whether the source paused.
+    fn fill(&mut self, r: &mut impl Read, quit: &AtomicBool) -> bool {
+        let want = self.start + self.need + self.need / 8 + MAX_WRAPPED + 1;
+        let read = match self.ahead.take() {
+            // Read ahead: what it left to read, if anything, is read here.
+            Some(Ok(Filled::Full)) if self.buf.len() < want => Some(fill_room(
+                r,
+                &mut self.buf,
+                want,
+                quit,
+                Some(self.pause_after),
+            )),
+            Some(res) => Some(res),
+            None if !self.eof => Some(fill_room(
+                r,
+                &mut self.buf,
+                want,
+                quit,
+                Some(self.pause_after),
+            )),
+            None => None,
+        };
+        let mut pause = false;
+        match read {
+            Some(Ok(f)) => {
+                self.eof = f == Filled::End;
+                pause = f == Filled::Paused;
+            }
+            Some(Err(e)) => {
+                // Report where the stream broke, after scanning what came before.
+                let at = self.base + self.buf.len() as u64;
+                self.failed = Some(io::Error::new(e.kind(), format!("at byte {at}: {e}")));
+                self.eof = true;
+            }
+            None => {}
+        }
+        self.pause_after = 0;
+        pause
+    }
+
+    /// Where the next segment ends, and whether the end is forced; `None`
+    /// when more must be read first. After a `pause`, it ends where no
+    /// later byte changes what is before it.
+    fn segment_end(
+        &mut self,
+        ex: &Extractor,
+        c: &Classifier,
+        seg: &mut Segmenter,
+        block_size: usize,
+        pause: bool,
+    ) -> Option<(usize, bool)> {
+        if pause {
+            let end = paused_end(ex, c, seg, &self.buf, self.base, (self.start, self.floor));
+            if end.is_none() {
+                self.pause_after = self.buf.len();
+            }
+            return end;
+        }
+        let avail = if self.eof {
+            self.buf.len()
+        } else {
+            self.buf.len() - (MAX_WRAPPED + 1)
+        };
+        match seg.next(
+            c,
+            &self.buf,
+            self.base,
+            (self.start, block_size, avail),
+            self.eof,
+        ) {
+            SegEnd::Cut(e) | SegEnd::End(e) => Some((e, false)),
+            SegEnd::Forced(e) => Some((e, true)),
+            SegEnd::More => {
+                // No segment end yet: read more before scanning (a forced
+                // cut comes within 2 * MAX_RUN bytes).
+                self.need = self.need.saturating_mul(2).min(block_size + 2 * MAX_RUN);
+                None
+            }
+        }
+    }
+
+    /// Past the segment that ended at `end`: the buffer from `keep_from`
+    /// on (the block read ahead starts there) is the next one's.
+    fn advance(&mut self, end: usize, keep_from: usize) {
+        if self.ahead.is_some() {
+            std::mem::swap(&mut self.buf, &mut self.next);
+        } else {
+            self.buf.drop_front(keep_from);
+        }
+        self.base += keep_from as u64;
+        self.start = end - keep_from;
+        self.floor = self.floor.saturating_sub(keep_from);
     }
 }
 

@@ -5,7 +5,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::SyncSender;
 
-use super::{BATCH, Config, Msg, scheme_of};
+use super::{BATCH, Config, Msg, RunShared, scheme_of};
 use urlsift_core::extract::Match;
 use urlsift_core::parallel;
 use urlsift_mail::MailWhere;
@@ -17,7 +17,7 @@ use urlsift_printer::{Format, Parts, Record, WebWhere};
 /// that a batch grows into and frees again. As many are kept as a run has
 /// batches alive at once (chunks in flight, batches waiting), so the room
 /// held is what the run's busiest moment needed.
-pub(super) struct Spares {
+pub(super) struct SpareBatches {
     pub(super) free: Mutex<Vec<Batch>>,
     pub(super) max: usize,
 }
@@ -26,10 +26,10 @@ pub(super) struct Spares {
 /// of URLs) is freed.
 pub(super) const SPARE_ROOM: usize = 16 << 20;
 
-impl Spares {
+impl SpareBatches {
     /// Keeps at most `max` batches.
-    pub(super) fn new(max: usize) -> Spares {
-        Spares {
+    pub(super) fn new(max: usize) -> SpareBatches {
+        SpareBatches {
             free: Mutex::new(Vec::new()),
             max,
         }
@@ -43,7 +43,7 @@ impl Spares {
         b
     }
 
-    /// `b`, written out: kept for [`Spares::take`] if there is room.
+    /// `b`, written out: kept for [`SpareBatches::take`] if there is room.
     pub(super) fn give(&self, mut b: Batch) {
         if b.capacity() > SPARE_ROOM {
             return;
@@ -59,7 +59,7 @@ impl Spares {
 /// Formats one input's records: the filters (`--strict`, `--scheme`), then
 /// the plan's [`Sink`]. A worker has one; each chunk of a file formatted in
 /// parallel has its own.
-pub(super) struct Former<'a> {
+pub(super) struct RecordFormatter<'a> {
     pub(super) cfg: &'a Config<'a>,
     pub(super) file: &'a str,
     pub(super) plan: Plan,
@@ -69,9 +69,9 @@ pub(super) struct Former<'a> {
     text_part: Option<MailWhere>,
 }
 
-impl<'a> Former<'a> {
+impl<'a> RecordFormatter<'a> {
     pub(super) fn new(cfg: &'a Config<'a>, file: &'a str, plan: Plan) -> Self {
-        Former {
+        RecordFormatter {
             cfg,
             file,
             plan,
@@ -87,7 +87,7 @@ impl<'a> Former<'a> {
         self
     }
 
-    /// Whether the records are in an input's one part ([`Former::text_part`]).
+    /// Whether the records are in an input's one part ([`RecordFormatter::text_part`]).
     pub(super) fn in_text_part(&self) -> bool {
         self.text_part.is_some()
     }
@@ -111,7 +111,7 @@ impl<'a> Former<'a> {
         true
     }
 
-    /// Add the record of `m` (which [`Former::accepts`]) to `out`, at
+    /// Add the record of `m` (which [`RecordFormatter::accepts`]) to `out`, at
     /// `line` and (with [`Config::column`]) `column`; `mail` and `web` say
     /// where it came from in a mail or web archive.
     pub(super) fn add(
@@ -158,13 +158,13 @@ impl<'a> Former<'a> {
     }
 }
 
-/// The records of one chunk, formatted by their own [`Former`] (in
+/// The records of one chunk, formatted by their own [`RecordFormatter`] (in
 /// parallel with the other chunks).
 pub(super) fn format_chunk(
-    mut f: Former<'_>,
+    mut f: RecordFormatter<'_>,
     chunk: parallel::Chunk<'_, '_>,
     uses_line: bool,
-    spares: &Spares,
+    spares: &SpareBatches,
 ) -> Batch {
     // Room for the records at once: the URLs plus what a record adds to one.
     let per_record = match (f.plan.mode, f.cfg.opts.format) {
@@ -210,11 +210,11 @@ pub(super) fn format_chunk(
 }
 
 /// The records of one batch of mail messages, formatted by their own
-/// [`Former`] (in parallel with the other batches).
+/// [`RecordFormatter`] (in parallel with the other batches).
 pub(super) fn format_mail(
-    mut f: Former<'_>,
+    mut f: RecordFormatter<'_>,
     b: &urlsift_mail::MailBatch<'_>,
-    spares: &Spares,
+    spares: &SpareBatches,
 ) -> Batch {
     let per_record = match (f.plan.mode, f.cfg.opts.format) {
         (Mode::CountOnly, _) => 0,
@@ -236,9 +236,10 @@ pub(super) fn format_mail(
     out
 }
 
-/// Where a worker's matches go: formatted into batches sent to the consumer.
-pub(super) struct Emit<'a> {
-    pub(super) former: Former<'a>,
+/// Where a worker's matches go: formatted into batches sent to the
+/// consumer, at most as many as the input may take (`-m`, `-l`).
+pub(super) struct RecordSender<'a> {
+    pub(super) formatter: RecordFormatter<'a>,
     pub(super) batch: Batch,
     pub(super) tx: &'a SyncSender<Msg>,
     pub(super) stop: &'a AtomicBool,
@@ -249,10 +250,41 @@ pub(super) struct Emit<'a> {
     /// Set when the input has taken `max` URLs.
     pub(super) full: &'a AtomicBool,
     /// Batches to format the chunks' records into.
-    pub(super) spares: &'a Spares,
+    pub(super) spares: &'a SpareBatches,
 }
 
-impl Emit<'_> {
+impl<'a> RecordSender<'a> {
+    /// The sender of the records of the input `name` to `tx`; `full` is
+    /// set when the input has taken all the URLs it may. With `text_part`,
+    /// the records are those of an input that `--mail` scans as plain text
+    /// ([`RecordFormatter::text_part`]).
+    pub(super) fn new(
+        run: &RunShared<'a>,
+        name: &'a str,
+        tx: &'a SyncSender<Msg>,
+        full: &'a AtomicBool,
+        text_part: bool,
+    ) -> Self {
+        let cfg = run.cfg;
+        let mut plan = Plan::new(&cfg.opts, run.shards, cfg.quiet || cfg.list.is_some());
+        plan.shard_by = cfg.shard_by;
+        RecordSender {
+            formatter: RecordFormatter::new(cfg, name, plan).text_part(text_part),
+            batch: Batch::with_capacity(BATCH + 1024),
+            tx,
+            stop: run.stop,
+            count: 0,
+            failed: false,
+            max: if cfg.list.is_some() {
+                Some(cfg.max_count.map_or(1, |m| m.min(1)))
+            } else {
+                cfg.max_count
+            },
+            full,
+            spares: run.spares,
+        }
+    }
+
     pub(super) fn record(&mut self, m: &Match<'_>, line: u64) {
         self.record_in(m, line, None)
     }
@@ -280,7 +312,7 @@ impl Emit<'_> {
         mail: Option<&MailWhere>,
         web: Option<&WebWhere>,
     ) {
-        if self.failed || !self.former.accepts(m) {
+        if self.failed || !self.formatter.accepts(m) {
             return;
         }
         if self.max.is_some_and(|max| self.count >= max) {
@@ -292,12 +324,12 @@ impl Emit<'_> {
             // The input has all it may take: its scan stops soon.
             self.full.store(true, Ordering::Relaxed);
         }
-        if self.former.cfg.quiet {
+        if self.formatter.cfg.quiet {
             // Found: the exit status is decided, stop everything.
             self.stop.store(true, Ordering::Relaxed);
             return;
         }
-        self.former.add(m, at, mail, web, &mut self.batch);
+        self.formatter.add(m, at, mail, web, &mut self.batch);
         self.failed |= self.batch.failed;
         if self.batch.len() >= BATCH {
             self.send();
@@ -315,7 +347,7 @@ impl Emit<'_> {
     /// URL stops the run (`-q`), or each record's column depends on the
     /// text before it (`--vimgrep`).
     pub(super) fn parallel(&self) -> bool {
-        self.max.is_none() && !self.former.cfg.quiet && !self.former.cfg.column
+        self.max.is_none() && !self.formatter.cfg.quiet && !self.formatter.cfg.column
     }
 
     /// Send a chunk's [`Batch`] on, after what is buffered; false when the

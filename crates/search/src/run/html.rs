@@ -3,7 +3,7 @@
 use std::io::Read;
 
 use super::Config;
-use super::format::Emit;
+use super::format::RecordSender;
 use urlsift_core::extract::Match;
 use urlsift_core::parallel;
 
@@ -14,7 +14,7 @@ pub(super) fn read_html(
     cfg: &Config<'_>,
     name: &str,
     mut r: impl Read + Send,
-    emit: &mut Emit<'_>,
+    emit: &mut RecordSender<'_>,
 ) -> Option<String> {
     let cap = cfg.max_html;
     let mut doc = Vec::new();
@@ -54,7 +54,7 @@ pub(super) fn scan_html(
     name: &str,
     doc: &[u8],
     rest: Option<impl Read + Send>,
-    emit: &mut Emit<'_>,
+    emit: &mut RecordSender<'_>,
 ) -> Option<String> {
     let cap = cfg.max_html;
     let cut = if doc.len() <= cap && rest.is_none() {
@@ -64,7 +64,7 @@ pub(super) fn scan_html(
         memchr::memrchr(b'\n', head).map_or(head.len(), |p| p + 1)
     };
     let (page, tail) = doc.split_at(cut);
-    let uses_line = emit.former.uses_line();
+    let uses_line = emit.formatter.uses_line();
     let mut lines = crate::web::Lines::default();
     let mut columns = parallel::ColumnCounter::default();
     crate::web::html_document_links(page, cfg.base.as_deref(), |m, web| {

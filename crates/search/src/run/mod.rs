@@ -66,7 +66,8 @@ mod html;
 mod scan;
 mod warc;
 
-use format::Spares;
+use format::SpareBatches;
+pub use scan::Reading;
 use scan::scan_source;
 
 /// How a run scans and prints.
@@ -331,15 +332,8 @@ impl Summary {
 enum Msg {
     /// Records, in input order.
     Batch(Batch),
-    End {
-        count: u64,
-        opened: bool,
-        error: Option<String>,
-        /// The input looks like mail (for the one hint of a run).
-        mail_like: bool,
-        /// How it was read, and its size as stored (`None`: not read).
-        read: Option<(InputKind, u64)>,
-    },
+    /// The input is done: the last message of its channel.
+    End(InputEnd),
     /// The worker scanning this input panicked: the run ends.
     Died(String),
     /// The input paused, and every record before the pause was sent: what
@@ -438,79 +432,100 @@ pub fn run_to_within<'o>(
     let stop = AtomicBool::new(false);
     // One worker per input at most: never more threads than there is work for.
     let threads = cfg.threads.clamp(1, sources.len().max(1));
-    // The claim step hands out the next input and queues its channel, under
-    // one lock, so the consumer sees the channels in input order.
+    // The queue hands out the next input and queues its channel, under one
+    // lock, so the consumer sees the channels in input order.
     let (order_tx, order_rx) = sync_channel::<(usize, Receiver<Msg>)>(threads);
-    let claim = Mutex::new((0usize, Some(order_tx)));
+    let queue = Mutex::new(InputQueue {
+        next: 0,
+        order: Some(order_tx),
+    });
     let mut summary = Summary::default();
-    let shards = outs.len().max(1);
     // Batches alive at once: per worker, the chunks in flight on the pool
     // (up to three per thread) and those waiting in its channel.
     let pool = rayon::current_num_threads().max(cfg.threads).max(1);
-    let spares = Spares::new(threads * (3 * pool + IN_FLIGHT + 1));
+    let spares = SpareBatches::new(threads * (3 * pool + IN_FLIGHT + 1));
+    let run = RunShared {
+        cfg,
+        sources,
+        shards: outs.len().max(1),
+        spares: &spares,
+        stop: &stop,
+    };
     std::thread::scope(|s| {
         for i in 0..threads {
-            let (claim, stop, spares) = (&claim, &stop, &spares);
+            let (run, queue) = (&run, &queue);
             s.spawn(move || {
-                // Let go of the claim channel when the thread ends, even if
+                // Let go of the order channel when the thread ends, even if
                 // `enter` never runs the work (the run then ends early).
-                let _release = Release(claim);
-                enter(i, threads, &mut || {
-                    worker(cfg, sources, (shards, spares), claim, stop)
-                });
+                let _release = Release(queue);
+                enter(i, threads, &mut || worker(run, queue));
             });
         }
-        summary = consume(cfg, sources, order_rx, (outs, &spares), err, &stop);
+        summary = consume(&run, order_rx, outs, err);
         stop.store(true, Ordering::Relaxed);
     });
     summary
 }
 
-type Claim = Mutex<(usize, Option<SyncSender<(usize, Receiver<Msg>)>>)>;
+/// What the workers and the consumer of a run share.
+struct RunShared<'a> {
+    cfg: &'a Config<'a>,
+    sources: &'a [Source],
+    /// Writers the records are sharded over.
+    shards: usize,
+    /// Batches written out, kept for reuse.
+    spares: &'a SpareBatches,
+    /// Set when the run stops early (a write error, `-q`'s first match).
+    stop: &'a AtomicBool,
+}
+
+/// The inputs still to scan: the next one's index, and the channel on which
+/// each input's own channel is queued for the consumer (`None` once the
+/// workers are done).
+struct InputQueue {
+    next: usize,
+    order: Option<SyncSender<(usize, Receiver<Msg>)>>,
+}
 
 /// However a worker ends (all inputs taken, stopping, or a panic), it lets
-/// go of the claim channel: once every worker has, the consumer's loop over
+/// go of the order channel: once every worker has, the consumer's loop over
 /// the channels ends.
-struct Release<'c>(&'c Claim);
+struct Release<'c>(&'c Mutex<InputQueue>);
 
 impl Drop for Release<'_> {
     fn drop(&mut self) {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).1 = None;
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).order = None;
     }
 }
 
-fn worker(
-    cfg: &Config<'_>,
-    sources: &[Source],
-    (shards, spares): (usize, &Spares),
-    claim: &Claim,
-    stop: &AtomicBool,
-) {
+/// Scan inputs from `queue` until there are none left or the run stops.
+fn worker(run: &RunShared<'_>, queue: &Mutex<InputQueue>) {
+    let sources = run.sources;
     loop {
-        if stop.load(Ordering::Relaxed) {
+        if run.stop.load(Ordering::Relaxed) {
             break;
         }
         let (idx, tx) = {
-            let mut g = claim.lock().unwrap_or_else(|p| p.into_inner());
-            let idx = g.0;
+            let mut q = queue.lock().unwrap_or_else(|p| p.into_inner());
+            let idx = q.next;
             if idx >= sources.len() {
                 break;
             }
-            g.0 += 1;
+            q.next += 1;
             let (tx, rx) = sync_channel(IN_FLIGHT);
-            let Some(order) = g.1.as_ref() else { break };
+            let Some(order) = q.order.as_ref() else { break };
             if order.send((idx, rx)).is_err() {
                 break;
             }
             (idx, tx)
         };
         let scanned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            scan_source(cfg, &sources[idx], (shards, spares), &tx, stop)
+            scan_source(run, &sources[idx], &tx)
         }));
         if let Err(payload) = scanned {
             // A bug, not bad input: end the run (exit 2) with what it has
             // written so far, naming the input it died on.
-            stop.store(true, Ordering::Relaxed);
+            run.stop.store(true, Ordering::Relaxed);
             let _ = tx.send(Msg::Died(format!(
                 "{}: internal error, the run stops here: {}",
                 sources[idx].name(),
@@ -521,100 +536,58 @@ fn worker(
     }
 }
 
+/// The end of one input, as its worker sent it ([`Msg::End`]).
+struct InputEnd {
+    /// The URLs it took.
+    count: u64,
+    /// It was opened (an input that was not is never listed nor counted).
+    opened: bool,
+    /// What went wrong, if anything.
+    error: Option<String>,
+    /// The input looks like mail (for the one hint of a run).
+    mail_like: bool,
+    /// How it was read, and its size as stored (`None`: not read).
+    read: Option<(InputKind, u64)>,
+}
+
+/// The consumer: the printer, and what the run found so far.
+struct Consumer<'r, 'o> {
+    run: &'r RunShared<'r>,
+    printer: Printer<'o>,
+    sum: Summary,
+    /// The one hint of a run that an input looks like mail was given.
+    hinted: bool,
+}
+
+/// Read the inputs' channels in input order and print their batches.
 fn consume<'o>(
-    cfg: &Config<'_>,
-    sources: &[Source],
+    run: &RunShared<'_>,
     order: Receiver<(usize, Receiver<Msg>)>,
-    (outs, spares): (Vec<Box<dyn RecordWriter + 'o>>, &Spares),
+    outs: Vec<Box<dyn RecordWriter + 'o>>,
     err: &mut dyn Write,
-    stop: &AtomicBool,
 ) -> Summary {
-    let opts = &cfg.opts;
-    let mut sum = Summary::default();
-    let mut printer = Printer::new(opts, outs, cfg.max_memory, cfg.temp_dir.clone());
-    let mut hinted = false;
+    let cfg = run.cfg;
+    let mut c = Consumer {
+        run,
+        printer: Printer::new(&cfg.opts, outs, cfg.max_memory, cfg.temp_dir.clone()),
+        sum: Summary::default(),
+        hinted: false,
+    };
     let result = (|| -> Result<(), PrintError> {
         for (idx, rx) in order.iter() {
-            let name = sources[idx].name();
-            let mut ended = false;
-            for msg in rx.iter() {
-                match msg {
-                    Msg::Batch(b) => {
-                        printer.batch(&b)?;
-                        spares.give(b);
-                    }
-                    Msg::End {
-                        count,
-                        opened,
-                        error,
-                        mail_like,
-                        read,
-                    } => {
-                        if let Some((kind, bytes)) = read {
-                            let k = &mut sum.kinds[kind as usize];
-                            k.inputs += 1;
-                            k.bytes += bytes;
-                            k.urls += count;
-                        }
-                        if mail_like && !hinted {
-                            // One hint per run, for the first such input.
-                            hinted = true;
-                            urlsift_core::report!("{}", urlsift_mail::hint_message(&name));
-                        }
-                        let listed = cfg.list.and_then(|list| {
-                            let show = (count > 0) == (list == List::WithMatches);
-                            (show && opened).then_some(list)
-                        });
-                        // grep -L: found means a file was listed.
-                        sum.found += match cfg.list {
-                            Some(List::WithoutMatch) => u64::from(listed.is_some()),
-                            _ => count,
-                        };
-                        if listed.is_some() && !cfg.quiet {
-                            let (path, reset) = if opts.color {
-                                (urlsift_printer::color::PATH, urlsift_printer::color::RESET)
-                            } else {
-                                ("", "")
-                            };
-                            let mut line = format!("{path}{name}{reset}").into_bytes();
-                            line.push(if opts.null { 0 } else { b'\n' });
-                            printer.put(0, &line)?;
-                        }
-                        // grep's -m 0 -c prints no count: nothing was read.
-                        if opts.count && opened && !cfg.quiet && cfg.max_count != Some(0) {
-                            printer.file_count(&name, count)?;
-                        }
-                        ended = true;
-                        if let Some(e) = error {
-                            sum.errors += 1;
-                            // Keep stdout and stderr in order on a terminal.
-                            printer.flush()?;
-                            let _ = writeln!(err, "urlsift: {e}");
-                        }
-                        break;
-                    }
-                    Msg::Flush => printer.flush()?,
-                    Msg::Died(e) => {
-                        ended = true;
-                        printer.flush()?;
-                        let _ = writeln!(err, "urlsift: {e}");
-                        sum.died = Some(e);
-                        break;
-                    }
-                }
-            }
-            if !ended && sum.died.is_none() && !stop.load(Ordering::Relaxed) {
-                // The worker let go of this input without finishing it.
-                let e = format!("{name}: internal error: the scan ended without a result");
-                let _ = writeln!(err, "urlsift: {e}");
-                sum.died = Some(e);
-            }
-            if (cfg.quiet && sum.found > 0) || sum.died.is_some() {
+            let name = run.sources[idx].name();
+            c.input(&name, rx, err)?;
+            if (cfg.quiet && c.sum.found > 0) || c.sum.died.is_some() {
                 break;
             }
         }
         Ok(())
     })();
+    let Consumer {
+        mut printer,
+        mut sum,
+        ..
+    } = c;
     let result = result.and_then(|()| {
         if sum.died.is_some() {
             // A partial table or unique list would look complete: print none.
@@ -626,11 +599,11 @@ fn consume<'o>(
     match result {
         Ok(()) => {}
         Err(PrintError::Write(e)) => {
-            stop.store(true, Ordering::Relaxed);
+            run.stop.store(true, Ordering::Relaxed);
             sum.write_error = Some(e);
         }
         Err(PrintError::Dedup(e)) => {
-            stop.store(true, Ordering::Relaxed);
+            run.stop.store(true, Ordering::Relaxed);
             let dir = cfg.temp_dir.clone().unwrap_or_else(std::env::temp_dir);
             sum.dedup_error = Some(format!(
                 "de-duplication: spilling to {}: {e}",
@@ -639,6 +612,95 @@ fn consume<'o>(
         }
     }
     sum
+}
+
+impl Consumer<'_, '_> {
+    /// Print the batches of the input `name` from `rx`, then its end.
+    fn input(
+        &mut self,
+        name: &str,
+        rx: Receiver<Msg>,
+        err: &mut dyn Write,
+    ) -> Result<(), PrintError> {
+        let mut ended = false;
+        for msg in rx.iter() {
+            match msg {
+                Msg::Batch(b) => {
+                    self.printer.batch(&b)?;
+                    self.run.spares.give(b);
+                }
+                Msg::End(end) => {
+                    self.end(name, end, err)?;
+                    ended = true;
+                    break;
+                }
+                Msg::Flush => self.printer.flush()?,
+                Msg::Died(e) => {
+                    ended = true;
+                    self.printer.flush()?;
+                    let _ = writeln!(err, "urlsift: {e}");
+                    self.sum.died = Some(e);
+                    break;
+                }
+            }
+        }
+        if !ended && self.sum.died.is_none() && !self.run.stop.load(Ordering::Relaxed) {
+            // The worker let go of this input without finishing it.
+            let e = format!("{name}: internal error: the scan ended without a result");
+            let _ = writeln!(err, "urlsift: {e}");
+            self.sum.died = Some(e);
+        }
+        Ok(())
+    }
+
+    /// The end of the input `name`: its counts, its name under `-l`, its
+    /// count under `-c`, its error.
+    fn end(&mut self, name: &str, end: InputEnd, err: &mut dyn Write) -> Result<(), PrintError> {
+        let cfg = self.run.cfg;
+        let opts = &cfg.opts;
+        let count = end.count;
+        if let Some((kind, bytes)) = end.read {
+            let k = &mut self.sum.kinds[kind as usize];
+            k.inputs += 1;
+            k.bytes += bytes;
+            k.urls += count;
+        }
+        if end.mail_like && !self.hinted {
+            // One hint per run, for the first such input.
+            self.hinted = true;
+            urlsift_core::report!("{}", urlsift_mail::hint_message(name));
+        }
+        let listed = cfg.list.and_then(|list| {
+            let show = (count > 0) == (list == List::WithMatches);
+            (show && end.opened).then_some(list)
+        });
+        // grep -L: found means a file was listed.
+        self.sum.found += match cfg.list {
+            Some(List::WithoutMatch) => u64::from(listed.is_some()),
+            _ => count,
+        };
+        if listed.is_some() && !cfg.quiet {
+            let (path, reset) = if opts.color {
+                (urlsift_printer::color::PATH, urlsift_printer::color::RESET)
+            } else {
+                ("", "")
+            };
+            let mut line = format!("{path}{name}{reset}").into_bytes();
+            line.push(if opts.null { 0 } else { b'\n' });
+            self.printer.put(0, &line)?;
+        }
+        // grep's -m 0 -c prints no count: nothing was read.
+        if opts.count && end.opened && !cfg.quiet && cfg.max_count != Some(0) {
+            self.printer.file_count(name, count)?;
+        }
+        if let Some(e) = end.error {
+            self.sum.errors += 1;
+            // Keep stdout and stderr in order on a terminal.
+            self.printer.flush()?;
+            let _ = writeln!(err, "urlsift: {e}");
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -6,14 +6,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::SyncSender;
 
-use super::format::{Emit, Former, Spares, format_chunk, format_mail};
+use std::path::Path;
+
+use super::format::{RecordFormatter, RecordSender, format_chunk, format_mail};
 use super::html::{read_html, scan_html};
 use super::warc::scan_warc;
-use super::{BATCH, Config, InputKind, Msg};
-use crate::input::{Data, Opened, Source};
+use super::{Config, HtmlMode, InputEnd, InputKind, Msg, RunShared};
+use crate::input::{Data, Opened, Source, Stream};
 use urlsift_core::parallel::{self, LineCounter};
 use urlsift_mail::MailInput;
-use urlsift_printer::pipeline::{Batch, Plan};
 
 /// Fails every read once the run is stopping, or the input has taken all
 /// the URLs it may (`-m`), so a stream scan ends early.
@@ -32,274 +33,392 @@ impl<R: Read> Read for StopReader<'_, R> {
     }
 }
 
+/// How one opened input is read: decided once, by [`Reading::choose`], for
+/// every kind of input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// A web archive, record by record.
+    WebArchive,
+    /// Mail (`--mail`): its messages' decoded headers and text parts.
+    Mail,
+    /// Under `--mail`, an input that does not start like mail (no mbox
+    /// `From ` line, no header): plain text, each URL in its one part.
+    MailAsText,
+    /// An HTML page: its links resolved against the page.
+    Html,
+    /// Plain text.
+    Text,
+}
+
+impl Reading {
+    /// How an input starting with `head` is read: a web archive as one
+    /// (`web_archive`, judged when it was opened), else as mail with
+    /// `mail` (or as the plain text it is, when it does not start like
+    /// mail), else as HTML when `html` says so, else as text.
+    ///
+    /// ```
+    /// use urlsift_search::run::{HtmlMode, Reading};
+    /// let html = b"<!doctype html><a href=x>";
+    /// assert_eq!(Reading::choose(html, false, false, HtmlMode::Auto), Reading::Html);
+    /// assert_eq!(Reading::choose(html, false, false, HtmlMode::Never), Reading::Text);
+    /// assert_eq!(Reading::choose(html, true, false, HtmlMode::Auto), Reading::WebArchive);
+    /// assert_eq!(Reading::choose(b"From: a@b\n\nx", false, true, HtmlMode::Auto), Reading::Mail);
+    /// assert_eq!(Reading::choose(b"just text", false, true, HtmlMode::Auto), Reading::MailAsText);
+    /// ```
+    pub fn choose(head: &[u8], web_archive: bool, mail: bool, html: HtmlMode) -> Reading {
+        if web_archive {
+            Reading::WebArchive
+        } else if mail && urlsift_mail::is_plain_text(head) {
+            Reading::MailAsText
+        } else if mail {
+            Reading::Mail
+        } else if html.is_html(head) {
+            Reading::Html
+        } else {
+            Reading::Text
+        }
+    }
+
+    /// What `--stats` counts the input as.
+    pub fn kind(self) -> InputKind {
+        match self {
+            Reading::WebArchive => InputKind::WebArchive,
+            Reading::Mail => InputKind::Mail,
+            Reading::Html => InputKind::Html,
+            Reading::MailAsText | Reading::Text => InputKind::Text,
+        }
+    }
+}
+
+/// One input being read: what the reader of every kind needs besides its
+/// bytes and where its records go.
+pub(super) struct InputScan<'a> {
+    pub(super) cfg: &'a Config<'a>,
+    pub(super) name: &'a str,
+    path: Option<&'a Path>,
+    pub(super) stop: &'a AtomicBool,
+    /// Set when the input has taken all the URLs it may (`-m`, `-l`).
+    full: &'a AtomicBool,
+}
+
+impl<'a> InputScan<'a> {
+    /// `r`, failing every read once the run stops or the input is full.
+    fn stopping<R>(&self, inner: R) -> StopReader<'a, R> {
+        StopReader {
+            inner,
+            stop: self.stop,
+            full: self.full,
+        }
+    }
+
+    /// Whether the scan was told to stop (a read that failed then was told to).
+    fn stopped_on_purpose(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || self.full.load(Ordering::Relaxed)
+    }
+
+    /// Report a streamed file's size as done.
+    fn progress_file(&self) {
+        if let (Some(p), Some(path)) = (self.cfg.progress, self.path) {
+            p(std::fs::metadata(path).map_or(0, |m| m.len()));
+        }
+    }
+}
+
 /// Scan one input and send its batches, then its end (or what went
 /// wrong), on `tx`.
-pub(super) fn scan_source(
-    cfg: &Config<'_>,
-    src: &Source,
-    (shards, spares): (usize, &Spares),
-    tx: &SyncSender<Msg>,
-    stop: &AtomicBool,
-) {
-    let name = src.name();
-    let end = |count, opened, error, mail_like| {
-        let _ = tx.send(Msg::End {
-            count,
-            opened,
-            error,
-            mail_like,
-            read: None,
-        });
-    };
-    let path = match src {
-        Source::Error(e) => return end(0, false, Some(e.clone()), false),
-        other => other.path(),
-    };
-    if cfg.max_count == Some(0) {
-        // grep's -m 0: an input takes no URL, so none is read; it is only
-        // opened, and named if it cannot be.
-        return match crate::input::check_source(src) {
-            Ok(()) => end(0, true, None, false),
-            Err(e) => end(0, false, Some(format!("{name}: {e}")), false),
-        };
-    }
+pub(super) fn scan_source(run: &RunShared<'_>, src: &Source, tx: &SyncSender<Msg>) {
+    let (cfg, name) = (run.cfg, src.name());
     let counter = Arc::new(AtomicU64::new(0));
-    let mut opened = match crate::input::open_source_counting(src, cfg.mmap, Some(&counter)) {
+    let mut opened = match open_source(cfg, src, &counter) {
         Ok(o) => o,
-        Err(e) => return end(0, false, Some(format!("{name}: {e}")), false),
+        Err(end) => return send_unread(tx, end),
     };
     if let (Some(_), Opened::Stream(r)) = (cfg.mail, &mut opened) {
         // Mail is judged by the whole head, however the stream paused (or
         // by what came before a pause, when more changes nothing).
         r.complete_head(urlsift_mail::mbox::decided_early);
     }
-    // Under `--mail`, an input that does not start like mail (no mbox
-    // `From ` line, no header) is scanned as the plain text it is: in
-    // parallel, a stream block by block; each URL in its one part. A file
-    // is judged by the head a stream is, so both are read alike.
-    let text = cfg.mail.filter(|_| match &opened {
-        Opened::Whole(data) => urlsift_mail::is_plain_text(data),
-        Opened::Stream(r) => urlsift_mail::is_plain_text(r.head()),
-        Opened::Warc(_) => false,
-    });
-    if let Some(run) = text {
-        run.plain_text(&name);
-    }
-    let full = AtomicBool::new(false);
-    let mut plan = Plan::new(&cfg.opts, shards, cfg.quiet || cfg.list.is_some());
-    plan.shard_by = cfg.shard_by;
-    let mut emit = Emit {
-        former: Former::new(cfg, &name, plan).text_part(text.is_some()),
-        batch: Batch::with_capacity(BATCH + 1024),
-        tx,
-        stop,
-        count: 0,
-        failed: false,
-        max: if cfg.list.is_some() {
-            Some(cfg.max_count.map_or(1, |m| m.min(1)))
-        } else {
-            cfg.max_count
-        },
-        full: &full,
-        spares,
+    let (head, web_archive) = match &opened {
+        Opened::Whole(data) => (&data[..], false),
+        Opened::Stream(r) => (r.head(), false),
+        Opened::Warc(_) => (&[][..], true),
     };
-    let mut error = None;
-    let mut mail_like = false;
+    let reading = Reading::choose(head, web_archive, cfg.mail.is_some(), cfg.html);
+    let mail_like = reading == Reading::Text
+        && matches!(&opened, Opened::Whole(d) if urlsift_mail::looks_like_mail(&name, d));
+    if let (Reading::MailAsText, Some(mail)) = (reading, cfg.mail) {
+        mail.plain_text(&name);
+    }
     // The input's size as stored: a whole file's length; a regular file
     // read as a stream (compressed, an archive, --no-mmap) is sized after.
-    let mut bytes = match &opened {
+    let whole_len = match &opened {
         Opened::Whole(data) => Some(data.len() as u64),
         _ => None,
     };
-    let kind;
-    match opened {
-        Opened::Warc(r) => {
-            kind = InputKind::WebArchive;
-            let r = StopReader {
-                inner: r,
-                stop,
-                full: &full,
-            };
-            error = scan_warc(cfg, &name, r, &mut emit, stop);
-        }
-        o if cfg.mail.is_some() && text.is_none() => {
-            kind = InputKind::Mail;
-            let run = cfg.mail.unwrap_or_else(|| unreachable!());
-            // A stream stops being read once the run stops, as a plain
-            // stream does.
-            let stopping = |inner: Box<dyn Read + Send>| StopReader {
-                inner,
-                stop,
-                full: &full,
-            };
-            let input = match o {
-                Opened::Whole(ref data) => MailInput::Whole(data),
-                Opened::Stream(r) => MailInput::Stream(Box::new(stopping(Box::new(r)))),
-                Opened::Warc(r) => MailInput::Stream(Box::new(stopping(r))),
-            };
-            error = if emit.parallel() {
-                // Each batch of messages formatted on the pool, as a chunk
-                // of a plain file is. Each batch is sent as it is made: at a
-                // pause, what was sent is flushed.
-                let (file, plan) = (emit.former.file, emit.former.plan);
-                let tx = emit.tx;
-                run.scan_map(
-                    &cfg.extractor,
-                    &name,
-                    input,
-                    |b| format_mail(Former::new(cfg, file, plan), b, spares),
-                    |batch, _| emit.take(batch) && !emit.stopped(),
-                    || tx.send(Msg::Flush).is_ok(),
-                )
-            } else {
-                // -m, -l, -q: the scan stops once the input has what it may
-                // take (or the run stops), as a plain stream's does.
-                let emit = std::cell::RefCell::new(&mut emit);
-                run.scan_map(
-                    &cfg.extractor,
-                    &name,
-                    input,
-                    |_| (),
-                    |(), b| {
-                        let mut emit = emit.borrow_mut();
-                        if cfg.column {
-                            b.each_at(|w, line, column, m| {
-                                emit.record_at(m, (line, column), Some(w), None)
-                            });
-                        } else {
-                            b.each(|w, line, m| emit.record_in(m, line, Some(w)));
-                        }
-                        !emit.stopped()
-                    },
-                    || {
-                        let mut emit = emit.borrow_mut();
-                        emit.send();
-                        !emit.failed && emit.tx.send(Msg::Flush).is_ok()
-                    },
-                )
-            };
-            if stop.load(Ordering::Relaxed) || full.load(Ordering::Relaxed) {
-                // Stopped on purpose: the read that failed was told to.
-                error = None;
-            }
-        }
-        Opened::Whole(data) if text.is_none() && cfg.html.is_html(&data) => {
-            kind = InputKind::Html;
-            error = scan_html(cfg, &name, &data, None::<io::Empty>, &mut emit);
-            if let Some(p) = cfg.progress {
-                p(data.len() as u64);
-            }
-        }
-        Opened::Stream(r) if text.is_none() && cfg.html.is_html(r.head()) => {
-            kind = InputKind::Html;
-            let r = StopReader {
-                inner: r,
-                stop,
-                full: &full,
-            };
-            error = read_html(cfg, &name, r, &mut emit);
-            if let (Some(p), Some(path)) = (cfg.progress, path) {
-                p(std::fs::metadata(path).map_or(0, |m| m.len()));
-            }
-        }
-        Opened::Whole(data) => {
-            kind = InputKind::Text;
-            mail_like = text.is_none() && urlsift_mail::looks_like_mail(&name, &data);
-            scan_whole(cfg, &data, &mut emit, stop)
-        }
-        Opened::Stream(r) => {
-            kind = InputKind::Text;
-            let r = StopReader {
-                inner: r,
-                stop,
-                full: &full,
-            };
-            let block = parallel::DEFAULT_BLOCK_SIZE;
-            let ex = &cfg.extractor;
-            let res = if emit.parallel() {
-                // As for a mapped file: each chunk of a block formatted on
-                // the pool.
-                let (file, plan) = (emit.former.file, emit.former.plan);
-                let text = emit.former.in_text_part();
-                let uses_line = emit.former.uses_line();
-                // Each batch is sent as it is made: at a pause, what was
-                // sent is flushed.
-                let tx = emit.tx;
-                parallel::scan_reader_map(
-                    ex,
-                    r,
-                    (block, cfg.chunk_size),
-                    uses_line,
-                    |chunk| {
-                        let f = Former::new(cfg, file, plan).text_part(text);
-                        format_chunk(f, chunk, uses_line, spares)
-                    },
-                    |batch| emit.take(batch),
-                    || tx.send(Msg::Flush).is_ok(),
-                )
-            } else {
-                // -m, -l, -q: the stream is read no further once the
-                // input has what it may take (or the run stops).
-                let emit = std::cell::RefCell::new(&mut emit);
-                let paused = || {
-                    let mut emit = emit.borrow_mut();
-                    emit.send();
-                    !emit.failed && emit.tx.send(Msg::Flush).is_ok()
-                };
-                if cfg.column {
-                    parallel::scan_reader_columns(
-                        ex,
-                        r,
-                        (block, cfg.chunk_size),
-                        |m, line, column| {
-                            let mut emit = emit.borrow_mut();
-                            emit.record_at(m, (line, column), None, None);
-                            !emit.stopped()
-                        },
-                        paused,
-                    )
-                } else {
-                    parallel::scan_reader_while(
-                        ex,
-                        r,
-                        block,
-                        cfg.chunk_size,
-                        |m, line| {
-                            let mut emit = emit.borrow_mut();
-                            emit.record(m, line);
-                            !emit.stopped()
-                        },
-                        paused,
-                    )
-                }
-            };
-            match res {
-                Ok(_) => {}
-                Err(_) if stop.load(Ordering::Relaxed) || full.load(Ordering::Relaxed) => {}
-                Err(e) => error = Some(format!("{name}: {e}")),
-            }
-            if let (Some(p), Some(path)) = (cfg.progress, path) {
-                p(std::fs::metadata(path).map_or(0, |m| m.len()));
-            }
-        }
-    }
+    let full = AtomicBool::new(false);
+    let path = src.path();
+    let input = InputScan {
+        cfg,
+        name: &name,
+        path,
+        stop: run.stop,
+        full: &full,
+    };
+    let mut emit = RecordSender::new(run, &name, tx, &full, reading == Reading::MailAsText);
+    let error = read_input(&input, reading, opened, &mut emit);
     emit.send();
     if emit.failed {
         return; // the consumer is gone
     }
-    if bytes.is_none() {
+    let bytes = whole_len.unwrap_or_else(|| {
         let file = path
             .and_then(|p| std::fs::metadata(p).ok())
             .filter(|m| m.is_file());
-        bytes = Some(file.map_or_else(|| counter.load(Ordering::Relaxed), |m| m.len()));
-    }
-    let _ = tx.send(Msg::End {
+        file.map_or_else(|| counter.load(Ordering::Relaxed), |m| m.len())
+    });
+    let _ = tx.send(Msg::End(InputEnd {
         count: emit.count,
         opened: true,
         error,
         mail_like,
-        read: Some((kind, bytes.unwrap_or(0))),
-    });
+        read: Some((reading.kind(), bytes)),
+    }));
+}
+
+/// An input that was not read: it failed to open, or `-m 0` takes nothing
+/// from it (it is only opened, and named if it cannot be).
+struct Unread {
+    opened: bool,
+    error: Option<String>,
+}
+
+/// Send the end of an input that was not read.
+fn send_unread(tx: &SyncSender<Msg>, end: Unread) {
+    let _ = tx.send(Msg::End(InputEnd {
+        count: 0,
+        opened: end.opened,
+        error: end.error,
+        mail_like: false,
+        read: None,
+    }));
+}
+
+/// Open `src` to be read, counting the bytes read of a stream in `counter`.
+fn open_source(cfg: &Config<'_>, src: &Source, counter: &Arc<AtomicU64>) -> Result<Opened, Unread> {
+    let failed = |e: &dyn std::fmt::Display| Unread {
+        opened: false,
+        error: Some(format!("{}: {e}", src.name())),
+    };
+    if let Source::Error(e) = src {
+        return Err(Unread {
+            opened: false,
+            error: Some(e.clone()),
+        });
+    }
+    if cfg.max_count == Some(0) {
+        // grep's -m 0: an input takes no URL, so none is read.
+        return Err(match crate::input::check_source(src) {
+            Ok(()) => Unread {
+                opened: true,
+                error: None,
+            },
+            Err(e) => failed(&e),
+        });
+    }
+    crate::input::open_source_counting(src, cfg.mmap, Some(counter)).map_err(|e| failed(&e))
+}
+
+/// Read `opened` as `reading` says, its records to `emit`; what went
+/// wrong, if anything.
+fn read_input(
+    input: &InputScan<'_>,
+    reading: Reading,
+    opened: Opened,
+    emit: &mut RecordSender<'_>,
+) -> Option<String> {
+    let (cfg, name) = (input.cfg, input.name);
+    match (reading, opened) {
+        (_, Opened::Warc(r)) => scan_warc(cfg, name, input.stopping(r), emit, input.stop),
+        (Reading::Mail, opened) => scan_mail(input, opened, emit),
+        (Reading::Html, Opened::Whole(data)) => {
+            let error = scan_html(cfg, name, &data, None::<io::Empty>, emit);
+            if let Some(p) = cfg.progress {
+                p(data.len() as u64);
+            }
+            error
+        }
+        (Reading::Html, Opened::Stream(r)) => {
+            let error = read_html(cfg, name, input.stopping(r), emit);
+            input.progress_file();
+            error
+        }
+        (_, Opened::Whole(data)) => {
+            scan_whole(cfg, &data, emit, input.stop);
+            None
+        }
+        (_, Opened::Stream(r)) => {
+            let error = scan_stream(input, r, emit);
+            input.progress_file();
+            error
+        }
+    }
+}
+
+/// Read a mail input: its messages' records, in order.
+fn scan_mail(input: &InputScan<'_>, opened: Opened, emit: &mut RecordSender<'_>) -> Option<String> {
+    let mail = input.cfg.mail.unwrap_or_else(|| unreachable!());
+    // A stream stops being read once the run stops, as a plain stream does.
+    let mail_input = match opened {
+        Opened::Whole(ref data) => MailInput::Whole(data),
+        Opened::Stream(r) => MailInput::Stream(Box::new(input.stopping(r))),
+        Opened::Warc(r) => MailInput::Stream(Box::new(input.stopping(r))),
+    };
+    let error = if emit.parallel() {
+        scan_mail_parallel(input, mail, mail_input, emit)
+    } else {
+        scan_mail_serial(input, mail, mail_input, emit)
+    };
+    if input.stopped_on_purpose() {
+        // Stopped on purpose: the read that failed was told to.
+        return None;
+    }
+    error
+}
+
+/// Each batch of messages formatted on the pool, as a chunk of a plain
+/// file is. Each batch is sent as it is made: at a pause, what was sent is
+/// flushed.
+fn scan_mail_parallel(
+    input: &InputScan<'_>,
+    mail: &urlsift_mail::MailRun,
+    mail_input: MailInput<'_>,
+    emit: &mut RecordSender<'_>,
+) -> Option<String> {
+    let cfg = input.cfg;
+    let (file, plan, spares) = (emit.formatter.file, emit.formatter.plan, emit.spares);
+    let tx = emit.tx;
+    mail.scan_map(
+        &cfg.extractor,
+        input.name,
+        mail_input,
+        |b| format_mail(RecordFormatter::new(cfg, file, plan), b, spares),
+        |batch, _| emit.take(batch) && !emit.stopped(),
+        || tx.send(Msg::Flush).is_ok(),
+    )
+}
+
+/// -m, -l, -q: the scan stops once the input has what it may take (or the
+/// run stops), as a plain stream's does.
+fn scan_mail_serial(
+    input: &InputScan<'_>,
+    mail: &urlsift_mail::MailRun,
+    mail_input: MailInput<'_>,
+    emit: &mut RecordSender<'_>,
+) -> Option<String> {
+    let cfg = input.cfg;
+    let emit = std::cell::RefCell::new(emit);
+    mail.scan_map(
+        &cfg.extractor,
+        input.name,
+        mail_input,
+        |_| (),
+        |(), b| {
+            let mut emit = emit.borrow_mut();
+            if cfg.column {
+                b.each_at(|w, line, column, m| emit.record_at(m, (line, column), Some(w), None));
+            } else {
+                b.each(|w, line, m| emit.record_in(m, line, Some(w)));
+            }
+            !emit.stopped()
+        },
+        || {
+            let mut emit = emit.borrow_mut();
+            emit.send();
+            !emit.failed && emit.tx.send(Msg::Flush).is_ok()
+        },
+    )
+}
+
+/// Read a text stream block by block; what went wrong reading it, if
+/// anything but being told to stop.
+fn scan_stream(input: &InputScan<'_>, r: Stream, emit: &mut RecordSender<'_>) -> Option<String> {
+    let r = input.stopping(r);
+    let res = if emit.parallel() {
+        scan_stream_parallel(input.cfg, r, emit)
+    } else {
+        scan_stream_serial(input.cfg, r, emit)
+    };
+    match res {
+        Err(e) if !input.stopped_on_purpose() => Some(format!("{}: {e}", input.name)),
+        _ => None,
+    }
+}
+
+/// As for a mapped file: each chunk of a block formatted on the pool. Each
+/// batch is sent as it is made: at a pause, what was sent is flushed.
+fn scan_stream_parallel(
+    cfg: &Config<'_>,
+    r: impl Read + Send,
+    emit: &mut RecordSender<'_>,
+) -> io::Result<u64> {
+    let (file, plan, spares) = (emit.formatter.file, emit.formatter.plan, emit.spares);
+    let text = emit.formatter.in_text_part();
+    let uses_line = emit.formatter.uses_line();
+    let tx = emit.tx;
+    parallel::scan_reader_map(
+        &cfg.extractor,
+        r,
+        (parallel::DEFAULT_BLOCK_SIZE, cfg.chunk_size),
+        uses_line,
+        |chunk| {
+            let f = RecordFormatter::new(cfg, file, plan).text_part(text);
+            format_chunk(f, chunk, uses_line, spares)
+        },
+        |batch| emit.take(batch),
+        || tx.send(Msg::Flush).is_ok(),
+    )
+}
+
+/// -m, -l, -q: the stream is read no further once the input has what it
+/// may take (or the run stops).
+fn scan_stream_serial(
+    cfg: &Config<'_>,
+    r: impl Read + Send,
+    emit: &mut RecordSender<'_>,
+) -> io::Result<u64> {
+    let block = parallel::DEFAULT_BLOCK_SIZE;
+    let emit = std::cell::RefCell::new(emit);
+    let paused = || {
+        let mut emit = emit.borrow_mut();
+        emit.send();
+        !emit.failed && emit.tx.send(Msg::Flush).is_ok()
+    };
+    if cfg.column {
+        parallel::scan_reader_columns(
+            &cfg.extractor,
+            r,
+            (block, cfg.chunk_size),
+            |m, line, column| {
+                let mut emit = emit.borrow_mut();
+                emit.record_at(m, (line, column), None, None);
+                !emit.stopped()
+            },
+            paused,
+        )
+    } else {
+        parallel::scan_reader_while(
+            &cfg.extractor,
+            r,
+            block,
+            cfg.chunk_size,
+            |m, line| {
+                let mut emit = emit.borrow_mut();
+                emit.record(m, line);
+                !emit.stopped()
+            },
+            paused,
+        )
+    }
 }
 
 /// Bytes before the end of a segment kept mapped when the segment is done
@@ -312,72 +431,102 @@ const RELEASE_STEP: usize = 32 << 20;
 /// Scan a whole (mapped) file in segments of a few batches of chunks
 /// ([`parallel::scan_segments`]), so a stop request is seen within one
 /// segment; the result is that of one scan over the whole file.
-pub(super) fn scan_whole(cfg: &Config<'_>, whole: &Data, emit: &mut Emit<'_>, stop: &AtomicBool) {
-    let data: &[u8] = whole;
-    let ex = &cfg.extractor;
+pub(super) fn scan_whole(
+    cfg: &Config<'_>,
+    whole: &Data,
+    emit: &mut RecordSender<'_>,
+    stop: &AtomicBool,
+) {
     let seg = 2usize
         .saturating_mul(cfg.threads.max(1))
         .saturating_mul(cfg.chunk_size.max(1))
         .max(64);
-    // Counting lines is a pass over the text: only when they are printed.
-    let uses_line = emit.former.uses_line();
-    let progress = |n: usize| {
-        if let Some(p) = cfg.progress {
-            p(n as u64);
-        }
-    };
     if emit.parallel() {
-        // Each chunk's records are formatted on the pool, in parallel; this
-        // thread only sends the batches on, in input order.
-        let (file, plan, spares) = (emit.former.file, emit.former.plan, emit.spares);
-        let text = emit.former.in_text_part();
-        // The pages of each segment done with are let go (a segment's
-        // records are formatted, so its text is not read again but for a
-        // little look-behind): the map's resident pages stay few, and they
-        // are not all unmapped at once, on one thread, when it is closed.
-        // With more than one thread, on the pool while the next segment is
-        // scanned.
-        let pool = rayon::current_num_threads() > 1;
-        let (mut pos, mut released) = (0, 0);
-        rayon::in_place_scope(|s| {
-            parallel::scan_segments_map(
-                ex,
-                data,
-                seg,
-                cfg.chunk_size,
-                uses_line,
-                |chunk| {
-                    let f = Former::new(cfg, file, plan).text_part(text);
-                    format_chunk(f, chunk, uses_line, spares)
-                },
-                |batch| emit.take(batch) && !stop.load(Ordering::Relaxed),
-                |n| {
-                    progress(n);
-                    pos += n;
-                    // A few times a gigabyte, on huge page bounds: each
-                    // release interrupts the other threads (a TLB flush).
-                    let to = whole.release_point(pos.saturating_sub(RELEASE_MARGIN));
-                    if to >= released + RELEASE_STEP {
-                        let from = released;
-                        if pool {
-                            s.spawn(move |_| whole.done_with(from..to));
-                        } else {
-                            whole.done_with(from..to);
-                        }
-                        released = to;
-                    }
-                    !stop.load(Ordering::Relaxed)
-                },
-            );
-        });
-        return;
+        scan_whole_parallel(cfg, whole, seg, emit, stop);
+    } else {
+        scan_whole_serial(cfg, whole, seg, emit, stop);
     }
+}
+
+/// Report `n` more bytes done.
+fn progress(cfg: &Config<'_>, n: usize) {
+    if let Some(p) = cfg.progress {
+        p(n as u64);
+    }
+}
+
+/// Each chunk's records are formatted on the pool, in parallel; this
+/// thread only sends the batches on, in input order.
+fn scan_whole_parallel(
+    cfg: &Config<'_>,
+    whole: &Data,
+    seg: usize,
+    emit: &mut RecordSender<'_>,
+    stop: &AtomicBool,
+) {
+    let data: &[u8] = whole;
+    let f = &emit.formatter;
+    let (file, plan, spares) = (f.file, f.plan, emit.spares);
+    let text = f.in_text_part();
+    // Counting lines is a pass over the text: only when they are printed.
+    let uses_line = f.uses_line();
+    // The pages of each segment done with are let go (a segment's records
+    // are formatted, so its text is not read again but for a little
+    // look-behind): the map's resident pages stay few, and they are not all
+    // unmapped at once, on one thread, when it is closed. With more than one
+    // thread, on the pool while the next segment is scanned.
+    let pool = rayon::current_num_threads() > 1;
+    let (mut pos, mut released) = (0, 0);
+    rayon::in_place_scope(|s| {
+        parallel::scan_segments_map(
+            &cfg.extractor,
+            data,
+            seg,
+            cfg.chunk_size,
+            uses_line,
+            |chunk| {
+                let f = RecordFormatter::new(cfg, file, plan).text_part(text);
+                format_chunk(f, chunk, uses_line, spares)
+            },
+            |batch| emit.take(batch) && !stop.load(Ordering::Relaxed),
+            |n| {
+                progress(cfg, n);
+                pos += n;
+                // A few times a gigabyte, on huge page bounds: each release
+                // interrupts the other threads (a TLB flush).
+                let to = whole.release_point(pos.saturating_sub(RELEASE_MARGIN));
+                if to >= released + RELEASE_STEP {
+                    let from = released;
+                    if pool {
+                        s.spawn(move |_| whole.done_with(from..to));
+                    } else {
+                        whole.done_with(from..to);
+                    }
+                    released = to;
+                }
+                !stop.load(Ordering::Relaxed)
+            },
+        );
+    });
+}
+
+/// -m, -l, -q, --vimgrep: each record taken in order, so a count limits
+/// the input and a column counts from the record before.
+fn scan_whole_serial(
+    cfg: &Config<'_>,
+    whole: &Data,
+    seg: usize,
+    emit: &mut RecordSender<'_>,
+    stop: &AtomicBool,
+) {
+    let data: &[u8] = whole;
+    let uses_line = emit.formatter.uses_line();
     let mut lines = LineCounter::default();
     let mut columns = parallel::ColumnCounter::default();
     let failed = std::cell::Cell::new(false);
     let emit_full = emit.full;
     parallel::scan_segments(
-        ex,
+        &cfg.extractor,
         data,
         seg,
         cfg.chunk_size,
@@ -396,7 +545,7 @@ pub(super) fn scan_whole(cfg: &Config<'_>, whole: &Data, emit: &mut Emit<'_>, st
             failed.set(emit.failed);
         },
         |n| {
-            progress(n);
+            progress(cfg, n);
             !(stop.load(Ordering::Relaxed) || failed.get() || emit_full.load(Ordering::Relaxed))
         },
     );

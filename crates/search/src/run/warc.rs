@@ -3,7 +3,7 @@
 use std::io::Read;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use super::format::{Emit, Former, SPARE_ROOM};
+use super::format::{RecordFormatter, RecordSender, SPARE_ROOM};
 use super::{BATCH, Config};
 use crate::web::{record_links, record_links_while};
 use urlsift_printer::pipeline::{Batch, Plan};
@@ -72,7 +72,7 @@ pub(super) fn scan_warc(
     cfg: &Config<'_>,
     name: &str,
     r: impl Read + Send,
-    emit: &mut Emit<'_>,
+    emit: &mut RecordSender<'_>,
     stop: &AtomicBool,
 ) -> Option<String> {
     let opts = LinkOptions {
@@ -141,14 +141,14 @@ pub(super) fn warc_batch(
     name: &str,
     recs: &[urlsift_warc::Record],
     opts: &LinkOptions,
-    emit: &mut Emit<'_>,
+    emit: &mut RecordSender<'_>,
 ) -> bool {
     use rayon::prelude::*;
     if recs.is_empty() {
         return true;
     }
     if emit.parallel() {
-        let plan = emit.former.plan;
+        let plan = emit.formatter.plan;
         let held = AtomicUsize::new(0);
         let batches: Vec<Formed> = recs
             .par_iter()
@@ -209,7 +209,7 @@ fn format_record(
             done: Some(0),
         };
     }
-    let mut f = Former::new(cfg, name, plan);
+    let mut f = RecordFormatter::new(cfg, name, plan);
     let (mut links, mut counted, mut full) = (0u64, 0usize, false);
     let problem = record_links_while(rec, opts, |m, web| {
         let fresh = out.len() - counted;
