@@ -540,3 +540,126 @@ then www.two.example, <img src=\"../i.png\" srcset=\"s1.png 1x, s2.png 2x\">
         assert_eq!(got, want, "{j}");
     }
 }
+
+/// The JSON rows of `args` + the file, the same with `--no-mmap`, and of
+/// the file's bytes on standard input (`-`), which must all be the same
+/// but for the input's name.
+fn three_ways(args: &[&str], path: &std::path::Path) -> (Vec<serde_json::Value>, String) {
+    let file = path.to_str().unwrap();
+    let data = std::fs::read(path).unwrap();
+    let (a, err, code) = run(&[args, &["--format", "json", file]].concat(), None);
+    assert!(code == 0, "{err}");
+    let (b, err_b, _) = run(
+        &[args, &["--format", "json", "--no-mmap", file]].concat(),
+        None,
+    );
+    let (c, err_c, _) = run(&[args, &["--format", "json", "-"]].concat(), Some(&data));
+    let strip = |rows: Vec<serde_json::Value>| -> Vec<serde_json::Value> {
+        rows.into_iter()
+            .map(|mut r| {
+                r.as_object_mut().unwrap().remove("path");
+                r.as_object_mut().unwrap().remove("file");
+                r
+            })
+            .collect()
+    };
+    let rows = strip(json_rows(&a));
+    assert_eq!(strip(json_rows(&b)), rows, "--no-mmap: {err_b}");
+    assert_eq!(strip(json_rows(&c)), rows, "stdin: {err_c}");
+    (rows, err)
+}
+
+#[test]
+fn warc_cli_warc_0_18_is_read_from_a_file_without_mmap_and_from_a_pipe() {
+    let dir = tempfile::tempdir().unwrap();
+    for v in ["0.17", "0.18"] {
+        let page = http("", b"<a href=\"rel/page.html\">r</a>");
+        let rec = response("http://clueweb.example/d/", &page);
+        let rec = [format!("WARC/{v}").as_bytes(), &rec[8..]].concat();
+        let path = dir.path().join(format!("cw-{v}.warc"));
+        std::fs::write(&path, [rec.clone(), rec].concat()).unwrap();
+        let (rows, err) = three_ways(&[], &path);
+        assert_eq!(rows.len(), 2, "{v}: {err}");
+        for r in &rows {
+            assert_eq!(r["url"], "http://clueweb.example/d/rel/page.html", "{v}");
+            assert_eq!(r["warc_target_uri"], "http://clueweb.example/d/", "{v}");
+        }
+    }
+}
+
+#[test]
+fn warc_cli_a_long_gzip_header_is_sniffed_the_same_every_way() {
+    let page = http("", b"<a href=\"/long\">l</a>");
+    let rec = response("http://gz.example/", &page);
+    let dir = tempfile::tempdir().unwrap();
+    for (name, extra) in [("fname", false), ("fextra", true)] {
+        let mut b = flate2::GzBuilder::new();
+        b = if extra {
+            b.extra(vec![b'x'; 9000])
+        } else {
+            b.filename(vec![b'n'; 9000])
+        };
+        let mut e = b.write(Vec::new(), flate2::Compression::default());
+        e.write_all(&rec).unwrap();
+        let gz = e.finish().unwrap();
+        let path = dir.path().join(format!("{name}.warc.gz"));
+        std::fs::write(&path, [gz.clone(), gz.clone()].concat()).unwrap();
+        let (rows, err) = three_ways(&[], &path);
+        assert_eq!(rows.len(), 2, "{name}: {err}");
+        for (r, off) in rows.iter().zip([0, gz.len()]) {
+            assert_eq!(r["url"], "http://gz.example/long", "{name}");
+            assert_eq!(r["warc_offset"], off, "{name}");
+        }
+    }
+}
+
+#[test]
+fn warc_cli_a_body_decoded_past_the_cap_warns_with_the_record_offset() {
+    // 70 MiB of spaces between two links, zstd-coded: a few KiB.
+    let mut page = b"<a href=\"/first\">f</a>".to_vec();
+    page.resize(70 << 20, b' ');
+    page.extend_from_slice(b"<a href=\"/last\">l</a>");
+    let z = zstd::encode_all(&page[..], 19).unwrap();
+    drop(page);
+    let first = response("http://ok.example/", &http("", b"<a href=/ok>ok</a>"));
+    let big = response(
+        "http://big.example/",
+        &http("Content-Encoding: zstd\r\n", &z),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bomb.warc");
+    std::fs::write(&path, [first.clone(), big].concat()).unwrap();
+    assert!(std::fs::metadata(&path).unwrap().len() < 64 << 10);
+    let file = path.to_str().unwrap();
+    let (out, err, code) = run(&[file], None);
+    assert_eq!(code, 0, "{err}");
+    let out = String::from_utf8(out).unwrap();
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        ["http://ok.example/ok", "http://big.example/first"]
+    );
+    let want = format!("{file}: byte {}: ", first.len());
+    assert!(err.contains(&want) && err.contains("67108864"), "{err}");
+}
+
+#[test]
+fn warc_cli_a_de_chunked_body_under_a_chunked_header_gives_its_links() {
+    let page = link_page(500);
+    let first = response("http://ok.example/", &http("", b"<a href=/ok>ok</a>"));
+    let rec = response(
+        "http://liveweb.example/",
+        &http("Transfer-Encoding: chunked\r\n", &page),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("liveweb.warc");
+    std::fs::write(&path, [first.clone(), rec].concat()).unwrap();
+    let file = path.to_str().unwrap();
+    let (out, err, code) = run(&[file], None);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(String::from_utf8(out).unwrap().lines().count(), 501);
+    assert!(
+        err.contains(&format!("{file}: byte {}: ", first.len())),
+        "{err}"
+    );
+    assert!(err.contains("chunk"), "{err}");
+}

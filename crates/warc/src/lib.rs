@@ -33,6 +33,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod binary;
 mod engine;
 mod entities;
 mod html;
@@ -50,4 +51,4 @@ pub use links::{
     BodyKind, Link, LinkOptions, Payload, Source, body_kind, header_links, html_links, payload,
     record_links, record_links_while, text_links,
 };
-pub use reader::{DEFAULT_MAX_BLOCK, Issue, Reader, Record, Severity};
+pub use reader::{DEFAULT_MAX_BLOCK, Issue, Reader, Record, SHORT_LENGTH_SLACK, Severity};

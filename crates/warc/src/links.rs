@@ -106,8 +106,17 @@ pub enum BodyKind {
 /// How a body with this `Content-Type` (the media type; parameters are
 /// ignored) is read: types naming HTML are HTML; `text/plain`, a missing
 /// type or `application/octet-stream` are HTML if [`sniff_html`](crate::sniff_html)
-/// says so, else text; other `text/*` and JSON, XML and JavaScript types are
-/// text; anything else has no links.
+/// says so, else nothing if its first bytes are binary (WHATWG's binary
+/// data bytes, or an image, font or archive signature), else text; images,
+/// audio, video, fonts and archives have no links; other `text/*` and
+/// JSON, XML and JavaScript types are text; anything else has no links.
+///
+/// ```
+/// use urlsift_warc::{BodyKind, body_kind};
+/// assert_eq!(body_kind(Some("application/octet-stream"), b"wOF2\0\x01\0\0"), BodyKind::Other);
+/// assert_eq!(body_kind(None, b"see http://example.com/"), BodyKind::Text);
+/// assert_eq!(body_kind(Some("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"), b"PK"), BodyKind::Other);
+/// ```
 pub fn body_kind(content_type: Option<&str>, body: &[u8]) -> BodyKind {
     let essence = content_type
         .and_then(|c| c.split(';').next())
@@ -123,9 +132,14 @@ pub fn body_kind(content_type: Option<&str>, body: &[u8]) -> BodyKind {
     if unknown {
         return if html::sniff_html(body) {
             BodyKind::Html
+        } else if crate::binary::sniff_binary(body) {
+            BodyKind::Other
         } else {
             BodyKind::Text
         };
+    }
+    if crate::binary::binary_type(&essence) {
+        return BodyKind::Other;
     }
     if essence.starts_with("text/")
         || ["json", "xml", "javascript", "ecmascript"]

@@ -1,0 +1,260 @@
+//! Archives as other tools write them: each leniency reads what is
+//! readable and says so with the record's offset.
+
+use std::io::Write;
+
+use urlsift_warc::{BodyKind, LinkOptions, Reader, Record, Severity, body_kind, record_links};
+
+fn response_with(version: &str, target: &str, http: &[u8], eol: &str) -> Vec<u8> {
+    let mut r = format!(
+        "{version}{eol}WARC-Type: response{eol}WARC-Target-URI: {target}{eol}\
+         Content-Type: application/http; msgtype=response{eol}Content-Length: {}{eol}{eol}",
+        http.len()
+    )
+    .into_bytes();
+    r.extend_from_slice(http);
+    r.extend_from_slice(format!("{eol}{eol}").as_bytes());
+    r
+}
+
+fn response(target: &str, http: &[u8]) -> Vec<u8> {
+    response_with("WARC/1.0", target, http, "\r\n")
+}
+
+fn http(headers: &str, body: &[u8]) -> Vec<u8> {
+    let mut h = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n{headers}\r\n").into_bytes();
+    h.extend_from_slice(body);
+    h
+}
+
+fn gz(data: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+/// Records and issues, in order.
+fn read(input: &[u8]) -> (Vec<Record>, Vec<urlsift_warc::Issue>) {
+    let (mut recs, mut issues) = (Vec::new(), Vec::new());
+    for item in Reader::new(input) {
+        match item {
+            Ok(r) => recs.push(r),
+            Err(i) => issues.push(i),
+        }
+    }
+    (recs, issues)
+}
+
+fn urls(rec: &Record) -> (Vec<String>, Option<String>) {
+    let mut v = Vec::new();
+    let p = record_links(rec, &LinkOptions::default(), |l| v.push(l.url));
+    (v, p)
+}
+
+#[test]
+fn a_chunked_header_on_a_de_chunked_body_reads_the_body_as_it_is() {
+    let page = b"<html><a href=\"/a\">a</a> <a href=\"/b\">b</a></html>";
+    let input = response(
+        "http://ex.org/",
+        &http("Transfer-Encoding: chunked\r\n", page),
+    );
+    let (recs, issues) = read(&input);
+    assert!(issues.is_empty(), "{issues:?}");
+    let (got, problem) = urls(&recs[0]);
+    assert_eq!(got, ["http://ex.org/a", "http://ex.org/b"]);
+    let problem = problem.expect("a warning");
+    assert!(problem.contains("chunk"), "{problem}");
+    // A body that is chunked is still de-chunked.
+    let chunked = b"8\r\n<a href=\r\n7\r\n/c>c</a\r\n1\r\n>\r\n0\r\n\r\n";
+    let input = response(
+        "http://ex.org/",
+        &http("Transfer-Encoding: chunked\r\n", chunked),
+    );
+    let (recs, _) = read(&input);
+    assert_eq!(urls(&recs[0]), (vec!["http://ex.org/c".to_owned()], None));
+}
+
+#[test]
+fn warc_0_17_and_0_18_records_are_read_as_1_0() {
+    let page = http("", b"<a href=\"x\">x</a>");
+    for v in ["WARC/0.17", "WARC/0.18", "WARC/1.0", "WARC/1.1"] {
+        // Junk before the second record: reading goes on at its line.
+        let mut input = response_with(v, "http://a.example/d/", &page, "\r\n");
+        input.extend_from_slice(b"junk\r\n");
+        input.extend(response_with(v, "http://b.example/", &page, "\r\n"));
+        let (recs, issues) = read(&input);
+        assert_eq!(recs.len(), 2, "{v}");
+        assert_eq!(issues.len(), 1, "{v}: {issues:?}");
+        assert_eq!(urls(&recs[0]).0, ["http://a.example/d/x"], "{v}");
+        assert_eq!(urls(&recs[1]).0, ["http://b.example/x"], "{v}");
+        for r in [gz(&input), input.clone()] {
+            assert_eq!(read(&r).0.len(), 2);
+        }
+    }
+}
+
+#[test]
+fn a_content_length_a_few_bytes_short_reads_to_the_next_record() {
+    let page = http("", b"<a href=\"/one\">1</a><a href=\"/two\">2</a>");
+    for short in [1usize, 3, 9] {
+        let mut first = response("http://ex.org/", &page);
+        let len = page.len().to_string();
+        let lie = (page.len() - short).to_string();
+        let at = first
+            .windows(len.len())
+            .position(|w| w == len.as_bytes())
+            .unwrap();
+        first.splice(at..at + len.len(), lie.bytes());
+        let second = response("http://second.example/", &page);
+        let input = [first.clone(), second].concat();
+        let (recs, issues) = read(&input);
+        assert_eq!(recs.len(), 2, "{short}: {issues:?}");
+        assert_eq!(recs[0].block, page, "{short}: {issues:?}");
+        assert_eq!(issues.len(), 1, "{issues:?}");
+        assert_eq!(
+            (issues[0].offset, issues[0].severity),
+            (0, Severity::Warning)
+        );
+        assert!(issues[0].message.contains("short"), "{issues:?}");
+        assert_eq!(recs[1].offset, first.len() as u64);
+        assert_eq!(urls(&recs[1]).0.len(), 2);
+    }
+}
+
+#[test]
+fn a_content_length_a_few_bytes_long_ends_at_the_next_record() {
+    let page = http("", b"<a href=\"/one\">1</a>");
+    let mut first = response("http://ex.org/", &page);
+    let len = page.len().to_string();
+    let at = first
+        .windows(len.len())
+        .position(|w| w == len.as_bytes())
+        .unwrap();
+    first.splice(at..at + len.len(), (page.len() + 3).to_string().bytes());
+    let input = [first.clone(), response("http://second.example/", &page)].concat();
+    let (recs, issues) = read(&input);
+    assert_eq!(recs.len(), 2, "{issues:?}");
+    assert_eq!(recs[0].block, page);
+    assert_eq!(urls(&recs[1]).0, ["http://second.example/one"]);
+    assert_eq!(issues.len(), 1);
+    assert_eq!(issues[0].offset, 0);
+}
+
+#[test]
+fn cr_cr_lf_and_lf_header_ends_are_read_with_one_warning_each() {
+    let page = http("", b"<a href=\"/p\">p</a>");
+    for eol in ["\r\r\n", "\n"] {
+        let one = response_with("WARC/1.0", "http://ex.org/", &page, eol);
+        let input = [
+            one.clone(),
+            response_with("WARC/1.0", "http://b.example/", &page, eol),
+        ]
+        .concat();
+        let (recs, issues) = read(&input);
+        assert_eq!(recs.len(), 2, "{eol:?}: {issues:?}");
+        for (r, want) in recs.iter().zip(["http://ex.org/p", "http://b.example/p"]) {
+            assert_eq!(r.block, page, "{eol:?}");
+            assert_eq!(urls(r).0, [want], "{eol:?}");
+        }
+        assert_eq!(issues.len(), 1, "{eol:?}: {issues:?}");
+        assert_eq!(
+            (issues[0].offset, issues[0].severity),
+            (0, Severity::Warning)
+        );
+    }
+    // An HTTP head whose lines end in CR CR LF.
+    let page = b"HTTP/1.1 200 OK\r\r\nContent-Type: text/html\r\r\n\r\r\n<a href=\"/q\">q</a>";
+    let (recs, _) = read(&response("http://ex.org/", page));
+    assert_eq!(urls(&recs[0]).0, ["http://ex.org/q"]);
+}
+
+#[test]
+fn a_truncated_member_gives_the_part_that_inflated() {
+    let page: Vec<u8> = (0..2000)
+        .flat_map(|i| format!("<a href=\"/p/{i}\">{i} {}</a>\n", i * 7919 % 1000).into_bytes())
+        .collect();
+    let first = gz(&response(
+        "http://ok.example/",
+        &http("", b"<a href=/ok>ok</a>"),
+    ));
+    let mut second = gz(&response("http://cut.example/", &http("", &page)));
+    second.truncate(second.len() / 2);
+    let input = [first.clone(), second].concat();
+    let (recs, issues) = read(&input);
+    assert_eq!(recs.len(), 2, "{issues:?}");
+    assert_eq!(issues.len(), 1);
+    assert_eq!(
+        (issues[0].offset, issues[0].severity),
+        (first.len() as u64, Severity::Error)
+    );
+    let cut = &recs[1];
+    assert!(cut.truncated);
+    let (got, _) = urls(cut);
+    assert!(got.len() > 100 && got.len() < 2000, "{}", got.len());
+    assert_eq!(got[0], "http://cut.example/p/0");
+}
+
+#[test]
+fn binary_payloads_are_not_scanned() {
+    // A DER certificate and a font served as octet-stream, an image, a zip.
+    let cert =
+        b"\x30\x82\x05\x10\x30\x82\x03\xf8\xa0\x03\x02\x01\x02 http://ocsp.verisign.com0\x06";
+    let font = b"wOF2\x00\x01\x00\x00 http://font.example/";
+    let cases: [(&str, &[u8]); 5] = [
+        ("application/octet-stream", cert),
+        ("application/octet-stream", font),
+        ("", font),
+        ("image/png", b"\x89PNG\r\n\x1a\n http://png.example/"),
+        (
+            "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+            b"PK\x03\x04 http://zip.example/",
+        ),
+    ];
+    for (ct, body) in cases {
+        let ct_opt = (!ct.is_empty()).then_some(ct);
+        assert_eq!(body_kind(ct_opt, body), BodyKind::Other, "{ct} {body:?}");
+        let h = format!("HTTP/1.1 200 OK\r\nContent-Type: {ct}\r\n\r\n");
+        let rec = Record {
+            warc_type: "response".into(),
+            target_uri: Some("http://ex.org/".into()),
+            block: [h.as_bytes(), body].concat(),
+            ..Default::default()
+        };
+        assert_eq!(urls(&rec).0, Vec::<String>::new(), "{ct}");
+    }
+    // Text served as octet-stream is still text.
+    assert_eq!(
+        body_kind(Some("application/octet-stream"), b"see http://a.example/\n"),
+        BodyKind::Text
+    );
+}
+
+#[test]
+fn a_body_decoded_past_the_cap_says_so() {
+    let page: Vec<u8> = b"<a href=\"/first\">f</a>"
+        .iter()
+        .copied()
+        .chain(std::iter::repeat_n(b' ', 5000))
+        .chain(b"<a href=\"/last\">l</a>".iter().copied())
+        .collect();
+    let input = response(
+        "http://ex.org/",
+        &http("Content-Encoding: gzip\r\n", &gz(&page)),
+    );
+    let (recs, _) = read(&input);
+    let opts = LinkOptions {
+        max_body: 1000,
+        ..LinkOptions::default()
+    };
+    let mut got = Vec::new();
+    let problem = record_links(&recs[0], &opts, |l| got.push(l.url));
+    assert_eq!(got, ["http://ex.org/first"]);
+    let problem = problem.expect("a warning");
+    assert!(problem.contains("1000"), "{problem}");
+    // At the cap exactly: no warning.
+    let opts = LinkOptions {
+        max_body: page.len(),
+        ..LinkOptions::default()
+    };
+    assert_eq!(record_links(&recs[0], &opts, |_| {}), None);
+}
