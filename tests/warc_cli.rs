@@ -663,3 +663,60 @@ fn warc_cli_a_de_chunked_body_under_a_chunked_header_gives_its_links() {
     );
     assert!(err.contains("chunk"), "{err}");
 }
+
+#[test]
+fn warc_cli_arc_files_give_warc_fields_and_no_filedesc_url() {
+    let dir = std::path::Path::new(DATA).join("others");
+    let mut seen = Vec::new();
+    for name in ["warcio-example.arc", "warcio-example.arc.gz"] {
+        let (rows, err) = three_ways(&[], &dir.join(name));
+        assert!(err.is_empty(), "{name}: {err}");
+        let links: Vec<_> = rows
+            .iter()
+            .map(|r| {
+                assert!(!r["url"].as_str().unwrap().starts_with("filedesc:"), "{r}");
+                (
+                    r["url"].clone(),
+                    r["warc_target_uri"].clone(),
+                    r["warc_type"].clone(),
+                    r["warc_date"].clone(),
+                    r["warc_record_id"].clone(),
+                )
+            })
+            .collect();
+        assert!(
+            links.contains(&(
+                "http://www.iana.org/domains/example".into(),
+                "http://example.com/".into(),
+                "response".into(),
+                "2014-02-16T05:02:21Z".into(),
+                serde_json::Value::Null,
+            )),
+            "{name}: {links:?}"
+        );
+        // The offset is the record's (plain) or its member's (gzip).
+        let off = rows[0]["warc_offset"].as_u64().unwrap();
+        let data = std::fs::read(dir.join(name)).unwrap();
+        if name.ends_with(".gz") {
+            assert_eq!(&data[off as usize..off as usize + 2], b"\x1f\x8b");
+        } else {
+            assert!(data[off as usize..].starts_with(b"http://example.com/ "));
+        }
+        seen.push(links);
+    }
+    assert_eq!(seen[0], seen[1]);
+}
+
+#[test]
+fn warc_cli_a_malformed_arc_warns_and_reads_on() {
+    // warcio's bad.arc: lengths of -1 and "abc", an 18-digit date.
+    let file = "others/warcio-bad.arc";
+    let (out, err, code) = run(&["--format", "json", file], None);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.is_empty());
+    assert!(
+        err.contains(&format!("{file}: byte 262: not an ARC record header")),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"));
+}

@@ -199,7 +199,8 @@ pub enum Opened {
 
 /// True if `head`, the first bytes of an input, starts a WARC file: plain
 /// (`WARC/1.` for WARC 1.0 and 1.1, `WARC/0.17` and `WARC/0.18` for the
-/// drafts Heritrix 1 and ClueWeb09 wrote), or gzip whose first member
+/// drafts Heritrix 1 and ClueWeb09 wrote), an ARC file (`filedesc://`),
+/// or gzip whose first member
 /// inflates to it. A gzip head is looked at up to 4 KiB after its
 /// gzip header, however long that header is (a long `FNAME` or `FEXTRA`).
 ///
@@ -207,11 +208,15 @@ pub enum Opened {
 /// use urlsift_search::input::is_warc;
 /// assert!(is_warc(b"WARC/1.1\r\nWARC-Type: warcinfo\r\n"));
 /// assert!(is_warc(b"WARC/0.18\r\nWARC-Type: warcinfo\r\n"));
+/// assert!(is_warc(b"filedesc://crawl.arc 0.0.0.0 20140216050221 text/plain 76\n"));
 /// assert!(!is_warc(b"see http://example.com/"));
 /// ```
 pub fn is_warc(head: &[u8]) -> bool {
     fn magic(b: &[u8]) -> bool {
-        b.starts_with(b"WARC/1.") || b.starts_with(b"WARC/0.17") || b.starts_with(b"WARC/0.18")
+        b.starts_with(b"WARC/1.")
+            || b.starts_with(b"WARC/0.17")
+            || b.starts_with(b"WARC/0.18")
+            || b.starts_with(b"filedesc://")
     }
     if magic(head) {
         return true;
@@ -220,7 +225,7 @@ pub fn is_warc(head: &[u8]) -> bool {
         return false;
     }
     let end = gzip_header_len(head).map_or(head.len(), |h| h + HEAD);
-    let mut first = [0u8; 9];
+    let mut first = [0u8; 11];
     let mut d = flate2::read::GzDecoder::new(&head[..head.len().min(end)]);
     let mut n = 0;
     while n < first.len() {

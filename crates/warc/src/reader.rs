@@ -1,5 +1,11 @@
-//! The WARC record reader: WARC 0.17, 0.18, 1.0 and 1.1 records from plain
-//! or gzip input.
+//! The WARC record reader: WARC 0.17, 0.18, 1.0 and 1.1 records, and ARC
+//! (version 1 and 2) records, from plain or gzip input.
+//!
+//! An input that starts with `filedesc://` is an ARC file: each record is a
+//! header line (`URL IP DATE TYPE LENGTH`) and `LENGTH` bytes. Its records
+//! are given as WARC's: the `filedesc://` record as `warcinfo` (it
+//! describes the file), an HTTP capture as `response`, anything else as
+//! `resource`; `WARC-Date` from the 14-digit date; no record ID.
 //!
 //! # Recovery
 //!
@@ -177,6 +183,9 @@ pub struct Reader<R> {
     whole_ok: bool,
     /// Header line ends warned about in this input: LF, CR CR LF.
     warned_ends: [bool; 2],
+    /// Whether the input is an ARC file (it starts with `filedesc://`);
+    /// `None` before its first record.
+    arc: Option<bool>,
 }
 
 impl<R: Read> Reader<R> {
@@ -203,6 +212,7 @@ impl<R: Read> Reader<R> {
             rescan_budget: 1 << 20,
             whole_ok: true,
             warned_ends: [false; 2],
+            arc: None,
         }
     }
 
@@ -429,6 +439,13 @@ impl<R: Read> Reader<R> {
         if !self.active {
             return true;
         }
+        if self.arc.is_none() {
+            self.arc = Some(head.starts_with(b"filedesc://"));
+        }
+        if !is_record && self.arc == Some(true) {
+            self.arc_record();
+            return true;
+        }
         if !is_record {
             let at = self.here();
             self.skip_to_warc_line();
@@ -443,6 +460,78 @@ impl<R: Read> Reader<R> {
         }
         self.record();
         true
+    }
+
+    /// Read an ARC record at `pos`: its header line (`URL IP DATE TYPE
+    /// LENGTH` in version 1, ten fields ending with the length in version
+    /// 2; a URL may hold spaces), then `LENGTH` bytes. A line that is not
+    /// a header is skipped with a warning.
+    fn arc_record(&mut self) {
+        let start = self.here();
+        let offset = self.offset_of(start);
+        let mut from = self.pos;
+        let nl = loop {
+            if let Some(p) = memchr::memchr(b'\n', self.buf.get(from..).unwrap_or_default()) {
+                break Some(from + p);
+            }
+            let rel = self.buf.len() - self.pos;
+            if rel > MAX_HEADER || !self.fill() {
+                break None;
+            }
+            from = self.pos + rel;
+        };
+        if !self.active {
+            return;
+        }
+        let end = nl.unwrap_or(self.buf.len());
+        let line = self.buf.get(self.pos..end).unwrap_or_default();
+        let parsed = parse_arc_header(crate::http::trim_cr(line));
+        self.pos = (end + 1).min(self.buf.len());
+        let Some(h) = parsed else {
+            self.issue(
+                offset,
+                Severity::Warning,
+                "not an ARC record header: line skipped".to_owned(),
+            );
+            return;
+        };
+        // What the block is: the HTTP response of a web capture, the
+        // file's own description, or another resource (`dns:`, ...).
+        self.want(5);
+        let http = self
+            .buf
+            .get(self.pos..)
+            .is_some_and(|b| b.starts_with(b"HTTP/"));
+        let (warc_type, content_type) = if h.url.starts_with("filedesc:") {
+            ("warcinfo", h.content_type)
+        } else if http {
+            ("response", "application/http; msgtype=response".to_owned())
+        } else {
+            ("resource", h.content_type)
+        };
+        let mut rec = Record {
+            offset,
+            warc_type: warc_type.to_owned(),
+            target_uri: Some(h.url),
+            date: Some(h.date),
+            content_type: Some(content_type),
+            ..Record::default()
+        };
+        rec.headers = vec![
+            ("WARC-Type".to_owned(), rec.warc_type.clone()),
+            (
+                "WARC-Target-URI".to_owned(),
+                rec.target_uri.clone().unwrap_or_default(),
+            ),
+            ("WARC-Date".to_owned(), rec.date.clone().unwrap_or_default()),
+            ("WARC-IP-Address".to_owned(), h.ip),
+            (
+                "Content-Type".to_owned(),
+                rec.content_type.clone().unwrap_or_default(),
+            ),
+            ("Content-Length".to_owned(), h.length.to_string()),
+        ];
+        self.block(rec, h.length);
     }
 
     /// Find the end of the header at `pos`: the index just past its blank line.
@@ -571,6 +660,12 @@ impl<R: Read> Reader<R> {
             );
             return;
         };
+        self.block(rec, len);
+    }
+
+    /// Read the block of `len` bytes at `pos` into `rec` and yield it.
+    fn block(&mut self, mut rec: Record, len: u64) {
+        let offset = rec.offset;
         rec.content_length = len;
         let block_start = self.here();
         // The block: keep up to max_block bytes, skip the rest.
@@ -653,10 +748,12 @@ impl<R: Read> Reader<R> {
             k += 1;
         }
         let rest = self.buf.get(self.pos + k..).unwrap_or_default();
-        let ends_well =
-            k > 0 && (rest.is_empty() || rest.starts_with(b"WARC/")) || k == 0 && rest.is_empty();
+        // An ARC record ends with one LF; the next header is checked there.
+        let ends_well = k > 0
+            && (rest.is_empty() || rest.starts_with(b"WARC/") || self.arc == Some(true))
+            || k == 0 && rest.is_empty();
         if ends_well || !self.active {
-            if k % 2 == 1 && !rest.is_empty() {
+            if k % 2 == 1 && !rest.is_empty() && self.arc != Some(true) {
                 // An odd blank line: the block took the rest of it (a
                 // Content-Length a few bytes long).
                 let tail = rec
@@ -675,6 +772,16 @@ impl<R: Read> Reader<R> {
                 );
             }
             self.pos += k;
+            self.out.push_back(Ok(rec));
+            return;
+        }
+        if self.arc == Some(true) {
+            // The next line is read as a header, or skipped with a warning.
+            self.issue(
+                offset,
+                Severity::Warning,
+                format!("ARC record of length {len} not followed by a newline"),
+            );
             self.out.push_back(Ok(rec));
             return;
         }
@@ -784,6 +891,62 @@ impl<R: Read> Reader<R> {
         }
         Some(cut)
     }
+}
+
+/// The fields of an ARC record header line.
+struct ArcHeader {
+    url: String,
+    ip: String,
+    /// As WARC writes it: `2014-02-16T05:02:21Z`.
+    date: String,
+    content_type: String,
+    length: u64,
+}
+
+/// Parse an ARC header line, version 1 (`URL IP DATE TYPE LENGTH`) or 2
+/// (`URL IP DATE TYPE STATUS CHECKSUM LOCATION OFFSET FILENAME LENGTH`),
+/// from the right, so that a URL with spaces is kept whole.
+fn parse_arc_header(line: &[u8]) -> Option<ArcHeader> {
+    let line = std::str::from_utf8(line).ok()?;
+    let fields: Vec<&str> = line.split(' ').collect();
+    // A negative length (some writers put -1 for an empty record) is 0.
+    let length: i64 = fields.last()?.parse().ok()?;
+    let length = u64::try_from(length).unwrap_or(0);
+    let date_like = |d: &str| (8..=18).contains(&d.len()) && d.bytes().all(|b| b.is_ascii_digit());
+    // The fields after the URL, version 2 first.
+    let rest = [9usize, 4].into_iter().find(|&n| {
+        fields.len() > n
+            && fields
+                .get(fields.len() - n + 1)
+                .is_some_and(|d| date_like(d))
+    })?;
+    let k = fields.len() - rest;
+    let url = fields.get(..k)?.join(" ");
+    if !url.contains(':') {
+        return None;
+    }
+    // 14 digits (shorter dates padded with zeros), as WARC-Date.
+    let d = format!(
+        "{:0<14}",
+        fields.get(k + 1)?.get(..14).unwrap_or(fields.get(k + 1)?)
+    );
+    let p = |a: usize, b: usize| d.get(a..b).unwrap_or("00");
+    let date = format!(
+        "{}-{}-{}T{}:{}:{}Z",
+        p(0, 4),
+        p(4, 6),
+        p(6, 8),
+        p(8, 10),
+        p(10, 12),
+        p(12, 14)
+    );
+    Some(ArcHeader {
+        url,
+        ip: (*fields.get(k)?).to_owned(),
+        date,
+        content_type: (*fields.get(k + 2)?).to_owned(),
+        length,
+    })
 }
 
 /// Whether a record header's lines end in bare LF, and in CR CR LF.

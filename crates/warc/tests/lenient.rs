@@ -258,3 +258,42 @@ fn a_body_decoded_past_the_cap_says_so() {
     };
     assert_eq!(record_links(&recs[0], &opts, |_| {}), None);
 }
+
+#[test]
+fn arc_version_2_records_read_as_warc_ones() {
+    let desc = b"2 0 Alexa Internet\nURL IP-address Archive-date Content-type Result-code Checksum Location Offset Filename Archive-length\n";
+    let page = http("", b"<a href=\"b c.html\">b</a>");
+    let mut arc = format!(
+        "filedesc://x.arc 0.0.0.0 20080101000000 text/plain 200 - - 0 x.arc {}\n",
+        desc.len()
+    )
+    .into_bytes();
+    arc.extend_from_slice(desc);
+    arc.push(b'\n');
+    let second = arc.len() as u64;
+    arc.extend(
+        format!(
+            "http://ex.org/a b/ 1.2.3.4 20080102030405 text/html 200 abc - 0 x.arc {}\n",
+            page.len()
+        )
+        .bytes(),
+    );
+    arc.extend_from_slice(&page);
+    arc.push(b'\n');
+    for input in [arc.clone(), gz(&arc)] {
+        let (recs, issues) = read(&input);
+        assert!(issues.is_empty(), "{issues:?}");
+        let kinds: Vec<_> = recs.iter().map(|r| r.warc_type.as_str()).collect();
+        assert_eq!(kinds, ["warcinfo", "response"]);
+        let r = &recs[1];
+        assert_eq!(r.target_uri.as_deref(), Some("http://ex.org/a b/"));
+        assert_eq!(r.date.as_deref(), Some("2008-01-02T03:04:05Z"));
+        assert_eq!(r.record_id, None);
+        assert_eq!(r.block, page);
+        if input == arc {
+            assert_eq!(r.offset, second);
+        }
+        assert_eq!(urls(r).0, ["http://ex.org/a b/b c.html"]);
+        assert_eq!(urls(&recs[0]).0, Vec::<String>::new());
+    }
+}
