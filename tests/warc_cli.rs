@@ -720,3 +720,19 @@ fn warc_cli_a_malformed_arc_warns_and_reads_on() {
     );
     assert!(!err.contains("panicked"));
 }
+
+#[test]
+fn warc_cli_lz4_frames_are_read_from_a_file_without_mmap_and_from_a_pipe() {
+    // FastWARC's test archive: a frame per record.
+    let path = std::path::Path::new(DATA).join("others/resiliparse-warcfile.warc.lz4");
+    let data = std::fs::read(&path).unwrap();
+    let (rows, err) = three_ways(&["-s"], &path);
+    assert!(err.is_empty(), "{err}");
+    assert!(rows.len() > 1000, "{}", rows.len());
+    for r in &rows {
+        assert!(r["warc_target_uri"].is_string(), "{r}");
+        let off = r["warc_offset"].as_u64().unwrap() as usize;
+        assert!(data[off..].starts_with(b"\x04\x22\x4d\x18"), "{off}");
+        assert!(!r["url"].as_str().unwrap().contains('\u{fffd}'), "{r}");
+    }
+}

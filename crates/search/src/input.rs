@@ -200,7 +200,7 @@ pub enum Opened {
 /// True if `head`, the first bytes of an input, starts a WARC file: plain
 /// (`WARC/1.` for WARC 1.0 and 1.1, `WARC/0.17` and `WARC/0.18` for the
 /// drafts Heritrix 1 and ClueWeb09 wrote), an ARC file (`filedesc://`),
-/// or gzip whose first member
+/// or gzip or LZ4 frames whose first member or frame
 /// inflates to it. A gzip head is looked at up to 4 KiB after its
 /// gzip header, however long that header is (a long `FNAME` or `FEXTRA`).
 ///
@@ -220,6 +220,19 @@ pub fn is_warc(head: &[u8]) -> bool {
     }
     if magic(head) {
         return true;
+    }
+    if head.starts_with(b"\x04\x22\x4d\x18") {
+        // LZ4 frames (a frame per record, as FastWARC writes them).
+        let mut first = [0u8; 11];
+        let mut d = lz4_flex::frame::FrameDecoder::new(&head[..head.len().min(HEAD)]);
+        let mut n = 0;
+        while n < first.len() {
+            match d.read(&mut first[n..]) {
+                Ok(0) | Err(_) => break,
+                Ok(k) => n += k,
+            }
+        }
+        return magic(&first[..n]);
     }
     if sniff(head) != Encoding::Gzip {
         return false;

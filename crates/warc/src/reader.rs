@@ -162,7 +162,7 @@ impl Record {
 /// assert_eq!(rec.target_uri.as_deref(), Some("http://example.com/"));
 /// assert_eq!(rec.block, b"hello");
 /// ```
-pub struct Reader<R> {
+pub struct Reader<R: Read> {
     src: Option<Source<R>>,
     first: Option<R>,
     max_block: usize,
@@ -252,7 +252,9 @@ impl<R: Read> Reader<R> {
     /// An inflate or read error: report it and drop the rest of the segment.
     fn input_error(&mut self, e: &std::io::Error) {
         let off = self.offset_of(self.here());
-        let what = if self.gzip() {
+        let what = if self.src.as_ref().is_some_and(Source::is_lz4) {
+            "LZ4 frame does not decode"
+        } else if self.gzip() {
             "gzip member does not inflate"
         } else {
             "read error"

@@ -297,3 +297,67 @@ fn arc_version_2_records_read_as_warc_ones() {
         assert_eq!(urls(&recs[0]).0, Vec::<String>::new());
     }
 }
+
+fn lz4(data: &[u8]) -> Vec<u8> {
+    use lz4_flex::frame::{BlockSize, FrameEncoder, FrameInfo};
+    let info = FrameInfo::new().block_size(BlockSize::Max64KB);
+    let mut e = FrameEncoder::with_frame_info(info, Vec::new());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+#[test]
+fn lz4_frames_are_records_with_their_frame_offsets() {
+    let pages: Vec<Vec<u8>> = (0..3)
+        .map(|i| {
+            response(
+                &format!("http://p{i}.example/"),
+                &http(
+                    "",
+                    &format!("<a href=\"/x{i}\">x</a>").repeat(2000).into_bytes(),
+                ),
+            )
+        })
+        .collect();
+    // A skippable frame between the first two; junk before the third.
+    let skippable = [&b"\x50\x2a\x4d\x18\x03\x00\x00\x00abc"[..]].concat();
+    let mut input = lz4(&pages[0]);
+    let mut offsets = vec![0u64];
+    input.extend_from_slice(&skippable);
+    offsets.push(input.len() as u64);
+    input.extend(lz4(&pages[1]));
+    input.extend_from_slice(b"junk");
+    offsets.push(input.len() as u64);
+    input.extend(lz4(&pages[2]));
+    let (recs, issues) = read(&input);
+    assert_eq!(recs.iter().map(|r| r.offset).collect::<Vec<_>>(), offsets);
+    assert_eq!(issues.len(), 1, "{issues:?}");
+    assert!(issues[0].message.contains("LZ4"), "{issues:?}");
+    for (i, r) in recs.iter().enumerate() {
+        let (got, _) = urls(r);
+        assert_eq!(got.len(), 2000);
+        assert_eq!(got[0], format!("http://p{i}.example/x{i}"));
+    }
+    // A frame cut short: the part decoded is read, as for gzip.
+    // (Frames decode a block at a time: a page of several blocks.)
+    let big = response(
+        "http://big.example/",
+        &http(
+            "",
+            &(0..20000)
+                .flat_map(|i| format!("<a href=\"/y{}\">y</a>\n", i * 7919 % 10007).into_bytes())
+                .collect::<Vec<u8>>(),
+        ),
+    );
+    let mut cut = lz4(&big);
+    cut.truncate(cut.len() - 40);
+    let (recs, issues) = read(&cut);
+    assert_eq!(issues.len(), 1, "{issues:?}");
+    assert_eq!(issues[0].severity, Severity::Error);
+    assert!(issues[0].message.contains("LZ4 frame"), "{issues:?}");
+    assert!(
+        recs.len() == 1 && recs[0].truncated,
+        "{issues:?} {}",
+        cut.len()
+    );
+}
