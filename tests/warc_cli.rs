@@ -736,3 +736,61 @@ fn warc_cli_lz4_frames_are_read_from_a_file_without_mmap_and_from_a_pipe() {
         assert!(!r["url"].as_str().unwrap().contains('\u{fffd}'), "{r}");
     }
 }
+
+#[test]
+fn warc_cli_a_wat_gives_the_links_of_its_warc() {
+    let page = b"<html><head><link rel=stylesheet href=\"s.css\"><script src=\"/j.js\"></script></head>\
+<body><a href=\"p?a=1&amp;b=2\">p</a> <img src=\"../i.png\"> <a href=\"http://other.example/\">o</a></body></html>";
+    let target = "http://ex.org/d/page";
+    let warc = response(target, &http("", page));
+    let json = serde_json::json!({
+        "Envelope": {
+            "WARC-Header-Metadata": {"WARC-Type": "response", "WARC-Target-URI": target},
+            "Payload-Metadata": {"HTTP-Response-Metadata": {
+                "Headers": {"Content-Type": "text/html"},
+                "HTML-Metadata": {
+                    "Head": {
+                        "Link": [{"path": "LINK@/href", "rel": "stylesheet", "url": "s.css"}],
+                        "Scripts": [{"path": "SCRIPT@/src", "url": "/j.js"}]
+                    },
+                    "Links": [
+                        {"path": "A@/href", "url": "p?a=1&amp;b=2", "text": "p"},
+                        {"path": "IMG@/src", "url": "../i.png"},
+                        {"path": "A@/href", "url": "http://other.example/", "text": "o"}
+                    ]
+                }
+            }}
+        }
+    })
+    .to_string();
+    let mut wat = format!(
+        "WARC/1.0\r\nWARC-Type: metadata\r\nWARC-Target-URI: {target}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{json}\r\n\r\n",
+        json.len()
+    )
+    .into_bytes();
+    let dir = tempfile::tempdir().unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&wat).unwrap();
+    wat = gz.finish().unwrap();
+    let (wp, tp) = (dir.path().join("x.warc"), dir.path().join("x.wat.gz"));
+    std::fs::write(&wp, &warc).unwrap();
+    std::fs::write(&tp, &wat).unwrap();
+    let links = |p: &std::path::Path| {
+        let (out, err, code) = run(&["--format", "json", p.to_str().unwrap()], None);
+        assert_eq!(code, 0, "{err}");
+        let mut v: Vec<_> = json_rows(&out)
+            .iter()
+            .filter(|r| r["source"] == "attribute")
+            .map(|r| {
+                assert_eq!(r["warc_target_uri"], target);
+                (r["url"].to_string(), r["source_name"].to_string())
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let from_warc = links(&wp);
+    assert_eq!(from_warc.len(), 5, "{from_warc:?}");
+    assert_eq!(links(&tp), from_warc);
+}

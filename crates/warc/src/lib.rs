@@ -41,6 +41,7 @@ mod http;
 mod links;
 mod reader;
 mod source;
+mod wat;
 #[cfg(test)]
 mod windows;
 

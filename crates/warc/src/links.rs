@@ -204,8 +204,10 @@ pub fn payload(rec: &Record, max_body: usize) -> Payload<'_> {
 /// - `conversion` (WET): the text.
 /// - `revisit`: the header links of the HTTP head it repeats (the payload
 ///   is elided: it is the one of the record it refers to).
-/// - `request`, `metadata`, `warcinfo` (and unknown types): nothing; they
-///   describe the crawl, not the page.
+/// - WAT `metadata` (JSON with an `Envelope`): the links its HTML metadata
+///   lists, resolved against the page (see docs/web-archives.md).
+/// - `request`, other `metadata`, `warcinfo` (and unknown types): nothing;
+///   they describe the crawl, not the page.
 ///
 /// Returns a problem with the payload, if any (links found before it are
 /// still reported).
@@ -263,6 +265,9 @@ pub fn record_links_while(
         go
     };
     let kind = rec.warc_type.as_str();
+    if crate::wat::is_wat(rec) {
+        return crate::wat::wat_links(rec, sink);
+    }
     if !matches!(kind, "response" | "resource" | "conversion" | "revisit") {
         return None;
     }

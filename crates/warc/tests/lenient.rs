@@ -361,3 +361,92 @@ fn lz4_frames_are_records_with_their_frame_offsets() {
         cut.len()
     );
 }
+
+/// A WAT metadata record for `target`, with `html` as its HTML-Metadata.
+fn wat(target: &str, html: &serde_json::Value, headers: &serde_json::Value) -> Vec<u8> {
+    let json = serde_json::json!({
+        "Container": {"Filename": "x.warc.gz"},
+        "Envelope": {
+            "Format": "WARC",
+            "WARC-Header-Metadata": {"WARC-Type": "response", "WARC-Target-URI": target},
+            "Payload-Metadata": {
+                "Actual-Content-Type": "application/http; msgtype=response",
+                "HTTP-Response-Metadata": {
+                    "Response-Message": {"Status": "200"},
+                    "Headers": headers,
+                    "HTML-Metadata": html,
+                }
+            }
+        }
+    })
+    .to_string();
+    let mut r = format!(
+        "WARC/1.0\r\nWARC-Type: metadata\r\nWARC-Target-URI: {target}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        json.len()
+    )
+    .into_bytes();
+    r.extend_from_slice(json.as_bytes());
+    r.extend_from_slice(b"\r\n\r\n");
+    r
+}
+
+#[test]
+fn wat_links_are_decoded_resolved_and_named_by_their_path() {
+    let html = serde_json::json!({
+        "Head": {
+            "Base": "/base/",
+            "Link": [{"path": "LINK@/href", "rel": "stylesheet", "url": "s.css"}],
+            "Scripts": [{"path": "SCRIPT@/src", "url": "//cdn.example/j.js"}],
+        },
+        "Links": [
+            {"path": "A@/href", "url": "p?a=1&amp;b=2", "text": "p"},
+            {"path": "IMG@/src", "url": "http://img.example/i.png"},
+            {"path": "FORM@/action", "url": "../go"},
+            {"path": "A@/title", "url": "t"},
+        ]
+    });
+    let headers = serde_json::json!({"location": "/moved"});
+    let (recs, issues) = read(&wat("http://ex.org/d/page", &html, &headers));
+    assert!(issues.is_empty());
+    let mut got = Vec::new();
+    let problem = record_links(&recs[0], &LinkOptions::default(), |l| {
+        let name = match &l.source {
+            urlsift_warc::Source::Attribute { tag, attr } => format!("{tag}@{attr}"),
+            other => other.kind().to_owned(),
+        };
+        got.push((l.url, name, l.found));
+    });
+    assert_eq!(problem, None);
+    let want = [
+        ("http://ex.org/moved", "header", Some("/moved")),
+        ("http://ex.org/base/s.css", "link@href", Some("s.css")),
+        (
+            "http://cdn.example/j.js",
+            "script@src",
+            Some("//cdn.example/j.js"),
+        ),
+        (
+            "http://ex.org/base/p?a=1&b=2",
+            "a@href",
+            Some("p?a=1&amp;b=2"),
+        ),
+        ("http://img.example/i.png", "img@src", None),
+        ("http://ex.org/go", "form@action", Some("../go")),
+        ("http://ex.org/base/t", "a@other", Some("t")),
+    ];
+    let want: Vec<_> = want
+        .iter()
+        .map(|(u, n, f)| (u.to_string(), n.to_string(), f.map(str::to_owned)))
+        .collect();
+    assert_eq!(got, want);
+    // Metadata that is not JSON is a problem; other metadata gives nothing.
+    let mut bad = recs[0].clone();
+    bad.block.truncate(bad.block.len() / 2);
+    assert!(record_links(&bad, &LinkOptions::default(), |_| {}).is_some());
+    let mut other = recs[0].clone();
+    other.content_type = Some("application/warc-fields".into());
+    let mut n = 0;
+    record_links(&other, &LinkOptions::default(), |_| n += 1);
+    assert_eq!(n, 0);
+}
