@@ -794,3 +794,121 @@ fn warc_cli_a_wat_gives_the_links_of_its_warc() {
     assert_eq!(from_warc.len(), 5, "{from_warc:?}");
     assert_eq!(links(&tp), from_warc);
 }
+
+#[test]
+fn warc_cli_binary_payloads_are_skipped_unless_binary_says_so() {
+    // A DER certificate served as octet-stream, and a page.
+    let cert =
+        b"\x30\x82\x05\x10\x30\x82\x03\xf8\xa0\x03\x02\x01\x02 http://ocsp.verisign.com0\x06";
+    let h = |ct: &str, body: &[u8]| {
+        let mut v = format!("HTTP/1.1 200 OK\r\nContent-Type: {ct}\r\n\r\n").into_bytes();
+        v.extend_from_slice(body);
+        v
+    };
+    let warc = [
+        response(
+            "http://ca.example/c.crt",
+            &h("application/octet-stream", cert),
+        ),
+        response("http://ex.org/", &http("", b"<a href=/p>p</a>")),
+    ]
+    .concat();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bin.warc");
+    std::fs::write(&path, &warc).unwrap();
+    let file = path.to_str().unwrap();
+    let (out, err, code) = run(&[file], None);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(String::from_utf8(out).unwrap(), "http://ex.org/p\n");
+    let (out, _, _) = run(&["--binary", file], None);
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.contains("http://ocsp.verisign.com0"), "{out}");
+}
+
+#[test]
+fn warc_cli_record_type_content_type_and_status_filter_records() {
+    let h = |status: &str, ct: &str, body: &str| {
+        format!(
+            "HTTP/1.1 {status}\r\nContent-Type: {ct}\r\nLocation: /moved-{}\r\n\r\n{body}",
+            &status[..3]
+        )
+        .into_bytes()
+    };
+    let resource = {
+        let body = b"see http://res.example/";
+        let mut r = format!(
+            "WARC/1.1\r\nWARC-Type: resource\r\nWARC-Target-URI: http://res.example/f\r\n\
+             Content-Type: text/plain\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        )
+        .into_bytes();
+        r.extend_from_slice(body);
+        r.extend_from_slice(b"\r\n\r\n");
+        r
+    };
+    let warc = [
+        response(
+            "http://a.example/",
+            &h("200 OK", "text/html; charset=utf-8", "<a href=/a>a</a>"),
+        ),
+        response("http://b.example/", &h("301 Moved", "text/html", "")),
+        response(
+            "http://c.example/",
+            &h("404 Not Found", "text/plain", "http://c.example/x"),
+        ),
+        response(
+            "http://d.example/",
+            &h("200 OK", "application/xhtml+xml", "<a href=/d>d</a>"),
+        ),
+        resource,
+    ]
+    .concat();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mixed.warc");
+    std::fs::write(&path, &warc).unwrap();
+    let file = path.to_str().unwrap();
+    let hosts = |args: &[&str]| -> Vec<String> {
+        let (out, err, code) = run(&[args, &["--format", "json", file]].concat(), None);
+        assert!(code <= 1, "{args:?}: {err}");
+        let mut v: Vec<String> = json_rows(&out)
+            .iter()
+            .map(|r| r["warc_target_uri"].as_str().unwrap().to_owned())
+            .collect();
+        v.dedup();
+        v
+    };
+    let all = hosts(&[]);
+    assert_eq!(all.len(), 5, "{all:?}");
+    assert_eq!(
+        hosts(&["--record-type", "resource"]),
+        ["http://res.example/f"]
+    );
+    assert_eq!(hosts(&["--record-type", "Response"]).len(), 4);
+    assert_eq!(
+        hosts(&["--status", "2xx"]),
+        ["http://a.example/", "http://d.example/"]
+    );
+    assert_eq!(
+        hosts(&["--status", "301,404"]),
+        ["http://b.example/", "http://c.example/"]
+    );
+    assert_eq!(
+        hosts(&["--content-type", "text/html"]),
+        ["http://a.example/", "http://b.example/"]
+    );
+    assert_eq!(
+        hosts(&["--content-type", "application/xhtml,text/plain"]),
+        [
+            "http://c.example/",
+            "http://d.example/",
+            "http://res.example/f"
+        ]
+    );
+    assert_eq!(
+        hosts(&["--status", "2xx", "--content-type", "text/html"]),
+        ["http://a.example/"]
+    );
+    let (_, err, code) = run(&["--status", "2x", file], None);
+    assert_eq!(code, 2);
+    assert!(err.contains("2x"), "{err}");
+}

@@ -79,6 +79,9 @@ pub struct LinkOptions {
     pub base: Option<String>,
     /// The most bytes of a decoded body looked at. Default: 64 MiB.
     pub max_body: usize,
+    /// Scan payloads that are not text (images, fonts, archives, binary
+    /// bytes; see [`body_kind`]) as text. Default: false.
+    pub binary: bool,
 }
 
 impl Default for LinkOptions {
@@ -88,6 +91,7 @@ impl Default for LinkOptions {
             scan_scripts: false,
             base: None,
             max_body: DEFAULT_MAX_BLOCK,
+            binary: false,
         }
     }
 }
@@ -288,6 +292,9 @@ pub fn record_links_while(
         return None;
     }
     match body_kind(p.content_type.as_deref(), &p.body) {
+        BodyKind::Other if opts.binary => text_links(&p.body, |l| {
+            sink(l);
+        }),
         BodyKind::Html => {
             html_links_in(&p.body, doc, opts, html::Window::DEFAULT, &mut sink);
         }
