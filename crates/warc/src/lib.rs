@@ -1,8 +1,9 @@
 //! # urlsift-warc
 //!
-//! Web archives and HTML for urlsift: read the records of a WARC or WET file
-//! (plain, a gzip member per record, or a whole-file gzip; from any `Read`,
-//! in bounded memory), decode each page's HTTP payload, and report its links.
+//! Web archives and HTML for urlsift: read the records of a WARC (0.17 to
+//! 1.1), WET, WAT or ARC file (plain, a gzip member per record, a
+//! whole-file gzip, or LZ4 frames; from any `Read`, in bounded memory),
+//! decode each page's HTTP payload, and report its links.
 //!
 //! ```text
 //! bytes -> Reader (gzip members, WARC records)     -> Record { offset, type, target URI, block }
