@@ -264,6 +264,23 @@ pub(crate) struct ScanArgs {
     /// Read no input as HTML: the text rules only (web archives still are).
     #[arg(long, overrides_with = "html")]
     pub(crate) no_html: bool,
+    /// Scan web archive payloads that are not text (images, fonts, archives,
+    /// binary bytes) as text.
+    #[arg(long)]
+    pub(crate) binary: bool,
+    /// Read only web archive records of these WARC-Types, e.g.
+    /// response,resource (comma-separated).
+    #[arg(long, value_name = "TYPES", value_delimiter = ',')]
+    pub(crate) record_type: Vec<String>,
+    /// Read only web archive records whose payload's media type starts with
+    /// one of these, e.g. text/html,application/xhtml (comma-separated; the
+    /// HTTP Content-Type, else the record's).
+    #[arg(long, value_name = "TYPES", value_delimiter = ',')]
+    pub(crate) content_type: Vec<String>,
+    /// Read only web archive records whose HTTP status is one of these, e.g.
+    /// 2xx,301 (comma-separated).
+    #[arg(long, value_name = "STATUSES", value_delimiter = ',')]
+    pub(crate) status: Vec<urlsift_search::run::StatusPattern>,
     /// After the run, print a summary on stderr: inputs, bytes, URLs, time and
     /// throughput, then per kind of input (text, html, mail, web archive);
     /// after the de-duplication (--unique, --count-by) and --mail lines.

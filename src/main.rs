@@ -380,6 +380,20 @@ fn run_config(args: &ScanArgs, opts: Options, engine: Engine) -> run::Config<'st
         },
         mmap: !args.no_mmap,
         max_count: args.max_count,
+        binary: args.binary,
+        records: run::RecordFilter {
+            record_types: args
+                .record_type
+                .iter()
+                .map(|t| t.trim().to_ascii_lowercase())
+                .collect(),
+            content_types: args
+                .content_type
+                .iter()
+                .map(|t| t.trim().to_ascii_lowercase())
+                .collect(),
+            statuses: args.status.clone(),
+        },
         schemes: args
             .scheme
             .iter()

@@ -583,3 +583,375 @@ fn warc_cli_many_inputs_at_two_threads_never_hang() {
         );
     }
 }
+
+/// The JSON rows of `args` + the file, the same with `--no-mmap`, and of
+/// the file's bytes on standard input (`-`), which must all be the same
+/// but for the input's name.
+fn three_ways(args: &[&str], path: &std::path::Path) -> (Vec<serde_json::Value>, String) {
+    let file = path.to_str().unwrap();
+    let data = std::fs::read(path).unwrap();
+    let (a, err, code) = run(&[args, &["--format", "json", file]].concat(), None);
+    assert!(code == 0, "{err}");
+    let (b, err_b, _) = run(
+        &[args, &["--format", "json", "--no-mmap", file]].concat(),
+        None,
+    );
+    let (c, err_c, _) = run(&[args, &["--format", "json", "-"]].concat(), Some(&data));
+    let strip = |rows: Vec<serde_json::Value>| -> Vec<serde_json::Value> {
+        rows.into_iter()
+            .map(|mut r| {
+                r.as_object_mut().unwrap().remove("path");
+                r.as_object_mut().unwrap().remove("file");
+                r
+            })
+            .collect()
+    };
+    let rows = strip(json_rows(&a));
+    assert_eq!(strip(json_rows(&b)), rows, "--no-mmap: {err_b}");
+    assert_eq!(strip(json_rows(&c)), rows, "stdin: {err_c}");
+    (rows, err)
+}
+
+#[test]
+fn warc_cli_warc_0_18_is_read_from_a_file_without_mmap_and_from_a_pipe() {
+    let dir = tempfile::tempdir().unwrap();
+    for v in ["0.17", "0.18"] {
+        let page = http("", b"<a href=\"rel/page.html\">r</a>");
+        let rec = response("http://clueweb.example/d/", &page);
+        let rec = [format!("WARC/{v}").as_bytes(), &rec[8..]].concat();
+        let path = dir.path().join(format!("cw-{v}.warc"));
+        std::fs::write(&path, [rec.clone(), rec].concat()).unwrap();
+        let (rows, err) = three_ways(&[], &path);
+        assert_eq!(rows.len(), 2, "{v}: {err}");
+        for r in &rows {
+            assert_eq!(r["url"], "http://clueweb.example/d/rel/page.html", "{v}");
+            assert_eq!(r["warc_target_uri"], "http://clueweb.example/d/", "{v}");
+        }
+    }
+}
+
+#[test]
+fn warc_cli_a_long_gzip_header_is_sniffed_the_same_every_way() {
+    let page = http("", b"<a href=\"/long\">l</a>");
+    let rec = response("http://gz.example/", &page);
+    let dir = tempfile::tempdir().unwrap();
+    for (name, extra) in [("fname", false), ("fextra", true)] {
+        let mut b = flate2::GzBuilder::new();
+        b = if extra {
+            b.extra(vec![b'x'; 9000])
+        } else {
+            b.filename(vec![b'n'; 9000])
+        };
+        let mut e = b.write(Vec::new(), flate2::Compression::default());
+        e.write_all(&rec).unwrap();
+        let gz = e.finish().unwrap();
+        let path = dir.path().join(format!("{name}.warc.gz"));
+        std::fs::write(&path, [gz.clone(), gz.clone()].concat()).unwrap();
+        let (rows, err) = three_ways(&[], &path);
+        assert_eq!(rows.len(), 2, "{name}: {err}");
+        for (r, off) in rows.iter().zip([0, gz.len()]) {
+            assert_eq!(r["url"], "http://gz.example/long", "{name}");
+            assert_eq!(r["warc_offset"], off, "{name}");
+        }
+    }
+}
+
+#[test]
+fn warc_cli_a_body_decoded_past_the_cap_warns_with_the_record_offset() {
+    // 70 MiB of spaces between two links, zstd-coded: a few KiB.
+    let mut page = b"<a href=\"/first\">f</a>".to_vec();
+    page.resize(70 << 20, b' ');
+    page.extend_from_slice(b"<a href=\"/last\">l</a>");
+    let z = zstd::encode_all(&page[..], 19).unwrap();
+    drop(page);
+    let first = response("http://ok.example/", &http("", b"<a href=/ok>ok</a>"));
+    let big = response(
+        "http://big.example/",
+        &http("Content-Encoding: zstd\r\n", &z),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bomb.warc");
+    std::fs::write(&path, [first.clone(), big].concat()).unwrap();
+    assert!(std::fs::metadata(&path).unwrap().len() < 64 << 10);
+    let file = path.to_str().unwrap();
+    let (out, err, code) = run(&[file], None);
+    assert_eq!(code, 0, "{err}");
+    let out = String::from_utf8(out).unwrap();
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        ["http://ok.example/ok", "http://big.example/first"]
+    );
+    let want = format!("{file}: byte {}: ", first.len());
+    assert!(err.contains(&want) && err.contains("67108864"), "{err}");
+}
+
+#[test]
+fn warc_cli_a_de_chunked_body_under_a_chunked_header_gives_its_links() {
+    let page = link_page(500);
+    let first = response("http://ok.example/", &http("", b"<a href=/ok>ok</a>"));
+    let rec = response(
+        "http://liveweb.example/",
+        &http("Transfer-Encoding: chunked\r\n", &page),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("liveweb.warc");
+    std::fs::write(&path, [first.clone(), rec].concat()).unwrap();
+    let file = path.to_str().unwrap();
+    let (out, err, code) = run(&[file], None);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(String::from_utf8(out).unwrap().lines().count(), 501);
+    assert!(
+        err.contains(&format!("{file}: byte {}: ", first.len())),
+        "{err}"
+    );
+    assert!(err.contains("chunk"), "{err}");
+}
+
+#[test]
+fn warc_cli_arc_files_give_warc_fields_and_no_filedesc_url() {
+    let dir = std::path::Path::new(DATA).join("others");
+    let mut seen = Vec::new();
+    for name in ["warcio-example.arc", "warcio-example.arc.gz"] {
+        let (rows, err) = three_ways(&[], &dir.join(name));
+        assert!(err.is_empty(), "{name}: {err}");
+        let links: Vec<_> = rows
+            .iter()
+            .map(|r| {
+                assert!(!r["url"].as_str().unwrap().starts_with("filedesc:"), "{r}");
+                (
+                    r["url"].clone(),
+                    r["warc_target_uri"].clone(),
+                    r["warc_type"].clone(),
+                    r["warc_date"].clone(),
+                    r["warc_record_id"].clone(),
+                )
+            })
+            .collect();
+        assert!(
+            links.contains(&(
+                "http://www.iana.org/domains/example".into(),
+                "http://example.com/".into(),
+                "response".into(),
+                "2014-02-16T05:02:21Z".into(),
+                serde_json::Value::Null,
+            )),
+            "{name}: {links:?}"
+        );
+        // The offset is the record's (plain) or its member's (gzip).
+        let off = rows[0]["warc_offset"].as_u64().unwrap();
+        let data = std::fs::read(dir.join(name)).unwrap();
+        if name.ends_with(".gz") {
+            assert_eq!(&data[off as usize..off as usize + 2], b"\x1f\x8b");
+        } else {
+            assert!(data[off as usize..].starts_with(b"http://example.com/ "));
+        }
+        seen.push(links);
+    }
+    assert_eq!(seen[0], seen[1]);
+}
+
+#[test]
+fn warc_cli_a_malformed_arc_warns_and_reads_on() {
+    // warcio's bad.arc: lengths of -1 and "abc", an 18-digit date.
+    let file = "others/warcio-bad.arc";
+    let (out, err, code) = run(&["--format", "json", file], None);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.is_empty());
+    assert!(
+        err.contains(&format!("{file}: byte 262: not an ARC record header")),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"));
+}
+
+#[test]
+fn warc_cli_lz4_frames_are_read_from_a_file_without_mmap_and_from_a_pipe() {
+    // FastWARC's test archive: a frame per record.
+    let path = std::path::Path::new(DATA).join("others/resiliparse-warcfile.warc.lz4");
+    let data = std::fs::read(&path).unwrap();
+    let (rows, err) = three_ways(&["-s"], &path);
+    assert!(err.is_empty(), "{err}");
+    assert!(rows.len() > 1000, "{}", rows.len());
+    for r in &rows {
+        assert!(r["warc_target_uri"].is_string(), "{r}");
+        let off = r["warc_offset"].as_u64().unwrap() as usize;
+        assert!(data[off..].starts_with(b"\x04\x22\x4d\x18"), "{off}");
+        assert!(!r["url"].as_str().unwrap().contains('\u{fffd}'), "{r}");
+    }
+}
+
+#[test]
+fn warc_cli_a_wat_gives_the_links_of_its_warc() {
+    let page = b"<html><head><link rel=stylesheet href=\"s.css\"><script src=\"/j.js\"></script></head>\
+<body><a href=\"p?a=1&amp;b=2\">p</a> <img src=\"../i.png\"> <a href=\"http://other.example/\">o</a></body></html>";
+    let target = "http://ex.org/d/page";
+    let warc = response(target, &http("", page));
+    let json = serde_json::json!({
+        "Envelope": {
+            "WARC-Header-Metadata": {"WARC-Type": "response", "WARC-Target-URI": target},
+            "Payload-Metadata": {"HTTP-Response-Metadata": {
+                "Headers": {"Content-Type": "text/html"},
+                "HTML-Metadata": {
+                    "Head": {
+                        "Link": [{"path": "LINK@/href", "rel": "stylesheet", "url": "s.css"}],
+                        "Scripts": [{"path": "SCRIPT@/src", "url": "/j.js"}]
+                    },
+                    "Links": [
+                        {"path": "A@/href", "url": "p?a=1&amp;b=2", "text": "p"},
+                        {"path": "IMG@/src", "url": "../i.png"},
+                        {"path": "A@/href", "url": "http://other.example/", "text": "o"}
+                    ]
+                }
+            }}
+        }
+    })
+    .to_string();
+    let mut wat = format!(
+        "WARC/1.0\r\nWARC-Type: metadata\r\nWARC-Target-URI: {target}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{json}\r\n\r\n",
+        json.len()
+    )
+    .into_bytes();
+    let dir = tempfile::tempdir().unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&wat).unwrap();
+    wat = gz.finish().unwrap();
+    let (wp, tp) = (dir.path().join("x.warc"), dir.path().join("x.wat.gz"));
+    std::fs::write(&wp, &warc).unwrap();
+    std::fs::write(&tp, &wat).unwrap();
+    let links = |p: &std::path::Path| {
+        let (out, err, code) = run(&["--format", "json", p.to_str().unwrap()], None);
+        assert_eq!(code, 0, "{err}");
+        let mut v: Vec<_> = json_rows(&out)
+            .iter()
+            .filter(|r| r["source"] == "attribute")
+            .map(|r| {
+                assert_eq!(r["warc_target_uri"], target);
+                (r["url"].to_string(), r["source_name"].to_string())
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let from_warc = links(&wp);
+    assert_eq!(from_warc.len(), 5, "{from_warc:?}");
+    assert_eq!(links(&tp), from_warc);
+}
+
+#[test]
+fn warc_cli_binary_payloads_are_skipped_unless_binary_says_so() {
+    // A DER certificate served as octet-stream, and a page.
+    let cert =
+        b"\x30\x82\x05\x10\x30\x82\x03\xf8\xa0\x03\x02\x01\x02 http://ocsp.verisign.com0\x06";
+    let h = |ct: &str, body: &[u8]| {
+        let mut v = format!("HTTP/1.1 200 OK\r\nContent-Type: {ct}\r\n\r\n").into_bytes();
+        v.extend_from_slice(body);
+        v
+    };
+    let warc = [
+        response(
+            "http://ca.example/c.crt",
+            &h("application/octet-stream", cert),
+        ),
+        response("http://ex.org/", &http("", b"<a href=/p>p</a>")),
+    ]
+    .concat();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bin.warc");
+    std::fs::write(&path, &warc).unwrap();
+    let file = path.to_str().unwrap();
+    let (out, err, code) = run(&[file], None);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(String::from_utf8(out).unwrap(), "http://ex.org/p\n");
+    let (out, _, _) = run(&["--binary", file], None);
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.contains("http://ocsp.verisign.com0"), "{out}");
+}
+
+#[test]
+fn warc_cli_record_type_content_type_and_status_filter_records() {
+    let h = |status: &str, ct: &str, body: &str| {
+        format!(
+            "HTTP/1.1 {status}\r\nContent-Type: {ct}\r\nLocation: /moved-{}\r\n\r\n{body}",
+            &status[..3]
+        )
+        .into_bytes()
+    };
+    let resource = {
+        let body = b"see http://res.example/";
+        let mut r = format!(
+            "WARC/1.1\r\nWARC-Type: resource\r\nWARC-Target-URI: http://res.example/f\r\n\
+             Content-Type: text/plain\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        )
+        .into_bytes();
+        r.extend_from_slice(body);
+        r.extend_from_slice(b"\r\n\r\n");
+        r
+    };
+    let warc = [
+        response(
+            "http://a.example/",
+            &h("200 OK", "text/html; charset=utf-8", "<a href=/a>a</a>"),
+        ),
+        response("http://b.example/", &h("301 Moved", "text/html", "")),
+        response(
+            "http://c.example/",
+            &h("404 Not Found", "text/plain", "http://c.example/x"),
+        ),
+        response(
+            "http://d.example/",
+            &h("200 OK", "application/xhtml+xml", "<a href=/d>d</a>"),
+        ),
+        resource,
+    ]
+    .concat();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mixed.warc");
+    std::fs::write(&path, &warc).unwrap();
+    let file = path.to_str().unwrap();
+    let hosts = |args: &[&str]| -> Vec<String> {
+        let (out, err, code) = run(&[args, &["--format", "json", file]].concat(), None);
+        assert!(code <= 1, "{args:?}: {err}");
+        let mut v: Vec<String> = json_rows(&out)
+            .iter()
+            .map(|r| r["warc_target_uri"].as_str().unwrap().to_owned())
+            .collect();
+        v.dedup();
+        v
+    };
+    let all = hosts(&[]);
+    assert_eq!(all.len(), 5, "{all:?}");
+    assert_eq!(
+        hosts(&["--record-type", "resource"]),
+        ["http://res.example/f"]
+    );
+    assert_eq!(hosts(&["--record-type", "Response"]).len(), 4);
+    assert_eq!(
+        hosts(&["--status", "2xx"]),
+        ["http://a.example/", "http://d.example/"]
+    );
+    assert_eq!(
+        hosts(&["--status", "301,404"]),
+        ["http://b.example/", "http://c.example/"]
+    );
+    assert_eq!(
+        hosts(&["--content-type", "text/html"]),
+        ["http://a.example/", "http://b.example/"]
+    );
+    assert_eq!(
+        hosts(&["--content-type", "application/xhtml,text/plain"]),
+        [
+            "http://c.example/",
+            "http://d.example/",
+            "http://res.example/f"
+        ]
+    );
+    assert_eq!(
+        hosts(&["--status", "2xx", "--content-type", "text/html"]),
+        ["http://a.example/"]
+    );
+    let (_, err, code) = run(&["--status", "2x", file], None);
+    assert_eq!(code, 2);
+    assert!(err.contains("2x"), "{err}");
+}

@@ -198,23 +198,48 @@ pub enum Opened {
 }
 
 /// True if `head`, the first bytes of an input, starts a WARC file: plain
-/// (`WARC/1.`), or gzip whose first member inflates to it.
+/// (`WARC/1.` for WARC 1.0 and 1.1, `WARC/0.17` and `WARC/0.18` for the
+/// drafts Heritrix 1 and ClueWeb09 wrote), an ARC file (`filedesc://`),
+/// or gzip or LZ4 frames whose first member or frame
+/// inflates to it. A gzip head is looked at up to 4 KiB after its
+/// gzip header, however long that header is (a long `FNAME` or `FEXTRA`).
 ///
 /// ```
 /// use urlsift_search::input::is_warc;
 /// assert!(is_warc(b"WARC/1.1\r\nWARC-Type: warcinfo\r\n"));
+/// assert!(is_warc(b"WARC/0.18\r\nWARC-Type: warcinfo\r\n"));
+/// assert!(is_warc(b"filedesc://crawl.arc 0.0.0.0 20140216050221 text/plain 76\n"));
 /// assert!(!is_warc(b"see http://example.com/"));
 /// ```
 pub fn is_warc(head: &[u8]) -> bool {
-    const MAGIC: &[u8] = b"WARC/1.";
-    if head.starts_with(MAGIC) {
+    fn magic(b: &[u8]) -> bool {
+        b.starts_with(b"WARC/1.")
+            || b.starts_with(b"WARC/0.17")
+            || b.starts_with(b"WARC/0.18")
+            || b.starts_with(b"filedesc://")
+    }
+    if magic(head) {
         return true;
+    }
+    if head.starts_with(b"\x04\x22\x4d\x18") {
+        // LZ4 frames (a frame per record, as FastWARC writes them).
+        let mut first = [0u8; 11];
+        let mut d = lz4_flex::frame::FrameDecoder::new(&head[..head.len().min(HEAD)]);
+        let mut n = 0;
+        while n < first.len() {
+            match d.read(&mut first[n..]) {
+                Ok(0) | Err(_) => break,
+                Ok(k) => n += k,
+            }
+        }
+        return magic(&first[..n]);
     }
     if sniff(head) != Encoding::Gzip {
         return false;
     }
-    let mut first = [0u8; 7];
-    let mut d = flate2::read::GzDecoder::new(&head[..head.len().min(64 << 10)]);
+    let end = gzip_header_len(head).map_or(head.len(), |h| h + HEAD);
+    let mut first = [0u8; 11];
+    let mut d = flate2::read::GzDecoder::new(&head[..head.len().min(end)]);
     let mut n = 0;
     while n < first.len() {
         match d.read(&mut first[n..]) {
@@ -222,8 +247,44 @@ pub fn is_warc(head: &[u8]) -> bool {
             Ok(k) => n += k,
         }
     }
-    &first[..n] == MAGIC
+    magic(&first[..n])
 }
+
+/// The length of the gzip member header (RFC 1952 2.3: the fixed ten
+/// bytes, then `FEXTRA`, `FNAME`, `FCOMMENT`, `FHCRC` as its flags say) at
+/// the start of `head`; `None` when `head` does not hold all of it.
+///
+/// ```
+/// use urlsift_search::input::gzip_header_len;
+/// let mut h = vec![0x1f, 0x8b, 8, 0x08, 0, 0, 0, 0, 0, 3];
+/// h.extend_from_slice(b"name.warc\0");
+/// assert_eq!(gzip_header_len(&h), Some(20));
+/// assert_eq!(gzip_header_len(&h[..15]), None);
+/// ```
+pub fn gzip_header_len(head: &[u8]) -> Option<usize> {
+    let flags = *head.get(3)?;
+    let mut at = 10usize;
+    if head.len() < at {
+        return None;
+    }
+    if flags & 0x04 != 0 {
+        let xlen = u16::from_le_bytes([*head.get(10)?, *head.get(11)?]);
+        at += 2 + usize::from(xlen);
+    }
+    for bit in [0x08, 0x10] {
+        if flags & bit != 0 {
+            at += memchr::memchr(0, head.get(at..)?)? + 1;
+        }
+    }
+    if flags & 0x02 != 0 {
+        at += 2;
+    }
+    (head.len() >= at).then_some(at)
+}
+
+/// The most bytes of a gzip stream read ahead to get past its first
+/// member's header.
+const GZIP_HEAD_MAX: usize = 1 << 20;
 
 /// Open `path` (`None`: standard input). Regular plain files are mapped;
 /// gzip files (by content, not by name) and standard input are streams.
@@ -515,6 +576,18 @@ fn sniffed(mut r: Box<dyn Read + Send>) -> io::Result<Opened> {
         }
     };
     let enc = sniff(&head);
+    if enc == Encoding::Gzip {
+        // A long gzip header (`FNAME`, `FEXTRA`): read past it, so that a
+        // stream is judged on what a file is judged on.
+        loop {
+            let want = gzip_header_len(&head)
+                .map_or(head.len().saturating_mul(2), |h| h + HEAD)
+                .clamp(HEAD, GZIP_HEAD_MAX);
+            if head.len() >= want || urlsift_core::parallel::fill(&mut r, &mut head, want)? {
+                break;
+            }
+        }
+    }
     if enc == Encoding::Plain && !is_warc(&head) {
         // The head read is the decoded head; its reader meets the pause
         // after it.

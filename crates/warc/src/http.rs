@@ -50,7 +50,8 @@ impl<'a> HttpResponse<'a> {
             let end = memchr::memchr(b'\n', block.get(at..).unwrap_or_default())
                 .map_or(block.len(), |p| at + p);
             let line = block.get(at..end).unwrap_or_default();
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            // Lenient line ends: CR LF, LF, and CR CR LF as old writers put.
+            let line = trim_cr(line);
             if line.is_empty() {
                 body_offset = (end + 1).min(block.len());
                 break;
@@ -100,11 +101,24 @@ impl<'a> HttpResponse<'a> {
         let mut problem: Option<(String, bool)> = None;
         let te = self.header("Transfer-Encoding").unwrap_or_default();
         let mut body: Cow<'a, [u8]> = if contains_token(te, b"chunked") {
-            let (b, ok) = dechunk(self.raw_body);
-            if !ok {
-                problem = Some(("malformed chunked body".to_owned(), true));
+            if self.raw_body.is_empty() {
+                Cow::Borrowed(self.raw_body)
+            } else if !starts_chunked(self.raw_body) {
+                // Stored de-chunked with the header kept (as some archivers
+                // write it): the body is read as it is.
+                problem = Some((
+                    "Transfer-Encoding chunked, but the body does not start with a chunk size"
+                        .to_owned(),
+                    false,
+                ));
+                Cow::Borrowed(self.raw_body)
+            } else {
+                let (b, ok) = dechunk(self.raw_body);
+                if !ok {
+                    problem = Some(("malformed chunked body".to_owned(), true));
+                }
+                Cow::Owned(b)
             }
-            Cow::Owned(b)
         } else {
             Cow::Borrowed(self.raw_body)
         };
@@ -136,6 +150,10 @@ impl<'a> HttpResponse<'a> {
             }
         }
         if body.len() > max {
+            problem.get_or_insert((
+                format!("decoded body longer than the cap of {max} bytes"),
+                true,
+            ));
             body = match body {
                 Cow::Borrowed(b) => Cow::Borrowed(b.get(..max).unwrap_or_default()),
                 Cow::Owned(mut v) => {
@@ -160,6 +178,12 @@ impl<'a> HttpResponse<'a> {
     }
 }
 
+/// `line` without the CRs at its end.
+pub(crate) fn trim_cr(line: &[u8]) -> &[u8] {
+    let n = line.iter().rposition(|&b| b != b'\r').map_or(0, |p| p + 1);
+    line.get(..n).unwrap_or_default()
+}
+
 fn trim(s: &[u8]) -> &[u8] {
     s.trim_ascii()
 }
@@ -167,6 +191,17 @@ fn trim(s: &[u8]) -> &[u8] {
 fn contains_token(list: &[u8], token: &[u8]) -> bool {
     list.split(|&b| b == b',')
         .any(|t| trim(t).eq_ignore_ascii_case(token))
+}
+
+/// True when `s` starts with a chunk-size line: hex digits (at most 15),
+/// then optional whitespace and a `;` extension, then a line end.
+fn starts_chunked(s: &[u8]) -> bool {
+    let Some(nl) = memchr::memchr(b'\n', s) else {
+        return false;
+    };
+    let line = s.get(..nl).unwrap_or_default();
+    let size = trim(line.split(|&b| b == b';').next().unwrap_or_default());
+    !size.is_empty() && size.len() <= 15 && size.iter().all(u8::is_ascii_hexdigit)
 }
 
 /// Undo `Transfer-Encoding: chunked`. Lenient: a malformed or truncated
@@ -243,7 +278,9 @@ type Decoded = Result<Vec<u8>, (Vec<u8>, std::io::Error)>;
 /// Decode one content coding, at most `max` bytes (a zip bomb stops there).
 /// `None` for a coding this crate does not know.
 fn decode(coding: &[u8], data: &[u8], max: usize) -> Option<Decoded> {
-    let limit = max as u64;
+    // One byte more than the cap, to tell a body cut there from one that
+    // ends there.
+    let limit = (max as u64).saturating_add(1);
     let read = |r: &mut dyn Read| -> Decoded {
         let mut out = Vec::with_capacity(data.len().saturating_mul(4).min(max));
         match r.take(limit).read_to_end(&mut out) {
@@ -321,7 +358,8 @@ mod tests {
         for (n, data) in cases.iter().enumerate() {
             for max in [usize::MAX, 5] {
                 let got = decode(b"gzip", data, max).unwrap();
-                let want = streamed(data, max);
+                // `decode` reads one byte past the cap, to tell a cut.
+                let want = streamed(data, max.saturating_add(1));
                 match (got, want) {
                     (Ok(g), Ok(w)) => assert_eq!(g, w, "case {n}"),
                     (Err((g, _)), Err((w, _))) => assert_eq!(g, w, "case {n}"),

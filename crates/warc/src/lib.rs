@@ -1,8 +1,9 @@
 //! # urlsift-warc
 //!
-//! Web archives and HTML for urlsift: read the records of a WARC or WET file
-//! (plain, a gzip member per record, or a whole-file gzip; from any `Read`,
-//! in bounded memory), decode each page's HTTP payload, and report its links.
+//! Web archives and HTML for urlsift: read the records of a WARC (0.17 to
+//! 1.1), WET, WAT or ARC file (plain, a gzip member per record, a
+//! whole-file gzip, or LZ4 frames; from any `Read`, in bounded memory),
+//! decode each page's HTTP payload, and report its links.
 //!
 //! ```text
 //! bytes -> Reader (gzip members, WARC records)     -> Record { offset, type, target URI, block }
@@ -33,6 +34,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod binary;
 mod engine;
 mod entities;
 mod html;
@@ -40,6 +42,7 @@ mod http;
 mod links;
 mod reader;
 mod source;
+mod wat;
 #[cfg(test)]
 mod windows;
 
@@ -50,4 +53,4 @@ pub use links::{
     BodyKind, Link, LinkOptions, Payload, Source, body_kind, header_links, html_links, payload,
     record_links, record_links_while, text_links,
 };
-pub use reader::{DEFAULT_MAX_BLOCK, Issue, Reader, Record, Severity};
+pub use reader::{DEFAULT_MAX_BLOCK, Issue, Reader, Record, SHORT_LENGTH_SLACK, Severity};

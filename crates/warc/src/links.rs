@@ -79,6 +79,9 @@ pub struct LinkOptions {
     pub base: Option<String>,
     /// The most bytes of a decoded body looked at. Default: 64 MiB.
     pub max_body: usize,
+    /// Scan payloads that are not text (images, fonts, archives, binary
+    /// bytes; see [`body_kind`]) as text. Default: false.
+    pub binary: bool,
 }
 
 impl Default for LinkOptions {
@@ -88,6 +91,7 @@ impl Default for LinkOptions {
             scan_scripts: false,
             base: None,
             max_body: DEFAULT_MAX_BLOCK,
+            binary: false,
         }
     }
 }
@@ -106,8 +110,17 @@ pub enum BodyKind {
 /// How a body with this `Content-Type` (the media type; parameters are
 /// ignored) is read: types naming HTML are HTML; `text/plain`, a missing
 /// type or `application/octet-stream` are HTML if [`sniff_html`](crate::sniff_html)
-/// says so, else text; other `text/*` and JSON, XML and JavaScript types are
-/// text; anything else has no links.
+/// says so, else nothing if its first bytes are binary (WHATWG's binary
+/// data bytes, or an image, font or archive signature), else text; images,
+/// audio, video, fonts and archives have no links; other `text/*` and
+/// JSON, XML and JavaScript types are text; anything else has no links.
+///
+/// ```
+/// use urlsift_warc::{BodyKind, body_kind};
+/// assert_eq!(body_kind(Some("application/octet-stream"), b"wOF2\0\x01\0\0"), BodyKind::Other);
+/// assert_eq!(body_kind(None, b"see http://example.com/"), BodyKind::Text);
+/// assert_eq!(body_kind(Some("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"), b"PK"), BodyKind::Other);
+/// ```
 pub fn body_kind(content_type: Option<&str>, body: &[u8]) -> BodyKind {
     let essence = content_type
         .and_then(|c| c.split(';').next())
@@ -123,9 +136,14 @@ pub fn body_kind(content_type: Option<&str>, body: &[u8]) -> BodyKind {
     if unknown {
         return if html::sniff_html(body) {
             BodyKind::Html
+        } else if crate::binary::sniff_binary(body) {
+            BodyKind::Other
         } else {
             BodyKind::Text
         };
+    }
+    if crate::binary::binary_type(&essence) {
+        return BodyKind::Other;
     }
     if essence.starts_with("text/")
         || ["json", "xml", "javascript", "ecmascript"]
@@ -190,8 +208,10 @@ pub fn payload(rec: &Record, max_body: usize) -> Payload<'_> {
 /// - `conversion` (WET): the text.
 /// - `revisit`: the header links of the HTTP head it repeats (the payload
 ///   is elided: it is the one of the record it refers to).
-/// - `request`, `metadata`, `warcinfo` (and unknown types): nothing; they
-///   describe the crawl, not the page.
+/// - WAT `metadata` (JSON with an `Envelope`): the links its HTML metadata
+///   lists, resolved against the page (see docs/web-archives.md).
+/// - `request`, other `metadata`, `warcinfo` (and unknown types): nothing;
+///   they describe the crawl, not the page.
 ///
 /// Returns a problem with the payload, if any (links found before it are
 /// still reported).
@@ -249,6 +269,9 @@ pub fn record_links_while(
         go
     };
     let kind = rec.warc_type.as_str();
+    if crate::wat::is_wat(rec) {
+        return crate::wat::wat_links(rec, sink);
+    }
     if !matches!(kind, "response" | "resource" | "conversion" | "revisit") {
         return None;
     }
@@ -269,6 +292,9 @@ pub fn record_links_while(
         return None;
     }
     match body_kind(p.content_type.as_deref(), &p.body) {
+        BodyKind::Other if opts.binary => text_links(&p.body, |l| {
+            sink(l);
+        }),
         BodyKind::Html => {
             html_links_in(&p.body, doc, opts, html::Window::DEFAULT, &mut sink);
         }

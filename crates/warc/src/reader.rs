@@ -1,22 +1,38 @@
-//! The WARC record reader: WARC 1.0/1.1 records from plain or gzip input.
+//! The WARC record reader: WARC 0.17, 0.18, 1.0 and 1.1 records, and ARC
+//! (version 1 and 2) records, from plain or gzip input.
+//!
+//! An input that starts with `filedesc://` is an ARC file: each record is a
+//! header line (`URL IP DATE TYPE LENGTH`) and `LENGTH` bytes. Its records
+//! are given as WARC's: the `filedesc://` record as `warcinfo` (it
+//! describes the file), an HTTP capture as `response`, anything else as
+//! `resource`; `WARC-Date` from the 14-digit date; no record ID.
 //!
 //! # Recovery
 //!
 //! - A gzip member that does not inflate (corrupt, or cut short at the end of
 //!   the file) is an input error ([`Severity::Error`]) named by the member's
-//!   offset; reading goes on at the next gzip magic after the member's start.
+//!   offset; a record it breaks off is yielded with the part inflated before
+//!   the break, flagged [`Record::truncated`]; reading goes on at the next
+//!   gzip magic after the member's start.
 //! - A plain input that ends inside a record is an input error too; the part
 //!   read is yielded, flagged [`Record::truncated`].
 //! - A malformed record in a readable archive is a warning
 //!   ([`Severity::Warning`]): no `WARC/` line where a record should start, a
 //!   header without a valid `Content-Length`, or a block not followed by the
 //!   blank line that ends a record (a `Content-Length` that lies). Reading
-//!   goes on at the next line that starts with `WARC/1.`, searched for from
+//!   goes on at the next line that starts with `WARC/` and a version, searched for from
 //!   the start of the lying record's block, so a record swallowed by a
 //!   `Content-Length` that is too long is still found.
 //! - In gzip input, each member is one segment: a record never continues
 //!   into the next member (WARC 1.1 Annex D puts one record in each member).
 //!   A whole-file gzip is one member holding every record.
+//!
+//! - Leniency, each with a warning naming the record's offset: a header
+//!   whose lines end in LF or CR CR LF instead of CR LF (once per input for
+//!   each), a `Content-Length` a few bytes too short (the block runs to the
+//!   blank line before the next record, if that is within
+//!   [`SHORT_LENGTH_SLACK`] bytes) or too long (the block ends before the
+//!   next record found inside it).
 //!
 //! Rescanning a lying record's block is bounded: the bytes re-read that way
 //! never exceed the input read so far, so any input is read in linear time.
@@ -31,6 +47,31 @@ pub const DEFAULT_MAX_BLOCK: usize = 64 * 1024 * 1024;
 
 /// A record header longer than this is malformed.
 const MAX_HEADER: usize = 256 * 1024;
+
+/// How far past a block a `Content-Length` that is too short is looked
+/// beyond for the next record, whose start then ends the block.
+pub const SHORT_LENGTH_SLACK: usize = 4096;
+
+/// The start of a record line: `WARC/`, a digit and a dot.
+const WARC_LINE: &[u8] = b"\nWARC/";
+
+/// The first line in `hay` that starts a record (`\nWARC/` then a digit
+/// and a dot): `Ok` with the offset of its `\n`, or `Err` with how many
+/// bytes at the end of `hay` could still start one.
+fn find_warc_line(hay: &[u8]) -> Result<usize, usize> {
+    let mut from = 0;
+    while let Some(p) = memchr::memmem::find(hay.get(from..).unwrap_or_default(), WARC_LINE) {
+        let at = from + p;
+        let v = hay.get(at + WARC_LINE.len()..).unwrap_or_default();
+        match v {
+            [d, b'.', ..] if d.is_ascii_digit() => return Ok(at),
+            [d] if d.is_ascii_digit() => return Err(hay.len() - at),
+            [] => return Err(hay.len() - at),
+            _ => from = at + 1,
+        }
+    }
+    Err((WARC_LINE.len() - 1).min(hay.len()))
+}
 
 /// Decompressed bytes read at a time.
 const CHUNK: usize = 64 * 1024;
@@ -121,7 +162,7 @@ impl Record {
 /// assert_eq!(rec.target_uri.as_deref(), Some("http://example.com/"));
 /// assert_eq!(rec.block, b"hello");
 /// ```
-pub struct Reader<R> {
+pub struct Reader<R: Read> {
     src: Option<Source<R>>,
     first: Option<R>,
     max_block: usize,
@@ -140,6 +181,11 @@ pub struct Reader<R> {
     rescan_budget: u64,
     /// Inflate gzip members whole where they allow it (see `source`).
     whole_ok: bool,
+    /// Header line ends warned about in this input: LF, CR CR LF.
+    warned_ends: [bool; 2],
+    /// Whether the input is an ARC file (it starts with `filedesc://`);
+    /// `None` before its first record.
+    arc: Option<bool>,
 }
 
 impl<R: Read> Reader<R> {
@@ -165,6 +211,8 @@ impl<R: Read> Reader<R> {
             out: VecDeque::new(),
             rescan_budget: 1 << 20,
             whole_ok: true,
+            warned_ends: [false; 2],
+            arc: None,
         }
     }
 
@@ -204,7 +252,9 @@ impl<R: Read> Reader<R> {
     /// An inflate or read error: report it and drop the rest of the segment.
     fn input_error(&mut self, e: &std::io::Error) {
         let off = self.offset_of(self.here());
-        let what = if self.gzip() {
+        let what = if self.src.as_ref().is_some_and(Source::is_lz4) {
+            "LZ4 frame does not decode"
+        } else if self.gzip() {
             "gzip member does not inflate"
         } else {
             "read error"
@@ -330,18 +380,19 @@ impl<R: Read> Reader<R> {
         }
     }
 
-    /// Skip to the next line that starts with `WARC/1.` in this segment
-    /// (or to its end). Linear: each byte is searched once.
+    /// Skip to the next line that starts a record (`WARC/` and a version)
+    /// in this segment (or to its end). Linear: each byte is searched once.
     fn skip_to_warc_line(&mut self) {
-        const PAT: &[u8] = b"\nWARC/1.";
         loop {
             let hay = self.buf.get(self.pos..).unwrap_or_default();
-            if let Some(p) = memchr::memmem::find(hay, PAT) {
-                self.pos += p + 1;
-                return;
-            }
+            let keep = match find_warc_line(hay) {
+                Ok(p) => {
+                    self.pos += p + 1;
+                    return;
+                }
+                Err(keep) => keep,
+            };
             // Keep a possible partial match at the end.
-            let keep = (PAT.len() - 1).min(hay.len());
             self.pos = self.buf.len() - keep;
             if !self.fill() {
                 self.pos = self.buf.len();
@@ -390,6 +441,13 @@ impl<R: Read> Reader<R> {
         if !self.active {
             return true;
         }
+        if self.arc.is_none() {
+            self.arc = Some(head.starts_with(b"filedesc://"));
+        }
+        if !is_record && self.arc == Some(true) {
+            self.arc_record();
+            return true;
+        }
         if !is_record {
             let at = self.here();
             self.skip_to_warc_line();
@@ -406,6 +464,78 @@ impl<R: Read> Reader<R> {
         true
     }
 
+    /// Read an ARC record at `pos`: its header line (`URL IP DATE TYPE
+    /// LENGTH` in version 1, ten fields ending with the length in version
+    /// 2; a URL may hold spaces), then `LENGTH` bytes. A line that is not
+    /// a header is skipped with a warning.
+    fn arc_record(&mut self) {
+        let start = self.here();
+        let offset = self.offset_of(start);
+        let mut from = self.pos;
+        let nl = loop {
+            if let Some(p) = memchr::memchr(b'\n', self.buf.get(from..).unwrap_or_default()) {
+                break Some(from + p);
+            }
+            let rel = self.buf.len() - self.pos;
+            if rel > MAX_HEADER || !self.fill() {
+                break None;
+            }
+            from = self.pos + rel;
+        };
+        if !self.active {
+            return;
+        }
+        let end = nl.unwrap_or(self.buf.len());
+        let line = self.buf.get(self.pos..end).unwrap_or_default();
+        let parsed = parse_arc_header(crate::http::trim_cr(line));
+        self.pos = (end + 1).min(self.buf.len());
+        let Some(h) = parsed else {
+            self.issue(
+                offset,
+                Severity::Warning,
+                "not an ARC record header: line skipped".to_owned(),
+            );
+            return;
+        };
+        // What the block is: the HTTP response of a web capture, the
+        // file's own description, or another resource (`dns:`, ...).
+        self.want(5);
+        let http = self
+            .buf
+            .get(self.pos..)
+            .is_some_and(|b| b.starts_with(b"HTTP/"));
+        let (warc_type, content_type) = if h.url.starts_with("filedesc:") {
+            ("warcinfo", h.content_type)
+        } else if http {
+            ("response", "application/http; msgtype=response".to_owned())
+        } else {
+            ("resource", h.content_type)
+        };
+        let mut rec = Record {
+            offset,
+            warc_type: warc_type.to_owned(),
+            target_uri: Some(h.url),
+            date: Some(h.date),
+            content_type: Some(content_type),
+            ..Record::default()
+        };
+        rec.headers = vec![
+            ("WARC-Type".to_owned(), rec.warc_type.clone()),
+            (
+                "WARC-Target-URI".to_owned(),
+                rec.target_uri.clone().unwrap_or_default(),
+            ),
+            ("WARC-Date".to_owned(), rec.date.clone().unwrap_or_default()),
+            ("WARC-IP-Address".to_owned(), h.ip),
+            (
+                "Content-Type".to_owned(),
+                rec.content_type.clone().unwrap_or_default(),
+            ),
+            ("Content-Length".to_owned(), h.length.to_string()),
+        ];
+        self.block(rec, h.length);
+    }
+
     /// Find the end of the header at `pos`: the index just past its blank line.
     fn header_end(&mut self) -> Option<usize> {
         let mut from = self.pos;
@@ -413,8 +543,8 @@ impl<R: Read> Reader<R> {
             let hay = self.buf.get(from..).unwrap_or_default();
             if let Some(p) = memchr::memchr(b'\n', hay) {
                 let i = from + p;
-                // Need the two bytes after the newline to decide.
-                if self.buf.len() < i + 3 && !self.seg_end {
+                // Need the three bytes after the newline to decide.
+                if self.buf.len() < i + 4 && !self.seg_end {
                     let rel = i - self.pos;
                     if !self.fill() && !self.active {
                         return None;
@@ -422,9 +552,14 @@ impl<R: Read> Reader<R> {
                     from = self.pos + rel;
                     continue;
                 }
-                match (self.buf.get(i + 1), self.buf.get(i + 2)) {
-                    (Some(b'\n'), _) => return Some(i + 2),
-                    (Some(b'\r'), Some(b'\n')) => return Some(i + 3),
+                match (
+                    self.buf.get(i + 1),
+                    self.buf.get(i + 2),
+                    self.buf.get(i + 3),
+                ) {
+                    (Some(b'\n'), _, _) => return Some(i + 2),
+                    (Some(b'\r'), Some(b'\n'), _) => return Some(i + 3),
+                    (Some(b'\r'), Some(b'\r'), Some(b'\n')) => return Some(i + 4),
                     _ => from = i + 1,
                 }
             } else {
@@ -467,8 +602,9 @@ impl<R: Read> Reader<R> {
         };
         let mut length: Option<u64> = None;
         let head = self.buf.get(self.pos..hend).unwrap_or_default();
+        let ends = line_ends(head);
         for line in head.split(|&b| b == b'\n').skip(1) {
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            let line = crate::http::trim_cr(line);
             if line.is_empty() {
                 continue;
             }
@@ -503,6 +639,19 @@ impl<R: Read> Reader<R> {
         rec.record_id = get(&rec, "WARC-Record-ID");
         rec.date = get(&rec, "WARC-Date");
         rec.content_type = get(&rec, "Content-Type");
+        for (k, (seen, what)) in [(ends.0, "LF"), (ends.1, "CR CR LF")]
+            .into_iter()
+            .enumerate()
+        {
+            if seen && !self.warned_ends[k] {
+                self.warned_ends[k] = true;
+                self.issue(
+                    offset,
+                    Severity::Warning,
+                    format!("record header lines end in {what}: read (not reported again for this input)"),
+                );
+            }
+        }
         self.pos = hend;
         let Some(len) = length else {
             self.skip_to_warc_line();
@@ -513,6 +662,12 @@ impl<R: Read> Reader<R> {
             );
             return;
         };
+        self.block(rec, len);
+    }
+
+    /// Read the block of `len` bytes at `pos` into `rec` and yield it.
+    fn block(&mut self, mut rec: Record, len: u64) {
+        let offset = rec.offset;
         rec.content_length = len;
         let block_start = self.here();
         // The block: keep up to max_block bytes, skip the rest.
@@ -533,7 +688,12 @@ impl<R: Read> Reader<R> {
             left -= n as u64;
         }
         if !self.active {
-            // The member failed inside the record: `fill` reported it.
+            // The member failed inside the record (`fill` reported it): the
+            // part inflated before the break is read.
+            if !rec.block.is_empty() {
+                rec.truncated = true;
+                self.out.push_back(Ok(rec));
+            }
             return;
         }
         let capped = rec.block.len() as u64 >= keep as u64 && (keep as u64) < len;
@@ -582,17 +742,48 @@ impl<R: Read> Reader<R> {
             );
         }
         // The block ends with a blank line: CRLF CRLF (be lenient: up to
-        // four CR/LF), then the next record or the end of the segment.
-        self.want(4 + 7);
+        // six CR/LF, for CR CR LF line ends), then the next record or the
+        // end of the segment.
+        self.want(6 + 7);
         let mut k = 0;
-        while k < 4 && matches!(self.buf.get(self.pos + k), Some(b'\r' | b'\n')) {
+        while k < 6 && matches!(self.buf.get(self.pos + k), Some(b'\r' | b'\n')) {
             k += 1;
         }
         let rest = self.buf.get(self.pos + k..).unwrap_or_default();
-        let ends_well =
-            k > 0 && (rest.is_empty() || rest.starts_with(b"WARC/")) || k == 0 && rest.is_empty();
+        // An ARC record ends with one LF; the next header is checked there.
+        let ends_well = k > 0
+            && (rest.is_empty() || rest.starts_with(b"WARC/") || self.arc == Some(true))
+            || k == 0 && rest.is_empty();
         if ends_well || !self.active {
+            if k % 2 == 1 && !rest.is_empty() && self.arc != Some(true) {
+                // An odd blank line: the block took the rest of it (a
+                // Content-Length a few bytes long).
+                let tail = rec
+                    .block
+                    .iter()
+                    .rev()
+                    .take_while(|&&b| matches!(b, b'\r' | b'\n'));
+                let over = tail.count().min(4 - k);
+                rec.block.truncate(rec.block.len() - over);
+                self.issue(
+                    offset,
+                    Severity::Warning,
+                    format!(
+                        "Content-Length {len} runs {over} bytes into the blank line after the block"
+                    ),
+                );
+            }
             self.pos += k;
+            self.out.push_back(Ok(rec));
+            return;
+        }
+        if self.arc == Some(true) {
+            // The next line is read as a header, or skipped with a warning.
+            self.issue(
+                offset,
+                Severity::Warning,
+                format!("ARC record of length {len} not followed by a newline"),
+            );
             self.out.push_back(Ok(rec));
             return;
         }
@@ -601,6 +792,33 @@ impl<R: Read> Reader<R> {
         if let Some(cut) = self.rescan_block(&rec.block, block_start, capped) {
             rec.block.truncate(cut);
             rec.truncated = true;
+        } else if let Some(n) = self.next_record_near() {
+            // A few bytes short: the block runs to the blank line before
+            // the next record.
+            let ext = self.buf.get(self.pos..self.pos + n).unwrap_or_default();
+            let ext = [&b"\r\r\n\r\r\n"[..], b"\r\n\r\n", b"\n\n"]
+                .iter()
+                .find_map(|end| ext.strip_suffix(*end))
+                .unwrap_or(ext);
+            if !capped {
+                let room = self
+                    .max_block
+                    .saturating_sub(rec.block.len())
+                    .min(ext.len());
+                rec.block
+                    .extend_from_slice(ext.get(..room).unwrap_or_default());
+            }
+            let short = ext.len();
+            self.pos += n;
+            self.issue(
+                offset,
+                Severity::Warning,
+                format!(
+                    "Content-Length {len} is {short} bytes short: the block is read to the next record"
+                ),
+            );
+            self.out.push_back(Ok(rec));
+            return;
         } else {
             self.skip_to_warc_line();
         }
@@ -612,7 +830,29 @@ impl<R: Read> Reader<R> {
         self.out.push_back(Ok(rec));
     }
 
-    /// Look for a `WARC/1.` line inside a block just read; if one is found,
+    /// The bytes before the next record, when one starts within
+    /// [`SHORT_LENGTH_SLACK`] bytes of `pos` (at a line start), or the
+    /// gzip member ends there.
+    fn next_record_near(&mut self) -> Option<usize> {
+        self.want(SHORT_LENGTH_SLACK + WARC_LINE.len() + 2);
+        let hay = self.buf.get(self.pos..).unwrap_or_default();
+        if matches!(hay, [b'W', b'A', b'R', b'C', b'/', d, b'.', ..] if d.is_ascii_digit()) {
+            return Some(0);
+        }
+        let near = hay
+            .get(..SHORT_LENGTH_SLACK + WARC_LINE.len() + 2)
+            .unwrap_or(hay);
+        match find_warc_line(near) {
+            Ok(p) => Some(p + 1),
+            // In gzip input the member's end is the record's.
+            Err(_) if self.gzip() && self.seg_end && hay.len() <= SHORT_LENGTH_SLACK => {
+                Some(hay.len())
+            }
+            Err(_) => None,
+        }
+    }
+
+    /// Look for a record line (`WARC/` and a version) inside a block just read; if one is found,
     /// put the bytes from there back in front of the unread input and return
     /// where the block really ends (before the blank line that precedes the
     /// record found). Bounded by `rescan_budget`, so linear overall.
@@ -621,18 +861,18 @@ impl<R: Read> Reader<R> {
             return None;
         }
         self.rescan_budget -= block.len() as u64;
-        const PAT: &[u8] = b"\nWARC/1.";
-        let p = match memchr::memmem::find(block, PAT) {
-            Some(p) => p,
-            None => {
+        const PAT: usize = WARC_LINE.len() + 2;
+        let p = match find_warc_line(block) {
+            Ok(p) => p,
+            Err(_) => {
                 // The next record may start just before the block's end
                 // (a Content-Length a few bytes too long): search across it.
-                self.want(PAT.len());
-                let tail = block.len().saturating_sub(PAT.len() - 1);
+                self.want(PAT);
+                let tail = block.len().saturating_sub(PAT - 1);
                 let mut seam = block.get(tail..).unwrap_or_default().to_vec();
                 let ahead = self.buf.get(self.pos..).unwrap_or_default();
-                seam.extend_from_slice(ahead.get(..PAT.len()).unwrap_or(ahead));
-                let q = memchr::memmem::find(&seam, PAT)?;
+                seam.extend_from_slice(ahead.get(..PAT).unwrap_or(ahead));
+                let q = find_warc_line(&seam).ok()?;
                 if tail + q >= block.len() {
                     return None;
                 }
@@ -653,6 +893,78 @@ impl<R: Read> Reader<R> {
         }
         Some(cut)
     }
+}
+
+/// The fields of an ARC record header line.
+struct ArcHeader {
+    url: String,
+    ip: String,
+    /// As WARC writes it: `2014-02-16T05:02:21Z`.
+    date: String,
+    content_type: String,
+    length: u64,
+}
+
+/// Parse an ARC header line, version 1 (`URL IP DATE TYPE LENGTH`) or 2
+/// (`URL IP DATE TYPE STATUS CHECKSUM LOCATION OFFSET FILENAME LENGTH`),
+/// from the right, so that a URL with spaces is kept whole.
+fn parse_arc_header(line: &[u8]) -> Option<ArcHeader> {
+    let line = std::str::from_utf8(line).ok()?;
+    let fields: Vec<&str> = line.split(' ').collect();
+    // A negative length (some writers put -1 for an empty record) is 0.
+    let length: i64 = fields.last()?.parse().ok()?;
+    let length = u64::try_from(length).unwrap_or(0);
+    let date_like = |d: &str| (8..=18).contains(&d.len()) && d.bytes().all(|b| b.is_ascii_digit());
+    // The fields after the URL, version 2 first.
+    let rest = [9usize, 4].into_iter().find(|&n| {
+        fields.len() > n
+            && fields
+                .get(fields.len() - n + 1)
+                .is_some_and(|d| date_like(d))
+    })?;
+    let k = fields.len() - rest;
+    let url = fields.get(..k)?.join(" ");
+    if !url.contains(':') {
+        return None;
+    }
+    // 14 digits (shorter dates padded with zeros), as WARC-Date.
+    let d = format!(
+        "{:0<14}",
+        fields.get(k + 1)?.get(..14).unwrap_or(fields.get(k + 1)?)
+    );
+    let p = |a: usize, b: usize| d.get(a..b).unwrap_or("00");
+    let date = format!(
+        "{}-{}-{}T{}:{}:{}Z",
+        p(0, 4),
+        p(4, 6),
+        p(6, 8),
+        p(8, 10),
+        p(10, 12),
+        p(12, 14)
+    );
+    Some(ArcHeader {
+        url,
+        ip: (*fields.get(k)?).to_owned(),
+        date,
+        content_type: (*fields.get(k + 2)?).to_owned(),
+        length,
+    })
+}
+
+/// Whether a record header's lines end in bare LF, and in CR CR LF.
+fn line_ends(head: &[u8]) -> (bool, bool) {
+    let (mut lf, mut crcr) = (false, false);
+    for nl in memchr::memchr_iter(b'\n', head) {
+        match (
+            nl.checked_sub(2).and_then(|k| head.get(k)),
+            nl.checked_sub(1).and_then(|k| head.get(k)),
+        ) {
+            (Some(b'\r'), Some(b'\r')) => crcr = true,
+            (_, Some(b'\r')) => {}
+            _ => lf = true,
+        }
+    }
+    (lf, crcr)
 }
 
 impl<R: Read> Iterator for Reader<R> {

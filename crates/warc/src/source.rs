@@ -212,6 +212,29 @@ impl<R: Read> BufRead for Counting<R> {
     }
 }
 
+/// Skip to the next `magic` in `c`; its offset, or `None` at the end.
+fn seek<R: Read>(c: &mut Counting<R>, magic: &[u8]) -> io::Result<Option<u64>> {
+    loop {
+        let avail = c.peek(magic.len())?;
+        if avail.len() < magic.len() {
+            let n = avail.len();
+            c.consume(n);
+            return Ok(None);
+        }
+        if let Some(p) = memchr::memmem::find(avail, magic) {
+            c.consume(p);
+            return Ok(Some(c.offset()));
+        }
+        let n = avail.len() - (magic.len() - 1);
+        c.consume(n);
+        if !c.fill_more()? {
+            let n = c.buf.len() - c.pos;
+            c.consume(n);
+            return Ok(None);
+        }
+    }
+}
+
 /// Inflate the gzip member at the start of `c`'s unconsumed bytes whole into
 /// `out`, if its end can be found (see the module's documentation); on
 /// success it is consumed and its inflated length returned. On `None` nothing
@@ -290,8 +313,72 @@ pub(crate) fn inflate_exact(
     (n == size && libdeflater::crc32(dst) == crc).then_some(n)
 }
 
-enum State<R> {
+/// The LZ4 frame magic number, little-endian.
+pub(crate) const LZ4_MAGIC: &[u8; 4] = b"\x04\x22\x4d\x18";
+
+/// One LZ4 frame of a [`Counting`] reader, and nothing after it: the
+/// frame's bytes are passed on as its format (header, blocks, end mark,
+/// checksums) delimits them, so the decoder over it ends with the frame
+/// and the next frame's offset is known.
+pub(crate) struct Lz4Frame<R> {
+    c: Counting<R>,
+    /// Bytes of the current part of the frame still to pass on.
+    left: usize,
+    /// 0: the header is next; 1: a block or the end mark; 2: done.
+    stage: u8,
+    flags: u8,
+}
+
+impl<R: Read> Read for Lz4Frame<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        loop {
+            if self.left > 0 {
+                let n = self.left.min(out.len());
+                let n = self.c.read(out.get_mut(..n).unwrap_or_default())?;
+                self.left -= n;
+                return Ok(n);
+            }
+            match self.stage {
+                0 => {
+                    let h = self.c.peek(7)?;
+                    let Some(&flags) = h.get(4) else {
+                        self.left = h.len();
+                        self.stage = 2;
+                        continue;
+                    };
+                    self.flags = flags;
+                    // Magic, FLG, BD, content size, dictionary id, HC.
+                    self.left =
+                        7 + usize::from(flags & 0x08) + if flags & 0x01 != 0 { 4 } else { 0 };
+                    self.stage = 1;
+                }
+                1 => {
+                    let h = self.c.peek(4)?;
+                    let Some(size) = h.get(..4).and_then(|w| <[u8; 4]>::try_from(w).ok()) else {
+                        self.left = h.len();
+                        self.stage = 2;
+                        continue;
+                    };
+                    let size = u32::from_le_bytes(size) & 0x7fff_ffff;
+                    let sum = if self.flags & 0x10 != 0 { 4 } else { 0 };
+                    if size == 0 {
+                        self.left = 4 + if self.flags & 0x04 != 0 { 4 } else { 0 };
+                        self.stage = 2;
+                    } else {
+                        self.left = 4 + size as usize + sum;
+                    }
+                }
+                _ => return Ok(0),
+            }
+        }
+    }
+}
+
+enum State<R: Read> {
     Plain(Counting<R>),
+    /// Between LZ4 frames.
+    Lz4Idle(Counting<R>),
+    Lz4(Box<lz4_flex::frame::FrameDecoder<Lz4Frame<R>>>),
     /// Between gzip members (or not started).
     Idle(Counting<R>),
     Member(Box<GzDecoder<Counting<R>>>),
@@ -303,7 +390,7 @@ enum State<R> {
 
 /// Decompressed bytes, one segment (gzip member, or the whole plain input)
 /// at a time.
-pub(crate) struct Source<R> {
+pub(crate) struct Source<R: Read> {
     state: State<R>,
     gzip: bool,
     /// Offset in the input of the current segment.
@@ -320,17 +407,22 @@ pub(crate) struct Source<R> {
 }
 
 impl<R: Read> Source<R> {
-    /// Detect gzip by its magic; anything else is read as it is.
+    /// Detect gzip and LZ4 frames by their magic; anything else is read as
+    /// it is.
     pub(crate) fn new(inner: R) -> io::Result<Self> {
         let mut c = Counting::new(inner);
-        let gzip = c.peek(3)?.starts_with(GZIP_MAGIC);
+        let head = c.peek(4)?;
+        let gzip = head.starts_with(GZIP_MAGIC);
+        let lz4 = head.starts_with(LZ4_MAGIC);
         Ok(Source {
             state: if gzip {
                 State::Idle(c)
+            } else if lz4 {
+                State::Lz4Idle(c)
             } else {
                 State::Plain(c)
             },
-            gzip,
+            gzip: gzip || lz4,
             segment_start: 0,
             inflater: None,
             whole: Vec::new(),
@@ -340,9 +432,14 @@ impl<R: Read> Source<R> {
         })
     }
 
-    /// True for gzip input.
+    /// True for input in members: gzip, or LZ4 frames.
     pub(crate) fn is_gzip(&self) -> bool {
         self.gzip
+    }
+
+    /// True for LZ4 frames.
+    pub(crate) fn is_lz4(&self) -> bool {
+        matches!(self.state, State::Lz4(_) | State::Lz4Idle(_))
     }
 
     /// Offset in the input of the current segment (gzip member).
@@ -368,6 +465,65 @@ impl<R: Read> Source<R> {
             State::Whole(c) => {
                 self.state = State::Idle(c);
                 self.next_segment()
+            }
+            State::Lz4(d) => {
+                let mut f = d.into_inner();
+                // What the decoder left of the frame (a damaged one).
+                while f.read(&mut [0u8; 4096]).is_ok_and(|n| n > 0) {}
+                self.state = State::Lz4Idle(f.c);
+                self.next_segment()
+            }
+            State::Lz4Idle(mut c) => {
+                let at = c.offset();
+                let head = match c.peek(8) {
+                    Ok(h) => h,
+                    Err(e) => {
+                        self.state = State::Lz4Idle(c);
+                        return Err((at, format!("read error: {e}")));
+                    }
+                };
+                if head.is_empty() {
+                    self.state = State::Lz4Idle(c);
+                    return Ok(false);
+                }
+                if head.starts_with(LZ4_MAGIC) {
+                    self.segment_start = at;
+                    let f = Lz4Frame {
+                        c,
+                        left: 0,
+                        stage: 0,
+                        flags: 0,
+                    };
+                    self.state = State::Lz4(Box::new(lz4_flex::frame::FrameDecoder::new(f)));
+                    return Ok(true);
+                }
+                // A skippable frame (magic 0x184D2A50-5F): its size follows.
+                if let Some(&[m, 0x2a, 0x4d, 0x18, a, b, cc, d]) = head.get(..8)
+                    && m & 0xf0 == 0x50
+                {
+                    let n = u32::from_le_bytes([a, b, cc, d]) as usize;
+                    let mut left = 8 + n;
+                    while left > 0 {
+                        let k = c.fill_buf().map_or(0, <[u8]>::len).min(left);
+                        if k == 0 {
+                            break;
+                        }
+                        c.consume(k);
+                        left -= k;
+                    }
+                    self.state = State::Lz4Idle(c);
+                    return self.next_segment();
+                }
+                let skipped = seek(&mut c, LZ4_MAGIC);
+                let end = c.offset();
+                self.state = State::Lz4Idle(c);
+                match skipped {
+                    Ok(_) => Err((
+                        at,
+                        format!("{} bytes that are not an LZ4 frame skipped", end - at),
+                    )),
+                    Err(e) => Err((at, format!("read error: {e}"))),
+                }
             }
             State::Idle(mut c) => {
                 let at = c.offset();
@@ -416,9 +572,15 @@ impl<R: Read> Source<R> {
     }
 
     /// After a decoding error in the current member: go back to just after
-    /// its start and skip to the next gzip magic.
+    /// its start and skip to the next gzip magic (LZ4: the next frame's
+    /// magic after where decoding stopped).
     pub(crate) fn resync(&mut self) {
         self.state = match std::mem::replace(&mut self.state, State::Taken) {
+            State::Lz4(d) => {
+                let mut c = d.into_inner().c;
+                let _ = seek(&mut c, LZ4_MAGIC);
+                State::Lz4Idle(c)
+            }
             State::Member(d) => {
                 let mut c = d.into_inner();
                 c.rewind_after_mark(1);
@@ -435,6 +597,7 @@ impl<R: Read> Source<R> {
         match &mut self.state {
             State::Plain(c) => c.read(out),
             State::Member(d) => d.read(out),
+            State::Lz4(d) => d.read(out),
             State::Whole(_) => {
                 let left = self
                     .whole
@@ -447,7 +610,7 @@ impl<R: Read> Source<R> {
                 self.whole_pos += n;
                 Ok(n)
             }
-            State::Idle(_) | State::Taken => Ok(0),
+            State::Idle(_) | State::Lz4Idle(_) | State::Taken => Ok(0),
         }
     }
 

@@ -301,11 +301,16 @@ fn offsets(recs: &[Record]) -> Vec<u64> {
 }
 
 #[test]
-fn truncated_gzip_is_an_error_at_its_member() {
+fn truncated_gzip_is_an_error_at_its_member_and_its_inflated_part_read() {
     let (all, _) = read("sample.warc.gz");
     let (recs, issues) = read("truncated.warc.gz");
     let last = all.last().expect("records").offset;
-    assert_eq!(offsets(&recs), offsets(&all[..all.len() - 1]));
+    // The last record is read as far as its member inflates.
+    assert_eq!(offsets(&recs), offsets(&all));
+    let (cut, whole) = (&recs[recs.len() - 1], &all[all.len() - 1]);
+    assert!(cut.truncated && !cut.block.is_empty(), "{cut:?}");
+    assert!(whole.block.starts_with(&cut.block));
+    assert!(cut.block.len() < whole.block.len());
     assert_eq!(issues.len(), 1, "{issues:?}");
     assert_eq!(
         (issues[0].offset, issues[0].severity),
@@ -356,7 +361,13 @@ fn lying_content_length_warns_and_keeps_the_rest() {
         // The record that claimed 10 bytes too many keeps its real block.
         assert!(recs[2].block.len() as u64 <= recs[2].content_length);
         assert!(all[2].block.starts_with(&recs[2].block));
-        assert!(recs[4].block.len() as u64 == all[4].content_length - 100 || recs[4].truncated);
+        // The one that claimed 100 too few is read to the next record.
+        assert_eq!(
+            (recs[4].block.len(), recs[4].truncated),
+            (all[4].block.len(), false),
+            "{name}: {issues:?}"
+        );
+        assert_eq!(recs[4].block, all[4].block, "{name}");
     }
 }
 

@@ -65,6 +65,7 @@ mod format;
 mod html;
 mod scan;
 mod warc;
+pub use warc::{RecordFilter, StatusPattern};
 
 use format::SpareBatches;
 pub use scan::Reading;
@@ -114,6 +115,11 @@ pub struct Config<'a> {
     /// The most bytes of one input read as HTML (default
     /// [`crate::web::MAX_HTML`]); the text rules read the rest.
     pub max_html: usize,
+    /// Scan web archive payloads that are not text as text (`--binary`).
+    pub binary: bool,
+    /// Which web archive records are read (`--record-type`,
+    /// `--content-type`, `--status`).
+    pub records: RecordFilter,
     /// Give each record the 1-based byte column of its URL in its line in
     /// place of its byte offset (`--vimgrep`: with
     /// [`Options::byte_offset`], text lines read `file:line:column:url`).
@@ -208,6 +214,8 @@ impl Config<'_> {
             html: HtmlMode::Auto,
             max_html: crate::web::MAX_HTML,
             column: false,
+            binary: false,
+            records: RecordFilter::default(),
         }
     }
 }

@@ -24,9 +24,133 @@ pub(super) struct WarcBatch {
     issue: Option<urlsift_warc::Issue>,
 }
 
+/// An HTTP status or a class of them (`--status 2xx,301`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatusPattern {
+    /// One status, e.g. 301.
+    Code(u16),
+    /// A class by its first digit: 2 for `2xx`.
+    Class(u16),
+}
+
+impl std::str::FromStr for StatusPattern {
+    type Err = String;
+
+    /// `301` or `3xx` (`X` in any case).
+    ///
+    /// ```
+    /// use urlsift_search::run::StatusPattern;
+    /// assert_eq!("2xx".parse(), Ok(StatusPattern::Class(2)));
+    /// assert_eq!("301".parse(), Ok(StatusPattern::Code(301)));
+    /// assert!("2x".parse::<StatusPattern>().is_err());
+    /// ```
+    fn from_str(s: &str) -> Result<Self, String> {
+        let s = s.trim();
+        let b = s.as_bytes();
+        match b {
+            [d @ b'1'..=b'5', x, y]
+                if x.eq_ignore_ascii_case(&b'x') && y.eq_ignore_ascii_case(&b'x') =>
+            {
+                Ok(StatusPattern::Class(u16::from(d - b'0')))
+            }
+            [b'1'..=b'9', _, _] if b.iter().all(u8::is_ascii_digit) => s
+                .parse()
+                .map(StatusPattern::Code)
+                .map_err(|e| format!("{s}: {e}")),
+            _ => Err(format!("{s}: not an HTTP status (301) or class (3xx)")),
+        }
+    }
+}
+
+/// Which web archive records are read; every record when all are empty.
+/// A record left out gives no links.
+///
+/// ```
+/// use urlsift_search::run::RecordFilter;
+/// let f = RecordFilter {
+///     content_types: vec!["text/html".into()],
+///     statuses: vec!["2xx".parse().unwrap()],
+///     ..RecordFilter::default()
+/// };
+/// let rec = urlsift_warc::Record {
+///     warc_type: "response".into(),
+///     block: b"HTTP/1.1 200 OK\r\nContent-Type: Text/HTML; charset=utf-8\r\n\r\n<p>".to_vec(),
+///     ..Default::default()
+/// };
+/// assert!(f.accepts(&rec));
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct RecordFilter {
+    /// `WARC-Type`s read (`--record-type`), lower-case.
+    pub record_types: Vec<String>,
+    /// Prefixes of the payload's media type (`--content-type`), lower-case:
+    /// the HTTP `Content-Type` of a response or revisit, else the record's.
+    pub content_types: Vec<String>,
+    /// HTTP statuses read (`--status`): a record with no HTTP response has none.
+    pub statuses: Vec<StatusPattern>,
+}
+
+impl RecordFilter {
+    /// True when no record is left out.
+    pub fn is_empty(&self) -> bool {
+        self.record_types.is_empty() && self.content_types.is_empty() && self.statuses.is_empty()
+    }
+
+    /// Whether `rec` is read.
+    pub fn accepts(&self, rec: &urlsift_warc::Record) -> bool {
+        if self.is_empty() {
+            return true;
+        }
+        if !self.record_types.is_empty()
+            && !self
+                .record_types
+                .iter()
+                .any(|t| t.eq_ignore_ascii_case(&rec.warc_type))
+        {
+            return false;
+        }
+        let http = matches!(rec.warc_type.as_str(), "response" | "revisit")
+            .then(|| urlsift_warc::HttpResponse::parse(&rec.block))
+            .flatten();
+        if !self.statuses.is_empty() {
+            let Some(status) = http.as_ref().map(|h| h.status) else {
+                return false;
+            };
+            let hit = self.statuses.iter().any(|p| match *p {
+                StatusPattern::Code(c) => c == status,
+                StatusPattern::Class(k) => status / 100 == k,
+            });
+            if !hit {
+                return false;
+            }
+        }
+        if !self.content_types.is_empty() {
+            let ct = match &http {
+                Some(h) => h
+                    .header("Content-Type")
+                    .map(|c| String::from_utf8_lossy(c).into_owned()),
+                None => rec.content_type.clone(),
+            };
+            let ct = ct.unwrap_or_default().trim().to_ascii_lowercase();
+            if !self
+                .content_types
+                .iter()
+                .any(|p| ct.starts_with(p.as_str()))
+            {
+                return false;
+            }
+        }
+        true
+    }
+}
+
 /// Read the next batch of records: until [`WARC_BATCH_BYTES`] of blocks or
-/// [`WARC_BATCH_RECORDS`] records, a problem, or the end.
-pub(super) fn read_warc_batch<R: Read>(reader: &mut urlsift_warc::Reader<R>) -> WarcBatch {
+/// [`WARC_BATCH_RECORDS`] records, a problem, or the end. Records `filter`
+/// leaves out are dropped here.
+pub(super) fn read_warc_batch<R: Read>(
+    reader: &mut urlsift_warc::Reader<R>,
+    filter: &RecordFilter,
+) -> WarcBatch {
     let mut recs = Vec::new();
     let mut bytes = 0usize;
     loop {
@@ -39,6 +163,9 @@ pub(super) fn read_warc_batch<R: Read>(reader: &mut urlsift_warc::Reader<R>) -> 
                 };
             }
             Some(Ok(rec)) => {
+                if !filter.accepts(&rec) {
+                    continue;
+                }
                 bytes += rec.block.len();
                 recs.push(rec);
                 if bytes >= WARC_BATCH_BYTES || recs.len() >= WARC_BATCH_RECORDS {
@@ -77,12 +204,14 @@ pub(super) fn scan_warc(
 ) -> Option<String> {
     let opts = LinkOptions {
         base: cfg.base.clone(),
+        binary: cfg.binary,
         ..LinkOptions::default()
     };
+    let filter = &cfg.records;
     let ahead = emit.parallel();
     let mut error = None;
     let mut reader = urlsift_warc::Reader::new(r);
-    let mut cur = read_warc_batch(&mut reader);
+    let mut cur = read_warc_batch(&mut reader, filter);
     loop {
         // Links of the records so far first, then the problem, in file order.
         let (ok, next) = if ahead && !cur.end {
@@ -91,7 +220,7 @@ pub(super) fn scan_warc(
             // pool thread blocked on a full output queue while it holds
             // another input's work would deadlock the run.
             let (ok, next) = std::thread::scope(|s| {
-                let reading = s.spawn(|| read_warc_batch(&mut reader));
+                let reading = s.spawn(|| read_warc_batch(&mut reader, filter));
                 let ok = warc_batch(cfg, name, &cur.recs, &opts, emit);
                 let next = reading
                     .join()
@@ -115,7 +244,7 @@ pub(super) fn scan_warc(
         }
         cur = match next {
             Some(n) => n,
-            None => read_warc_batch(&mut reader),
+            None => read_warc_batch(&mut reader, filter),
         };
     }
     error
