@@ -277,6 +277,7 @@ fn scan(args: &ScanArgs) -> u8 {
         } else {
             run::HtmlMode::Auto
         },
+        links_only: args.links_only,
         max_html: urlsift_search::web::MAX_HTML,
         column: args.vimgrep,
         opts,

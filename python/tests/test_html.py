@@ -59,7 +59,7 @@ def test_html_as_cli(cli, tmp_path, name, kw, flags):
     assert got == rows
     if rows and "source" in rows[0]:
         # A link of a page says where in the page it was.
-        assert {r["source"] for r in rows} <= {"text", "attribute"}
+        assert {r["source"] for r in rows} <= {"text", "attribute", "css", "attribute-text", "script", "style", "comment"}
         assert urlsift.find(data, **kw)[0].source == rows[0]["source"]
 
 
@@ -74,16 +74,20 @@ def test_the_cases_mean_something():
         "https://ex.org/s2.png",
         "https://ex.org/docs/a&b.html?x=1&y=2",
         "www.www.example/w",
+        "http://comment.example/",
+        "http://script.example/",
         "https://ex.org/docs/post.cgi",
         "https://ex.org/spaced",
         "mailto:someone@example.com",
         "http://escaped.example/",
     ]
     # No base (the page's <base href> is relative itself): its relative
-    # links are left out; comments and scripts are not text.
+    # links are left out; the absolute URLs of comments and scripts are in.
     assert urlsift.urls(PAGE) == [
         "http://text.example/p",
         "www.www.example/w",
+        "http://comment.example/",
+        "http://script.example/",
         "https://ex.org/spaced",
         "mailto:someone@example.com",
         "http://escaped.example/",

@@ -11,10 +11,11 @@ use crate::reader::{DEFAULT_MAX_BLOCK, Record};
 /// Where a link was found.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Source {
-    /// In text: a WET conversion, a text payload, or the text of an HTML page.
+    /// In text: a WET conversion, a text payload, or the text between the
+    /// tags of an HTML page.
     Text,
-    /// In an HTML attribute, e.g. `a`/`href`, `img`/`srcset`, `meta`/`content`
-    /// (refresh).
+    /// In an HTML URL attribute, e.g. `a`/`href`, `img`/`srcset`,
+    /// `meta`/`content` (refresh, Open Graph), resolved.
     Attribute {
         /// The tag name, lowercased (borrowed for the elements that define
         /// URL attributes).
@@ -22,6 +23,32 @@ pub enum Source {
         /// The attribute name, lowercase.
         attr: &'static str,
     },
+    /// A CSS `url()` or `@import` string, resolved: in a `style` attribute
+    /// (`attr` is `"style"`) or a `<style>` element (`tag` is `"style"`,
+    /// `attr` is empty).
+    Css {
+        /// The tag name, lowercased.
+        tag: Cow<'static, str>,
+        /// `"style"` for the attribute, empty for the element.
+        attr: &'static str,
+    },
+    /// An absolute URL in the value of an HTML attribute that is not a URL
+    /// attribute (`meta`/`content`, `data-src`, `svg`/`xmlns`, ...), by the
+    /// text rules.
+    AttributeText {
+        /// The tag name, lowercased.
+        tag: Cow<'static, str>,
+        /// The attribute name, lowercased.
+        attr: Cow<'static, str>,
+    },
+    /// An absolute URL in a `script` element, by the text rules.
+    Script,
+    /// An absolute URL in a `style` element outside its `url()`s, by the
+    /// text rules.
+    Style,
+    /// An absolute URL in a comment, doctype or other markup declaration,
+    /// by the text rules.
+    Comment,
     /// In an HTTP response header: `Location`, `Content-Location` or `Link`.
     Header {
         /// The header name.
@@ -30,13 +57,37 @@ pub enum Source {
 }
 
 impl Source {
-    /// The name used in output: `text`, `attribute` or `header`.
+    /// The name used in output: `text`, `attribute`, `css`,
+    /// `attribute-text`, `script`, `style`, `comment` or `header`.
+    ///
+    /// ```
+    /// assert_eq!(urlsift_warc::Source::Script.kind(), "script");
+    /// ```
     pub fn kind(&self) -> &'static str {
         match self {
             Source::Text => "text",
             Source::Attribute { .. } => "attribute",
+            Source::Css { .. } => "css",
+            Source::AttributeText { .. } => "attribute-text",
+            Source::Script => "script",
+            Source::Style => "style",
+            Source::Comment => "comment",
             Source::Header { .. } => "header",
         }
+    }
+
+    /// Whether the link was read by the text rules (as written, not
+    /// resolved): text, and the text of attributes, scripts, styles and
+    /// comments.
+    pub fn is_text(&self) -> bool {
+        matches!(
+            self,
+            Source::Text
+                | Source::AttributeText { .. }
+                | Source::Script
+                | Source::Style
+                | Source::Comment
+        )
     }
 }
 
@@ -65,16 +116,20 @@ pub struct Link {
     pub offset: usize,
 }
 
-/// What the link pass looks at.
+/// What the link pass looks at. The default reads every URL of an HTML
+/// page; [`LinkOptions::links_only`] its links and the text between tags.
 #[derive(Clone, Debug)]
 pub struct LinkOptions {
-    /// Scan the text of HTML pages (not only attributes). Default: true.
+    /// Scan the text between the tags of HTML pages. Default: true.
     pub text: bool,
-    /// Scan `script` and `style` contents as text (without character
-    /// references). Default: false, since script code holds URL fragments
-    /// that are not links (`"http://" + host`); see the crate's README for
-    /// the measurement.
+    /// Scan `script` and `style` contents (and `xmp`, `iframe`, `noembed`,
+    /// `noframes`) by the text rules, without character references: the
+    /// absolute URLs of scripts and styles. Default: true.
     pub scan_scripts: bool,
+    /// Scan the values of attributes that are not URL attributes, comments
+    /// and other markup declarations (doctypes) by the text rules: their
+    /// absolute URLs. Default: true.
+    pub markup: bool,
     /// The base for pages without a `WARC-Target-URI` (and for plain files).
     pub base: Option<String>,
     /// The most bytes of a decoded body looked at. Default: 64 MiB.
@@ -85,9 +140,34 @@ impl Default for LinkOptions {
     fn default() -> Self {
         LinkOptions {
             text: true,
-            scan_scripts: false,
+            scan_scripts: true,
+            markup: true,
             base: None,
             max_body: DEFAULT_MAX_BLOCK,
+        }
+    }
+}
+
+impl LinkOptions {
+    /// An HTML page's links only: its URL attributes and CSS `url()`s,
+    /// resolved, and the URLs of the text between its tags; not the text
+    /// of other attributes, scripts, styles and comments.
+    ///
+    /// ```
+    /// use urlsift_warc::{html_links, LinkOptions};
+    /// let page = b"<a href=/a data-x='http://d.example/'>t</a><script>'http://s.example/'</script>";
+    /// let mut all = Vec::new();
+    /// html_links(page, Some("http://ex.org/"), &LinkOptions::default(), |l| all.push(l.url));
+    /// assert_eq!(all, ["http://ex.org/a", "http://d.example/", "http://s.example/"]);
+    /// let mut links = Vec::new();
+    /// html_links(page, Some("http://ex.org/"), &LinkOptions::links_only(), |l| links.push(l.url));
+    /// assert_eq!(links, ["http://ex.org/a"]);
+    /// ```
+    pub fn links_only() -> LinkOptions {
+        LinkOptions {
+            scan_scripts: false,
+            markup: false,
+            ..LinkOptions::default()
         }
     }
 }
@@ -430,11 +510,25 @@ pub(crate) fn html_links_in(
             ("srcset" | "content", Cow::Owned(v)) => &v[..],
             _ => html.get(a.raw_start..a.raw_end).unwrap_or_default(),
         };
-        let source = Source::Attribute {
-            tag: a.tag,
-            attr: a.attr,
+        let source = if a.css {
+            Source::Css {
+                tag: a.tag,
+                attr: a.attr,
+            }
+        } else {
+            Source::Attribute {
+                tag: a.tag,
+                attr: a.attr,
+            }
         };
         reference(base, &a.value, written, source, a.raw_start)
+    };
+    let lower = |(a, b): (usize, usize)| -> Cow<'static, str> {
+        let name = html.get(a..b).unwrap_or_default().to_ascii_lowercase();
+        match html::tag_name(&name) {
+            Cow::Borrowed(n) => Cow::Borrowed(n),
+            Cow::Owned(_) => Cow::Owned(owned(&name)),
+        }
     };
     let mut text = engine::TextScan::default();
     let mut go = true;
@@ -446,20 +540,44 @@ pub(crate) fn html_links_in(
             return false;
         }
         let mut attrs = std::mem::take(&mut s.attrs);
+        // The CSS `url()`s: the text rules find their absolute URLs again.
+        let css: Vec<(usize, usize)> = attrs
+            .iter()
+            .filter(|a| a.css)
+            .map(|a| (a.raw_start, a.raw_end))
+            .collect();
         let mut pending = attrs.drain(..).peekable();
-        if opts.text {
-            let map = &s.map;
-            text.scan(&s.text, s.text_base, |m| {
+        if !s.text.is_empty() || s.text_base > 0 {
+            let scanned = &*s;
+            text.scan(&scanned.text, scanned.text_base, |m| {
                 if !go {
                     return;
                 }
-                let start = html::doc_offset(map, m.start);
+                let stretch = scanned.stretch_at(m.start);
+                let start = html::doc_offset(&scanned.map, m.start);
+                let end = html::doc_offset(&scanned.map, m.end);
+                let source = match stretch {
+                    html::Stretch::Text => Source::Text,
+                    // Elsewhere, absolute URLs only.
+                    _ if m.www => return,
+                    html::Stretch::Script => Source::Script,
+                    html::Stretch::Style | html::Stretch::Attr { .. }
+                        if css.iter().any(|&(a, b)| a <= start && end <= b.max(a + 1)) =>
+                    {
+                        return;
+                    }
+                    html::Stretch::Style => Source::Style,
+                    html::Stretch::Comment => Source::Comment,
+                    html::Stretch::Attr { tag, name } => Source::AttributeText {
+                        tag: lower(tag),
+                        attr: lower(name),
+                    },
+                };
                 while let Some(a) = pending.next_if(|a| a.raw_start <= start) {
                     go = go && sink(attr_link(a));
                 }
-                let end = html::doc_offset(map, m.end);
                 let written = html.get(start..end).unwrap_or_default();
-                go = go && sink(text_link(m.url, written, m.www, start));
+                go = go && sink(text_link(m.url, written, m.www, start, source));
             });
             s.keep_text(engine::TextScan::LOOK_BEHIND);
         }
@@ -472,17 +590,18 @@ pub(crate) fn html_links_in(
     let gather = html::Gather {
         text: opts.text,
         scripts: opts.scan_scripts,
+        markup: opts.markup,
         base_only: false,
     };
     let mut rest = html::scan(html, gather, window, &mut flush);
     flush(&mut rest);
 }
 
-fn text_link(url: &[u8], written: &[u8], www: bool, offset: usize) -> Link {
+fn text_link(url: &[u8], written: &[u8], www: bool, offset: usize, source: Source) -> Link {
     Link {
         url: owned(url),
         found: (written != url).then(|| owned(written)),
-        source: Source::Text,
+        source,
         resolved: !www,
         offset,
     }
@@ -499,6 +618,6 @@ fn text_link(url: &[u8], written: &[u8], www: bool, offset: usize) -> Link {
 pub fn text_links(text: &[u8], mut sink: impl FnMut(Link)) {
     engine::scan_text(text, |m| {
         let written = text.get(m.start..m.end).unwrap_or_default();
-        sink(text_link(m.url, written, m.www, m.start));
+        sink(text_link(m.url, written, m.www, m.start, Source::Text));
     });
 }

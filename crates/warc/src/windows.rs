@@ -33,10 +33,16 @@ fn links(page: &[u8], doc: Option<&str>, opts: &LinkOptions, window: Window) -> 
 }
 
 fn same_in_every_window(page: &[u8]) -> Result<(), TestCaseError> {
-    for (text, scan_scripts) in [(true, false), (true, true), (false, false)] {
+    for (text, scan_scripts, markup) in [
+        (true, false, false),
+        (true, true, true),
+        (false, false, false),
+        (false, true, true),
+    ] {
         let opts = LinkOptions {
             text,
             scan_scripts,
+            markup,
             ..LinkOptions::default()
         };
         for doc in [Some("http://ex.org/a/b.html"), None] {
@@ -92,7 +98,7 @@ fn a_base_after_the_links_still_resolves_them() {
         let got = links(
             page,
             Some("http://doc.example/"),
-            &LinkOptions::default(),
+            &LinkOptions::links_only(),
             w,
         );
         let urls: Vec<&str> = got.iter().map(|l| l.url.as_str()).collect();
@@ -118,6 +124,7 @@ fn a_pass_holds_a_window_at_a_time() {
     let gather = Gather {
         text: true,
         scripts: false,
+        markup: false,
         base_only: false,
     };
     let (mut flushes, mut most_attrs, mut most_text) = (0, 0, 0);
@@ -169,6 +176,11 @@ fn piece() -> impl Strategy<Value = &'static str> {
         "</b>",
         "<!-- c -->",
         "<script>http://s.example/</script>",
+        "<div data-x=\"see http://d.example/ y\" style='background:url(http://c.example/i.png)'>",
+        "<style>.a{background:url(r.png)} /* http://sc.example/ */</style>",
+        "<!-- http://c.example/ -->",
+        "<!DOCTYPE html SYSTEM \"http://dt.example/\">",
+        "<a ping=\"/p1 http://p.example/2\" xlink:href=/x>",
         "<title>",
         "</title>",
         "URL:",

@@ -67,7 +67,11 @@ pub(super) fn scan_html(
     let uses_line = emit.former.uses_line();
     let mut lines = crate::web::Lines::default();
     let mut columns = parallel::ColumnCounter::default();
-    crate::web::html_document_links(page, cfg.base.as_deref(), |m, web| {
+    let opts = urlsift_warc::LinkOptions {
+        base: cfg.base.clone(),
+        ..cfg.link_options()
+    };
+    crate::web::html_document_links_with(page, &opts, |m, web| {
         let line = if uses_line {
             lines.at(page, m.start)
         } else {

@@ -110,6 +110,10 @@ pub struct Config<'a> {
     pub base: Option<String>,
     /// Which inputs are read as HTML (`--html`, `--no-html`).
     pub html: HtmlMode,
+    /// Of an HTML page (a file's or a web archive record's), only its links
+    /// and the URLs of the text between its tags (`--links-only`,
+    /// [`urlsift_warc::LinkOptions::links_only`]); else every URL.
+    pub links_only: bool,
     /// The most bytes of one input read as HTML (default
     /// [`crate::web::MAX_HTML`]); the text rules read the rest.
     pub max_html: usize,
@@ -183,6 +187,16 @@ fn scheme_of<'m>(m: &'m Match<'_>) -> &'m [u8] {
 }
 
 impl Config<'_> {
+    /// What the HTML of a page gives: every URL, or with
+    /// [`Config::links_only`], its links and text; `base` is left unset.
+    pub(crate) fn link_options(&self) -> urlsift_warc::LinkOptions {
+        if self.links_only {
+            urlsift_warc::LinkOptions::links_only()
+        } else {
+            urlsift_warc::LinkOptions::default()
+        }
+    }
+
     /// A configuration with these options and extractor, and defaults for
     /// the rest: one thread per core, the default chunk size, no memory
     /// bound, no mail, no progress.
@@ -205,6 +219,7 @@ impl Config<'_> {
             list: None,
             base: None,
             html: HtmlMode::Auto,
+            links_only: false,
             max_html: crate::web::MAX_HTML,
             column: false,
         }

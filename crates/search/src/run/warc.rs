@@ -77,7 +77,7 @@ pub(super) fn scan_warc(
 ) -> Option<String> {
     let opts = LinkOptions {
         base: cfg.base.clone(),
-        ..LinkOptions::default()
+        ..cfg.link_options()
     };
     let ahead = emit.parallel();
     let mut error = None;

@@ -1,0 +1,251 @@
+//! Every URL of an HTML document, through the command line: a test per
+//! kind of place a URL is written in (URL attributes, CSS, other attribute
+//! values, scripts, styles, comments, text), for an HTML file and for the
+//! same page as a web archive record, with `source` and `source_name`;
+//! `--links-only` keeps the links; `--no-html`'s absolute URLs are among
+//! the default reading's. (Every test name holds `_cli_`: they run the
+//! binary.)
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_urlsift");
+const BASE: &str = "https://base.example/d/page.html";
+
+/// `(place in the page, url, source, source_name)`: a URL is written once
+/// in each place, and read so.
+const ROWS: &[(&str, &str, &str, Option<&str>)] = &[
+    (
+        r#"<meta property="og:image" content="https://img.example/a.png">"#,
+        "https://img.example/a.png",
+        "attribute",
+        Some("meta@content"),
+    ),
+    (
+        r#"<meta property="og:url" content="/canonical">"#,
+        "https://base.example/canonical",
+        "attribute",
+        Some("meta@content"),
+    ),
+    (
+        r#"<meta name="generator" content="Docutils 0.19: https://docutils.sourceforge.io/">"#,
+        "https://docutils.sourceforge.io/",
+        "attribute-text",
+        Some("meta@content"),
+    ),
+    (
+        r#"<svg xmlns="http://www.w3.org/2000/svg"></svg>"#,
+        "http://www.w3.org/2000/svg",
+        "attribute-text",
+        Some("svg@xmlns"),
+    ),
+    (
+        r#"<svg><a xlink:href="../svg/x.svg">s</a></svg>"#,
+        "https://base.example/svg/x.svg",
+        "attribute",
+        Some("a@xlink:href"),
+    ),
+    (
+        r##"<svg><use href="#icon"/></svg>"##,
+        "https://base.example/d/page.html#icon",
+        "attribute",
+        Some("use@href"),
+    ),
+    (
+        r#"<div data-src="https://data.example/x">d</div>"#,
+        "https://data.example/x",
+        "attribute-text",
+        Some("div@data-src"),
+    ),
+    (
+        r#"<script>var u = "https://script.example/api?x=1";</script>"#,
+        "https://script.example/api?x=1",
+        "script",
+        None,
+    ),
+    (
+        r#"<style>body{background:url(https://css.example/bg.png)}</style>"#,
+        "https://css.example/bg.png",
+        "css",
+        Some("style"),
+    ),
+    (
+        r#"<style>.a{background:url("../img/r.png")}</style>"#,
+        "https://base.example/img/r.png",
+        "css",
+        Some("style"),
+    ),
+    (
+        r#"<style>/* from https://style.example/theme */ p{}</style>"#,
+        "https://style.example/theme",
+        "style",
+        None,
+    ),
+    (
+        r#"<div style="background-image:url('img/bg.png')">x</div>"#,
+        "https://base.example/d/img/bg.png",
+        "css",
+        Some("div@style"),
+    ),
+    (
+        r#"<!-- https://comment.example/ -->"#,
+        "https://comment.example/",
+        "comment",
+        None,
+    ),
+    (
+        r#"<a href="/rel/path">r</a>"#,
+        "https://base.example/rel/path",
+        "attribute",
+        Some("a@href"),
+    ),
+    (
+        r#"<a href="/x" ping="https://ping.example/p">r</a>"#,
+        "https://ping.example/p",
+        "attribute",
+        Some("a@ping"),
+    ),
+    (
+        r#"<div itemscope itemtype="https://schema.org/Person">x</div>"#,
+        "https://schema.org/Person",
+        "attribute",
+        Some("div@itemtype"),
+    ),
+    (
+        r#"<div itemscope itemid="urn:isbn:0-330-34032-8">x</div>"#,
+        "urn:isbn:0-330-34032-8",
+        "attribute",
+        Some("div@itemid"),
+    ),
+    (
+        r#"<p>see http://text.example/p.</p>"#,
+        "http://text.example/p",
+        "text",
+        None,
+    ),
+];
+
+fn run(args: &[&str], stdin: &[u8]) -> (Vec<u8>, String, i32) {
+    let mut c = Command::new(BIN)
+        .args(args)
+        .env_remove("URLSIFT_ISA")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = c.stdin.take().unwrap();
+    let data = stdin.to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let o = c.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    (
+        o.stdout,
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+        o.status.code().unwrap_or(-1),
+    )
+}
+
+fn rows(out: &[u8]) -> Vec<Value> {
+    out.split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect()
+}
+
+fn page(place: &str) -> Vec<u8> {
+    format!("<!DOCTYPE html>\n<html><head><title>t</title></head><body>\n{place}\n</body></html>\n")
+        .into_bytes()
+}
+
+/// `html` as the HTTP response of a web archive record for [`BASE`].
+fn warc(html: &[u8]) -> Vec<u8> {
+    let mut block = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n".to_vec();
+    block.extend_from_slice(html);
+    let mut rec = format!(
+        "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: {BASE}\r\n\
+         WARC-Record-ID: <urn:uuid:1>\r\nContent-Length: {}\r\n\r\n",
+        block.len()
+    )
+    .into_bytes();
+    rec.extend_from_slice(&block);
+    rec.extend_from_slice(b"\r\n\r\n");
+    rec
+}
+
+/// The input kinds: the page as an HTML file (with `--base`), and as a
+/// web archive record (its target URI the base).
+fn inputs(place: &str) -> [(&'static str, Vec<u8>, Vec<&'static str>); 2] {
+    let html = page(place);
+    let rec = warc(&html);
+    [("file", html, vec!["--base", BASE]), ("warc", rec, vec![])]
+}
+
+fn read(input: &[u8], extra: &[&str], more: &[&str]) -> Vec<Value> {
+    let mut args = vec!["--format", "json"];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(more);
+    args.push("-");
+    let (out, err, code) = run(&args, input);
+    assert!(code == 0 || code == 1, "{code}: {err}");
+    rows(&out)
+}
+
+#[test]
+fn html_every_url_cli_each_place_in_a_file_and_a_record() {
+    for &(place, url, source, name) in ROWS {
+        for (kind, input, extra) in inputs(place) {
+            let got = read(&input, &extra, &[]);
+            let hits: Vec<&Value> = got.iter().filter(|r| r["url"] == url).collect();
+            assert_eq!(hits.len(), 1, "{kind}: {place}: {got:#?}");
+            let r = hits[0];
+            assert_eq!(r["source"], source, "{kind}: {place}: {r}");
+            assert_eq!(r["source_name"].as_str(), name, "{kind}: {place}: {r}");
+            // The offsets span the URL as written in the page.
+            let (s, e) = (
+                r["start"].as_u64().unwrap() as usize,
+                r["end"].as_u64().unwrap() as usize,
+            );
+            let html = page(place);
+            let written = std::str::from_utf8(&html[s..e]).unwrap();
+            let want = r["found"].as_str().unwrap_or(url);
+            assert_eq!(written, want, "{kind}: {place}: {r}");
+        }
+    }
+}
+
+#[test]
+fn html_every_url_cli_links_only_keeps_the_links() {
+    for &(place, url, source, _) in ROWS {
+        for (kind, input, extra) in inputs(place) {
+            let got = read(&input, &extra, &["--links-only"]);
+            let found = got.iter().any(|r| r["url"] == url);
+            let link = matches!(source, "attribute" | "css" | "text");
+            assert_eq!(found, link, "{kind}: {place}: {got:#?}");
+        }
+    }
+}
+
+#[test]
+fn html_every_url_cli_no_html_finds_nothing_more() {
+    // All the places in one page: every absolute URL the text rules find
+    // is also read from the HTML.
+    let all: String = ROWS.iter().map(|r| r.0).collect::<Vec<_>>().join("\n");
+    let html = page(&all);
+    let (text, _, _) = run(&["--no-html", "-"], &html);
+    let (doc, err, code) = run(&["--base", BASE, "-"], &html);
+    assert_eq!(code, 0, "{err}");
+    let doc = String::from_utf8(doc).unwrap();
+    let text = String::from_utf8(text).unwrap();
+    for u in text.lines().filter(|u| u.contains(':')) {
+        assert!(doc.lines().any(|d| d == u), "{u} missing from:\n{doc}");
+    }
+    // And every row's URL once, in document order.
+    let want: Vec<&str> = ROWS.iter().map(|r| r.1).collect();
+    let got: Vec<&str> = doc.lines().filter(|u| want.contains(u)).collect();
+    assert_eq!(got, want);
+}
