@@ -249,3 +249,57 @@ fn html_every_url_cli_no_html_finds_nothing_more() {
     let got: Vec<&str> = doc.lines().filter(|u| want.contains(u)).collect();
     assert_eq!(got, want);
 }
+
+/// WHATWG's attribute-value rules for URL attributes: leading and trailing
+/// C0 controls and spaces stripped, tabs and line breaks inside removed (a
+/// wrapped `href` is one URL), inner spaces kept as written.
+#[test]
+fn html_every_url_cli_url_attributes_by_whatwg_rules() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "<a href=\"http://example.com/a/\n   b.html\">w</a>",
+            "http://example.com/a/   b.html",
+            "http://example.com/a/\n   b.html",
+        ),
+        (
+            "<a href=\"\u{1} \thttps://lead.example/x\r\n\">l</a>",
+            "https://lead.example/x",
+            "https://lead.example/x",
+        ),
+        (
+            "<a href=\"https://wrap.example/long/\r\npath?x=1&amp;\ty=2\">t</a>",
+            "https://wrap.example/long/path?x=1&y=2",
+            "https://wrap.example/long/\r\npath?x=1&amp;\ty=2",
+        ),
+        (
+            "<a href=\"mailto:web@example.org?subject=Site Feedback\">m</a>",
+            "mailto:web@example.org?subject=Site Feedback",
+            "mailto:web@example.org?subject=Site Feedback",
+        ),
+        (
+            "<img src=\" img/a b.png \">",
+            "https://base.example/d/img/a b.png",
+            "img/a b.png",
+        ),
+    ];
+    for &(place, url, written) in cases {
+        for (kind, input, extra) in inputs(place) {
+            let got = read(&input, &extra, &[]);
+            let links: Vec<&Value> = got.iter().filter(|r| r["source"] == "attribute").collect();
+            assert_eq!(links.len(), 1, "{kind}: {place:?}: {got:#?}");
+            let r = links[0];
+            assert_eq!(r["url"], url, "{kind}: {place:?}");
+            let (s, e) = (
+                r["start"].as_u64().unwrap() as usize,
+                r["end"].as_u64().unwrap() as usize,
+            );
+            let html = page(place);
+            assert_eq!(&html[s..e], written.as_bytes(), "{kind}: {place:?}: {r}");
+            assert_eq!(
+                r["found"].as_str().unwrap_or(url),
+                written,
+                "{kind}: {place:?}"
+            );
+        }
+    }
+}

@@ -694,7 +694,12 @@ fn start_tag<'a>(
         let borrowed = matches!(value, Cow::Borrowed(_));
         let mut push = |(us, ue): (usize, usize), css: bool| {
             let (raw_start, raw_end) = if parts == Parts::Whole {
-                (c, d)
+                // Where the URL is written: without the leading and
+                // trailing C0 controls and spaces URL parsers strip.
+                let raw = slice(c, d);
+                let s = raw.iter().position(|&b| b > b' ').unwrap_or(raw.len());
+                let e = raw.iter().rposition(|&b| b > b' ').map_or(s, |p| p + 1);
+                (c + s, c + e)
             } else {
                 part_span(borrowed, (c, d), (us, ue))
             };
