@@ -228,6 +228,12 @@ fn scan(args: &ScanArgs) -> u8 {
             return 2;
         }
     };
+    if let Some(b) = &args.base
+        && let Err(e) = cmd_uri::parse_base(b)
+    {
+        report_error!("--base {b:?}: {e}");
+        return 2;
+    }
     if let Err(e) = check_output_args(args, parquet) {
         report_error!("{e}");
         return 2;

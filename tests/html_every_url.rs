@@ -303,3 +303,22 @@ fn html_every_url_cli_url_attributes_by_whatwg_rules() {
         }
     }
 }
+
+#[test]
+fn html_every_url_cli_a_base_that_is_not_absolute_is_a_usage_error() {
+    for bad in ["notabase", " http://lead.example/", "rel/path"] {
+        for (kind, input, _) in inputs("<a href=/x>x</a>") {
+            let (out, err, code) = run(&["--base", bad, "-"], &input);
+            assert_eq!(code, 2, "{kind}: {bad:?}: {err}");
+            assert!(out.is_empty(), "{kind}: {bad:?}");
+            // The message `resolve` gives for the same base.
+            let (_, resolve_err, resolve_code) = run(&["resolve", bad, "x"], b"");
+            assert_eq!(resolve_code, 2);
+            let why = resolve_err.rsplit(": ").next().unwrap().trim();
+            assert!(
+                err.starts_with(&format!("urlsift: --base {bad:?}: ")) && err.trim().ends_with(why),
+                "{kind}: {bad:?}: {err} / {resolve_err}"
+            );
+        }
+    }
+}

@@ -4,6 +4,7 @@ bytes: sniffed or forced (html=), relative links resolved against
 
 from __future__ import annotations
 
+import subprocess
 import warnings
 
 import pytest
@@ -40,9 +41,21 @@ OPTIONS = [
     ({"html": True}, ["--html"]),
     ({"html": True, "base": "http://h.example/d/e.html"}, ["--html", "--base", "http://h.example/d/e.html"]),
     ({"html": False}, ["--no-html"]),
-    ({"base": "not absolute"}, ["--base", "not absolute"]),
 ]
-OPTION_IDS = ["sniffed", "base", "html", "html+base", "no-html", "bad-base"]
+OPTION_IDS = ["sniffed", "base", "html", "html+base", "no-html"]
+
+
+@pytest.mark.parametrize("bad", ["not absolute", " http://lead.example/", "notabase"])
+def test_a_base_that_is_not_absolute_is_refused(cli, tmp_path, bad):
+    p = tmp_path / "page.html"
+    p.write_bytes(PAGE)
+    r = subprocess.run([str(cli), "--base", bad, str(p)], capture_output=True)
+    assert r.returncode == 2 and b"--base" in r.stderr
+    for fn in (urlsift.urls, urlsift.find):
+        with pytest.raises(ValueError, match="base"):
+            fn(PAGE, base=bad)
+    with pytest.raises(ValueError, match="base"):
+        urlsift.scan_files([p], base=bad)
 
 
 @pytest.mark.parametrize("kw,flags", OPTIONS, ids=OPTION_IDS)
