@@ -336,7 +336,6 @@ pub(crate) fn scan<'a>(
         }),
         ..Scanned::default()
     };
-    let mut attrs: Vec<(usize, usize, usize, usize)> = Vec::new();
     let mut i = 0;
     let mut text_from = 0;
     while let Some(p) = find(b'<', html.get(i..).unwrap_or_default()) {
@@ -401,18 +400,30 @@ pub(crate) fn scan<'a>(
                 None => html.len(),
             },
             Some(c) if c.is_ascii_alphabetic() => {
-                attrs.clear();
-                match tag(html, lt + 1, &mut attrs) {
-                    Some((name_end, end)) => {
-                        if want_text {
-                            push_text(&mut s, html, text_from, lt, true);
-                        }
-                        let name = html.get(lt + 1..name_end).unwrap_or_default();
-                        let mut lower = [0u8; 16];
-                        let lname = lowercase(name, &mut lower);
-                        if !gather.base_only || lname == b"base" {
-                            start_tag(&mut s, html, (lname, lt + 1, name_end), &attrs, want_markup);
-                        }
+                if want_text {
+                    push_text(&mut s, html, text_from, lt, true);
+                    text_from = lt;
+                }
+                let name_end = run_to(html, lt + 1, 1);
+                let name = html.get(lt + 1..name_end).unwrap_or_default();
+                let mut lower = [0u8; 16];
+                let lname = lowercase(name, &mut lower);
+                // The attributes are handed on one at a time (a window's
+                // worth at once, even inside one tag): a tag of millions
+                // of attributes is never held whole.
+                let ended = if !gather.base_only || lname == b"base" {
+                    let mut st = StartTag::new(html, (lname, lt + 1, name_end), want_markup);
+                    tag(html, name_end, &mut |a| {
+                        st.attr(&mut s, a);
+                        !(s.attrs.len() >= window.attrs || s.text.len() >= window.text)
+                            || flush(&mut s)
+                    })
+                } else {
+                    tag(html, name_end, &mut |_| true)
+                };
+                match ended {
+                    TagEnd::Stopped => return s,
+                    TagEnd::End(end) => {
                         let after = raw_text(
                             &mut s,
                             html,
@@ -424,7 +435,7 @@ pub(crate) fn scan<'a>(
                         text_from = after;
                         continue;
                     }
-                    None => html.len(),
+                    TagEnd::Eof => html.len(),
                 }
             }
             _ => {
@@ -531,25 +542,32 @@ fn push_stretch(
     }
 }
 
-/// Tokenise the tag whose name starts at `at`; push `(name_start, name_end,
-/// value_start, value_end)` for each attribute (value 0..0 when it has none).
-/// Returns the end of the tag name and the offset past the tag's `>`, or
-/// `None` when the document ends inside the tag (which then is dropped).
-fn tag(
-    html: &[u8],
-    at: usize,
-    attrs: &mut Vec<(usize, usize, usize, usize)>,
-) -> Option<(usize, usize)> {
+/// An attribute of a start tag: `(name_start, name_end, value_start,
+/// value_end)` in the document (value `0..0` when it has none).
+type Attr = (usize, usize, usize, usize);
+
+/// How the tokenising of a tag ended.
+enum TagEnd {
+    /// At its `>`: the offset past it.
+    End(usize),
+    /// The document ends inside the tag.
+    Eof,
+    /// The attribute sink said stop.
+    Stopped,
+}
+
+/// Tokenise the attributes of the tag whose name ends at `name_end`,
+/// handing each to `each` (which returns false to stop) as it is read.
+fn tag(html: &[u8], name_end: usize, each: &mut dyn FnMut(Attr) -> bool) -> TagEnd {
     let n = html.len();
-    let mut i = run_to(html, at, 1);
-    let name_end = i;
+    let mut i = name_end;
     loop {
         while i < n && (is_space(html[i]) || html[i] == b'/') {
             i += 1;
         }
         match html.get(i) {
-            None => return None,
-            Some(b'>') => return Some((name_end, i + 1)),
+            None => return TagEnd::Eof,
+            Some(b'>') => return TagEnd::End(i + 1),
             _ => {}
         }
         let ns = i;
@@ -559,28 +577,33 @@ fn tag(
         while i < n && is_space(html[i]) {
             i += 1;
         }
-        if html.get(i) != Some(&b'=') {
-            attrs.push((ns, ne, 0, 0));
-            continue;
-        }
-        i += 1;
-        while i < n && is_space(html[i]) {
+        let attr = if html.get(i) != Some(&b'=') {
+            (ns, ne, 0, 0)
+        } else {
             i += 1;
-        }
-        match html.get(i) {
-            None => return None,
-            Some(&q @ (b'"' | b'\'')) => {
-                let vs = i + 1;
-                let ve = vs + find(q, html.get(vs..).unwrap_or_default())?;
-                attrs.push((ns, ne, vs, ve));
-                i = ve + 1;
+            while i < n && is_space(html[i]) {
+                i += 1;
             }
-            Some(b'>') => attrs.push((ns, ne, i, i)),
-            Some(_) => {
-                let vs = i;
-                i = run_to(html, i, 4);
-                attrs.push((ns, ne, vs, i));
+            match html.get(i) {
+                None => return TagEnd::Eof,
+                Some(&q @ (b'"' | b'\'')) => {
+                    let vs = i + 1;
+                    let Some(len) = find(q, html.get(vs..).unwrap_or_default()) else {
+                        return TagEnd::Eof;
+                    };
+                    i = vs + len + 1;
+                    (ns, ne, vs, vs + len)
+                }
+                Some(b'>') => (ns, ne, i, i),
+                Some(_) => {
+                    let vs = i;
+                    i = run_to(html, i, 4);
+                    (ns, ne, vs, i)
+                }
             }
+        };
+        if !each(attr) {
+            return TagEnd::Stopped;
         }
     }
 }
@@ -616,34 +639,50 @@ enum Parts {
     Css,
 }
 
-/// Record the URL attributes (and `<base href>`) of a start tag, and with
-/// `markup`, the values of its other attributes as text. `tag` is the
-/// lowercased name and the span of the name as written.
-fn start_tag<'a>(
-    s: &mut Scanned<'a>,
-    html: &'a [u8],
-    (tag, name_start, name_end): (&[u8], usize, usize),
-    attrs: &[(usize, usize, usize, usize)],
+/// The attributes of one start tag, read one at a time: its URL
+/// attributes (and `<base href>`) recorded, and with `markup`, the values
+/// of its other attributes gathered as text.
+struct StartTag<'t, 'n> {
+    html: &'t [u8],
+    /// The lowercased name, and the span of the name as written.
+    tag: (&'n [u8], usize, usize),
     markup: bool,
-) {
-    let slice = |a: usize, b: usize| html.get(a..b).unwrap_or_default();
-    // Which attribute of a `<meta>` is its URL `content`, if any.
-    let mut meta_content = None;
-    if tag == b"meta" {
-        let value_of = |name: &[u8]| {
-            attrs
-                .iter()
-                .find(|&&(a, b, _, _)| slice(a, b).eq_ignore_ascii_case(name))
-                .map(|&(_, _, c, d)| slice(c, d).trim_ascii())
-        };
-        let refresh = value_of(b"http-equiv").is_some_and(|v| v.eq_ignore_ascii_case(b"refresh"));
-        let og = value_of(b"property")
-            .is_some_and(|v| OG_URLS.iter().any(|o| v.eq_ignore_ascii_case(o)));
-        if refresh || og {
-            meta_content = attrs
-                .iter()
-                .position(|&(a, b, _, _)| slice(a, b).eq_ignore_ascii_case(b"content"))
-                .map(|k| {
+    /// The index of a `<meta>`'s URL `content` attribute, and how it holds
+    /// its URL.
+    meta_content: Option<(usize, Parts)>,
+    /// The URL attributes taken: a duplicate is dropped (the first one
+    /// counts). Their names are few, as a duplicate is not kept: a tag's
+    /// attributes are read in linear time, however many.
+    seen: Vec<&'t [u8]>,
+    /// The index of the next attribute.
+    k: usize,
+}
+
+impl<'t, 'n> StartTag<'t, 'n> {
+    fn new(html: &'t [u8], tag: (&'n [u8], usize, usize), markup: bool) -> StartTag<'t, 'n> {
+        let slice = |a: usize, b: usize| html.get(a..b).unwrap_or_default();
+        // A `<meta>`'s attributes are read twice: first for what says
+        // whether its `content` is a URL.
+        let mut meta_content = None;
+        if tag.0 == b"meta" {
+            let (mut refresh, mut og, mut content) = (None, None, None);
+            let mut k = 0;
+            self::tag(html, tag.2, &mut |(a, b, c, d)| {
+                let name = slice(a, b);
+                let value = slice(c, d).trim_ascii();
+                if refresh.is_none() && name.eq_ignore_ascii_case(b"http-equiv") {
+                    refresh = Some(value.eq_ignore_ascii_case(b"refresh"));
+                } else if og.is_none() && name.eq_ignore_ascii_case(b"property") {
+                    og = Some(OG_URLS.iter().any(|o| value.eq_ignore_ascii_case(o)));
+                } else if content.is_none() && name.eq_ignore_ascii_case(b"content") {
+                    content = Some(k);
+                }
+                k += 1;
+                true
+            });
+            let refresh = refresh == Some(true);
+            if refresh || og == Some(true) {
+                meta_content = content.map(|k| {
                     (
                         k,
                         if refresh {
@@ -653,15 +692,30 @@ fn start_tag<'a>(
                         },
                     )
                 });
+            }
+        }
+        StartTag {
+            html,
+            tag,
+            markup,
+            meta_content,
+            seen: Vec::new(),
+            k: 0,
         }
     }
-    // A duplicate attribute is dropped: the first one counts. Only URL
-    // attributes are looked up, and their names are few (a duplicate is
-    // not kept): a tag's attributes are read in linear time, however many.
-    let mut seen: Vec<&[u8]> = Vec::new();
-    for (k, &(a, b, c, d)) in attrs.iter().enumerate() {
+
+    /// Read the next attribute, `(a, b, c, d)`.
+    fn attr<'a>(&mut self, s: &mut Scanned<'a>, (a, b, c, d): Attr)
+    where
+        't: 'a,
+    {
+        let html = self.html;
+        let (tag, name_start, name_end) = self.tag;
+        let k = self.k;
+        self.k += 1;
+        let slice = |a: usize, b: usize| html.get(a..b).unwrap_or_default();
         let name = slice(a, b);
-        let link = match meta_content {
+        let link = match self.meta_content {
             Some((m, parts)) if m == k => Some(("content", parts)),
             _ if tag == b"meta" => None,
             _ if name.eq_ignore_ascii_case(b"style") => Some(("style", Parts::Css)),
@@ -675,20 +729,20 @@ fn start_tag<'a>(
                 (attr, parts)
             }),
         }
-        .filter(|_| !seen.iter().any(|n| n.eq_ignore_ascii_case(name)));
+        .filter(|_| !self.seen.iter().any(|n| n.eq_ignore_ascii_case(name)));
         let Some((attr, parts)) = link else {
-            if markup {
+            if self.markup {
                 attr_text(s, html, (name_start, name_end), (a, b), (c, d));
             }
-            continue;
+            return;
         };
-        seen.push(name);
+        self.seen.push(name);
         let value = decode_attr(slice(c, d));
         if tag == b"base" && attr == "href" {
             if s.base.is_none() {
                 s.base = Some(value.into_owned());
             }
-            continue;
+            return;
         }
         let tag_name = tag_name(tag);
         let borrowed = matches!(value, Cow::Borrowed(_));
@@ -725,7 +779,7 @@ fn start_tag<'a>(
             Parts::Css => {
                 css_urls(&value).into_iter().for_each(|p| push(p, true));
                 // Absolute URLs elsewhere in the declarations are text.
-                if markup {
+                if self.markup {
                     attr_text(s, html, (name_start, name_end), (a, b), (c, d));
                 }
             }

@@ -151,6 +151,51 @@ fn a_pass_holds_a_window_at_a_time() {
     assert_eq!(n, 10);
 }
 
+#[test]
+fn one_tag_of_many_attributes_is_held_a_window_at_a_time() {
+    let mut page = b"<div".to_vec();
+    for i in 0..5000 {
+        page.extend_from_slice(
+            format!(" data-{i}='see http://u{i}.example/' x{i} src{i}=y").as_bytes(),
+        );
+    }
+    page.extend_from_slice(b" src=/s>text http://t.example/");
+    let w = Window {
+        attrs: 16,
+        text: 1024,
+    };
+    let gather = Gather {
+        text: true,
+        scripts: true,
+        markup: true,
+        base_only: false,
+    };
+    let (mut flushes, mut most_text) = (0, 0);
+    html::scan(&page, gather, w, &mut |s| {
+        flushes += 1;
+        most_text = most_text.max(s.text.len());
+        s.attrs.clear();
+        s.keep_text(128);
+        true
+    });
+    assert!(flushes > 100, "{flushes}");
+    assert!(most_text <= 1024 + 128, "{most_text}");
+    // And the links are those of one pass over the whole tag.
+    let got = links(&page, Some("http://ex.org/"), &LinkOptions::default(), w);
+    assert_eq!(
+        got,
+        links(
+            &page,
+            Some("http://ex.org/"),
+            &LinkOptions::default(),
+            WHOLE
+        )
+    );
+    assert_eq!(got.len(), 5002);
+    assert_eq!(got[4999].url, "http://u4999.example/");
+    assert_eq!(got[5000].url, "http://ex.org/s");
+}
+
 /// Pieces of HTML that put URLs in attributes and text, next to tags,
 /// entities, comments, raw text and wrapped URLs.
 fn piece() -> impl Strategy<Value = &'static str> {
