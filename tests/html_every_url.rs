@@ -322,3 +322,48 @@ fn html_every_url_cli_a_base_that_is_not_absolute_is_a_usage_error() {
         }
     }
 }
+
+/// `urlsift --base BASE -` fed `parts` with a pause after each but the last.
+fn run_paused(parts: &[&[u8]]) -> (String, i32) {
+    let mut c = Command::new(BIN)
+        .args(["--base", BASE, "-"])
+        .env_remove("URLSIFT_ISA")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = c.stdin.take().unwrap();
+    let parts: Vec<Vec<u8>> = parts.iter().map(|p| p.to_vec()).collect();
+    let feeder = std::thread::spawn(move || {
+        for (k, p) in parts.iter().enumerate() {
+            input.write_all(p).unwrap();
+            input.flush().unwrap();
+            if k + 1 < parts.len() {
+                std::thread::sleep(std::time::Duration::from_millis(300));
+            }
+        }
+    });
+    let o = c.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        o.status.code().unwrap_or(-1),
+    )
+}
+
+#[test]
+fn html_every_url_cli_a_bom_and_a_pause_still_sniff_as_html() {
+    let rest: &[u8] = b">\n<a href=\"/rel\">r</a>\n";
+    for head in [
+        &b"\xef\xbb\xbf<!DOCTYPE HTML"[..],
+        b"\xef\xbb\xbf  <html",
+        b"<!DOCTYPE HTML",
+    ] {
+        let (paused, code) = run_paused(&[head, rest]);
+        let (whole, _) = run_paused(&[&[head, rest].concat()]);
+        assert_eq!(code, 0, "{head:?}");
+        assert_eq!(paused, "https://base.example/rel\n", "{head:?}");
+        assert_eq!(paused, whole, "{head:?}");
+    }
+}
