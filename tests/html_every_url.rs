@@ -367,3 +367,167 @@ fn html_every_url_cli_a_bom_and_a_pause_still_sniff_as_html() {
         assert_eq!(paused, whole, "{head:?}");
     }
 }
+
+/// `html` as a web archive record whose HTTP `Content-Type` is `ct`.
+fn warc_typed(html: &[u8], ct: &str) -> Vec<u8> {
+    let mut block = format!("HTTP/1.1 200 OK\r\nContent-Type: {ct}\r\n\r\n").into_bytes();
+    block.extend_from_slice(html);
+    let mut rec = format!(
+        "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: {BASE}\r\n\
+         WARC-Record-ID: <urn:uuid:2>\r\nContent-Length: {}\r\n\r\n",
+        block.len()
+    )
+    .into_bytes();
+    rec.extend_from_slice(&block);
+    rec.extend_from_slice(b"\r\n\r\n");
+    rec
+}
+
+/// Windows-1251 "Путь" and "Текст".
+const PUT: &[u8] = b"\xcf\xf3\xf2\xfc";
+const TEKST: &[u8] = b"\xd2\xe5\xea\xf1\xf2";
+
+fn cp1251_page(meta: bool) -> Vec<u8> {
+    [
+        &b"<!DOCTYPE html>"[..],
+        if meta {
+            b"<meta charset=\"windows-1251\">"
+        } else {
+            b""
+        },
+        b"<a href=\"https://ex.ru/",
+        PUT,
+        b"\">x</a> https://ex.ru/",
+        TEKST,
+        b"\n",
+    ]
+    .concat()
+}
+
+fn utf16(s: &str, le: bool) -> Vec<u8> {
+    let mut out = if le {
+        vec![0xff, 0xfe]
+    } else {
+        vec![0xfe, 0xff]
+    };
+    for u in s.encode_utf16() {
+        out.extend_from_slice(&if le { u.to_le_bytes() } else { u.to_be_bytes() });
+    }
+    out
+}
+
+/// The URLs and their spans in the input as stored.
+fn url_spans(out: &[u8]) -> Vec<(String, usize, usize)> {
+    rows(out)
+        .iter()
+        .map(|r| {
+            (
+                r["url"].as_str().unwrap().to_owned(),
+                r["start"].as_u64().unwrap() as usize,
+                r["end"].as_u64().unwrap() as usize,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn html_every_url_cli_pages_are_read_in_their_charset() {
+    let want = ["https://ex.ru/Путь", "https://ex.ru/Текст"];
+    // A <meta charset>: a file and a record (whose header names none).
+    let page = cp1251_page(true);
+    for (kind, input, extra) in [
+        ("file", page.clone(), vec!["--base", BASE]),
+        ("warc", warc(&page), vec![]),
+    ] {
+        let mut args = vec!["--format", "json"];
+        args.extend_from_slice(&extra);
+        args.push("-");
+        let (out, err, code) = run(&args, &input);
+        assert_eq!(code, 0, "{kind}: {err}");
+        let got = url_spans(&out);
+        let urls: Vec<&str> = got.iter().map(|g| g.0.as_str()).collect();
+        assert_eq!(urls, want, "{kind}");
+        // Offsets in the page as stored (a record's: in its payload).
+        let (_, s, e) = &got[0];
+        assert_eq!(
+            &page[*s..*e],
+            [&b"https://ex.ru/"[..], PUT].concat(),
+            "{kind}"
+        );
+        let (_, s, e) = &got[1];
+        assert_eq!(
+            &page[*s..*e],
+            [&b"https://ex.ru/"[..], TEKST].concat(),
+            "{kind}"
+        );
+    }
+    // The HTTP header's charset, with no <meta>; it comes before a <meta>.
+    for page in [
+        cp1251_page(false),
+        [&b"<meta charset=koi8-r>"[..], &cp1251_page(false)].concat(),
+    ] {
+        let (out, err, code) = run(
+            &["--format", "json", "-"],
+            &warc_typed(&page, "text/html; charset=windows-1251"),
+        );
+        assert_eq!(code, 0, "{err}");
+        let got = url_spans(&out);
+        let urls: Vec<&str> = got.iter().map(|g| g.0.as_str()).collect();
+        assert_eq!(urls, want);
+    }
+    // UTF-16 with a byte order mark, either byte order: a file and a record.
+    let text = "<!DOCTYPE html><p><a href=\"/é\">x</a> see http://u16.example/ü</p>\n";
+    for le in [true, false] {
+        let page = utf16(text, le);
+        for (kind, input, extra) in [
+            ("file", page.clone(), vec!["--base", BASE]),
+            ("warc", warc(&page), vec![]),
+        ] {
+            let mut args = vec!["--format", "json"];
+            args.extend_from_slice(&extra);
+            args.push("-");
+            let (out, err, code) = run(&args, &input);
+            assert_eq!(code, 0, "{kind} {le}: {err}");
+            let got = url_spans(&out);
+            let urls: Vec<&str> = got.iter().map(|g| g.0.as_str()).collect();
+            assert_eq!(
+                urls,
+                ["https://base.example/é", "http://u16.example/ü"],
+                "{kind} {le}"
+            );
+            let (_, s, e) = &got[1];
+            assert_eq!(
+                page[*s..*e],
+                utf16("http://u16.example/ü", le)[2..],
+                "{kind} {le}"
+            );
+        }
+    }
+}
+
+#[test]
+fn html_every_url_cli_an_unknown_charset_is_a_warning() {
+    let page = b"<!DOCTYPE html><meta charset=\"klingon\"><a href=\"https://k.example/\">k</a>\n";
+    for (kind, input, extra) in [
+        ("file", page.to_vec(), vec!["--base", BASE]),
+        ("warc", warc(page), vec![]),
+        (
+            "warc header",
+            warc_typed(
+                b"<!DOCTYPE html><a href=/h>h</a>",
+                "text/html; charset=x-nope",
+            ),
+            vec![],
+        ),
+    ] {
+        let mut args = extra.clone();
+        args.push("-");
+        let (out, err, code) = run(&args, &input);
+        assert_eq!(code, 0, "{kind}: {err}");
+        assert!(!out.is_empty(), "{kind}");
+        assert!(
+            err.contains("unknown charset") && err.contains("read as UTF-8"),
+            "{kind}: {err}"
+        );
+    }
+}

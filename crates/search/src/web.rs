@@ -128,7 +128,10 @@ pub fn html_document_links(
 
 /// [`html_document_links`] with these options: the base is
 /// [`LinkOptions::base`], and [`LinkOptions::links_only`] gives the links
-/// and the text between tags only.
+/// and the text between tags only. The page is read in its encoding
+/// ([`urlsift_warc::page_encoding`]: a byte order mark, else a `<meta
+/// charset>`, else UTF-8); returns a warning for a charset label that
+/// names no encoding.
 ///
 /// ```
 /// use urlsift_search::web::html_document_links_with;
@@ -143,15 +146,15 @@ pub fn html_document_links_with(
     html: &[u8],
     opts: &LinkOptions,
     mut each: impl FnMut(&Match<'_>, &WebWhere),
-) {
+) -> Option<String> {
     let mut web = WebWhere::default();
     let mut each = |m: &Match<'_>, web: &WebWhere| {
         each(m, web);
         true
     };
-    urlsift_warc::html_links(html, opts.base.as_deref(), opts, |link| {
+    urlsift_warc::html_page_links(html, opts.base.as_deref(), None, opts, |link| {
         emit(link, &mut web, &mut each);
-    });
+    })
 }
 
 /// The links of one web archive record ([`urlsift_warc::record_links`]:
@@ -221,10 +224,9 @@ fn emit(
         return true;
     }
     let www = !link.resolved && link.url.len() >= 4 && link.url[..4].eq_ignore_ascii_case("www.");
-    let len = link.found.as_ref().map_or(link.url.len(), String::len);
     let m = Match {
         start: link.offset,
-        end: link.offset + len,
+        end: link.end,
         url: Cow::Borrowed(link.url.as_bytes()),
         style: if text { Style::Bare } else { Style::Quoted },
         kind: if www { Kind::Www } else { Kind::Uri },

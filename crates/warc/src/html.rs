@@ -542,6 +542,24 @@ fn push_stretch(
     }
 }
 
+/// Read the attributes of the tag whose name ends at `name_end`, handing
+/// each name and value (as written) to `each`; returns the offset past
+/// the tag's `>`, or `None` when `html` ends inside the tag.
+pub(crate) fn attributes(
+    html: &[u8],
+    name_end: usize,
+    each: &mut dyn FnMut(&[u8], &[u8]),
+) -> Option<usize> {
+    let slice = |a: usize, b: usize| html.get(a..b).unwrap_or_default();
+    match tag(html, name_end, &mut |(a, b, c, d)| {
+        each(slice(a, b), slice(c, d));
+        true
+    }) {
+        TagEnd::End(end) => Some(end),
+        TagEnd::Eof | TagEnd::Stopped => None,
+    }
+}
+
 /// An attribute of a start tag: `(name_start, name_end, value_start,
 /// value_end)` in the document (value `0..0` when it has none).
 type Attr = (usize, usize, usize, usize);
@@ -1100,10 +1118,10 @@ pub const SNIFF_LEN: usize = 1445;
 /// `<BR`, `<P` or `<!--`, ASCII case-insensitive, followed by a space or
 /// `>`.
 ///
-/// One deliberate difference: a UTF-8 byte order mark before the
-/// whitespace is skipped (WHATWG's table ranks the BOM's own row below the
-/// HTML rows and calls such a resource `text/plain`; editors write one in
-/// front of many HTML files).
+/// One deliberate difference: a byte order mark before the whitespace is
+/// skipped (WHATWG's table ranks the BOM's own row below the HTML rows and
+/// calls such a resource `text/plain`; editors write one in front of many
+/// HTML files). After a UTF-16 one, the patterns are looked for in UTF-16.
 ///
 /// ```
 /// use urlsift_warc::sniff_html;
@@ -1133,10 +1151,34 @@ pub fn sniff_html(bytes: &[u8]) -> bool {
         b"<!--",
     ];
     let b = bytes.get(..SNIFF_LEN).unwrap_or(bytes);
+    let utf16 = match b.get(..2) {
+        Some([0xff, 0xfe]) => Some(true),
+        Some([0xfe, 0xff]) => Some(false),
+        _ => None,
+    };
+    if let Some(le) = utf16 {
+        // Its ASCII characters, up to the first other one.
+        let ascii: Vec<u8> = b
+            .get(2..)
+            .unwrap_or_default()
+            .chunks_exact(2)
+            .map_while(|c| {
+                let (lo, hi) = if le { (c[0], c[1]) } else { (c[1], c[0]) };
+                (hi == 0 && lo < 0x80).then_some(lo)
+            })
+            .collect();
+        return sniff_patterns(&ascii, &PATTERNS);
+    }
     let b = b.strip_prefix(b"\xef\xbb\xbf").unwrap_or(b);
+    sniff_patterns(b, &PATTERNS)
+}
+
+/// Whether `b` starts, after whitespace, with one of `patterns` followed
+/// by a space or `>`.
+fn sniff_patterns(b: &[u8], patterns: &[&[u8]]) -> bool {
     let start = b.iter().position(|&c| !is_space(c)).unwrap_or(b.len());
     let b = b.get(start..).unwrap_or_default();
-    PATTERNS.iter().any(|p| {
+    patterns.iter().any(|p| {
         b.get(..p.len()).is_some_and(|h| h.eq_ignore_ascii_case(p))
             && matches!(b.get(p.len()), Some(b' ' | b'>'))
     })
@@ -1215,15 +1257,23 @@ mod tests {
             assert!(sniff_html(doc.as_bytes()), "{doc:?}");
         }
         // A vertical tab is not whitespace here; a BOM after whitespace
-        // is not skipped; nor is a UTF-16 BOM.
+        // is not skipped.
         for doc in [
             &b"\x0b<html>"[..],
             b" \xef\xbb\xbf<html>",
-            b"\xff\xfe<\0h\0t\0m\0l\0>\0",
-            b"\xfe\xff\0<\0h\0t\0m\0l\0>",
+            b"<\0h\0t\0m\0l\0>\0",
         ] {
             assert!(!sniff_html(doc), "{doc:?}");
         }
+        // After a UTF-16 BOM, the patterns in UTF-16.
+        for doc in [
+            &b"\xff\xfe<\0h\0t\0m\0l\0>\0"[..],
+            b"\xfe\xff\0<\0h\0t\0m\0l\0>",
+            b"\xff\xfe \0\n\0<\0P\0 \0",
+        ] {
+            assert!(sniff_html(doc), "{doc:?}");
+        }
+        assert!(!sniff_html(b"\xff\xfe<\0h\0t\0m\0l\0x\0"));
     }
 
     #[test]

@@ -33,6 +33,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod charset;
 mod engine;
 mod entities;
 mod html;
@@ -43,11 +44,12 @@ mod source;
 #[cfg(test)]
 mod windows;
 
+pub use charset::{PRESCAN_LEN, PageEncoding, page_encoding};
 pub use entities::decode_char_refs;
 pub use html::{SNIFF_LEN, sniff_html};
 pub use http::{HttpResponse, dechunk};
 pub use links::{
-    BodyKind, Link, LinkOptions, Payload, Source, body_kind, header_links, html_links, payload,
-    record_links, record_links_while, text_links,
+    BodyKind, Link, LinkOptions, Payload, Source, body_kind, header_links, html_links,
+    html_page_links, payload, record_links, record_links_while, text_links,
 };
 pub use reader::{DEFAULT_MAX_BLOCK, Issue, Reader, Record, Severity};

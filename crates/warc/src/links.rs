@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 
+use crate::charset::{self, page_encoding};
 use crate::engine::{self, Base};
 use crate::html;
 use crate::http::HttpResponse;
@@ -112,8 +113,11 @@ pub struct Link {
     /// decoded body (after transfer and content codings; the attribute
     /// value's start, or a `srcset` candidate's or refresh URL's own when
     /// the attribute holds no character reference); for header links, in
-    /// the record block.
+    /// the record block. A page that is not UTF-8 is read decoded, and its
+    /// offsets are in its bytes as stored.
     pub offset: usize,
+    /// Byte offset one past the link as written (as `offset`).
+    pub end: usize,
 }
 
 /// What the link pass looks at. The default reads every URL of an HTML
@@ -350,7 +354,15 @@ pub fn record_links_while(
     }
     match body_kind(p.content_type.as_deref(), &p.body) {
         BodyKind::Html => {
-            html_links_in(&p.body, doc, opts, html::Window::DEFAULT, &mut sink);
+            let unknown = html_page_links_in(
+                &p.body,
+                doc,
+                p.content_type.as_deref(),
+                opts,
+                html::Window::DEFAULT,
+                &mut sink,
+            );
+            return p.problem.or(unknown);
         }
         BodyKind::Text => text_links(&p.body, |l| {
             sink(l);
@@ -450,6 +462,7 @@ fn reference(
         source,
         resolved,
         offset,
+        end: offset + written.len(),
     }
 }
 
@@ -476,10 +489,75 @@ fn reference(
 /// ]);
 /// ```
 pub fn html_links(html: &[u8], doc: Option<&str>, opts: &LinkOptions, mut sink: impl FnMut(Link)) {
-    html_links_in(html, doc, opts, html::Window::DEFAULT, &mut |l| {
+    html_page_links_in(html, doc, None, opts, html::Window::DEFAULT, &mut |l| {
         sink(l);
         true
     });
+}
+
+/// [`html_links`] for a page whose HTTP `Content-Type` is `content_type`
+/// (if known), read in its encoding ([`page_encoding`]: a byte order mark,
+/// the `Content-Type` charset, a `<meta charset>` in its first 1024 bytes,
+/// else UTF-8). A page that is not UTF-8 is decoded: its URLs are UTF-8,
+/// and their offsets are in the page's bytes as stored. Returns a warning
+/// when a charset label names no known encoding (the page is then read by
+/// the next rule).
+///
+/// ```
+/// use urlsift_warc::{html_page_links, LinkOptions};
+/// // "Путь" in windows-1251, declared by a <meta>.
+/// let page = b"<meta charset=windows-1251><a href=\"/\xcf\xf3\xf2\xfc\">x</a>";
+/// let mut got = Vec::new();
+/// let warning = html_page_links(page, Some("https://ex.ru/"), None, &LinkOptions::default(), |l| {
+///     got.push((l.url, l.offset, l.end))
+/// });
+/// assert_eq!(got, [("https://ex.ru/Путь".to_owned(), 36, 41)]);
+/// assert_eq!(&page[36..41], b"/\xcf\xf3\xf2\xfc");
+/// assert_eq!(warning, None);
+/// ```
+pub fn html_page_links(
+    html: &[u8],
+    doc: Option<&str>,
+    content_type: Option<&str>,
+    opts: &LinkOptions,
+    mut sink: impl FnMut(Link),
+) -> Option<String> {
+    html_page_links_in(
+        html,
+        doc,
+        content_type,
+        opts,
+        html::Window::DEFAULT,
+        &mut |l| {
+            sink(l);
+            true
+        },
+    )
+}
+
+/// [`html_page_links`], handing links to `sink` until it returns false.
+pub(crate) fn html_page_links_in(
+    html: &[u8],
+    doc: Option<&str>,
+    content_type: Option<&str>,
+    opts: &LinkOptions,
+    window: html::Window,
+    sink: &mut dyn FnMut(Link) -> bool,
+) -> Option<String> {
+    let (enc, unknown) = page_encoding(html, content_type);
+    let warning =
+        unknown.map(|label| format!("unknown charset {label:?}: read as {}", enc.encoding.name()));
+    if enc.encoding == encoding_rs::UTF_8 {
+        html_links_in(html, doc, opts, window, sink);
+        return warning;
+    }
+    let decoded = charset::decode(html, enc);
+    html_links_in(&decoded.text, doc, opts, window, &mut |mut l| {
+        l.offset = decoded.page_offset(l.offset);
+        l.end = decoded.page_offset(l.end);
+        sink(l)
+    });
+    warning
 }
 
 /// [`html_links`], one [`html::Window`] of the document at a time (so the
@@ -604,6 +682,7 @@ fn text_link(url: &[u8], written: &[u8], www: bool, offset: usize, source: Sourc
         source,
         resolved: !www,
         offset,
+        end: offset + written.len(),
     }
 }
 

@@ -100,7 +100,7 @@ pub(super) fn scan_html(
         base: cfg.base.clone(),
         ..cfg.link_options()
     };
-    crate::web::html_document_links_with(page, &opts, |m, web| {
+    let warning = crate::web::html_document_links_with(page, &opts, |m, web| {
         let line = if uses_line {
             lines.at(page, m.start)
         } else {
@@ -113,6 +113,9 @@ pub(super) fn scan_html(
         };
         emit.record_at(m, (line, column), None, Some(web));
     });
+    if let Some(w) = warning {
+        urlsift_core::report!("{name}: {w}");
+    }
     if tail.is_empty() && rest.is_none() {
         return None;
     }
