@@ -413,13 +413,13 @@ pub(crate) fn scan<'a>(
                 // of attributes is never held whole.
                 let ended = if !gather.base_only || lname == b"base" {
                     let mut st = StartTag::new(html, (lname, lt + 1, name_end), want_markup);
-                    tag(html, name_end, &mut |a| {
+                    tag(html, name_end, |a| {
                         st.attr(&mut s, a);
                         !(s.attrs.len() >= window.attrs || s.text.len() >= window.text)
                             || flush(&mut s)
                     })
                 } else {
-                    tag(html, name_end, &mut |_| true)
+                    tag(html, name_end, |_| true)
                 };
                 match ended {
                     TagEnd::Stopped => return s,
@@ -551,7 +551,7 @@ pub(crate) fn attributes(
     each: &mut dyn FnMut(&[u8], &[u8]),
 ) -> Option<usize> {
     let slice = |a: usize, b: usize| html.get(a..b).unwrap_or_default();
-    match tag(html, name_end, &mut |(a, b, c, d)| {
+    match tag(html, name_end, |(a, b, c, d)| {
         each(slice(a, b), slice(c, d));
         true
     }) {
@@ -576,7 +576,8 @@ enum TagEnd {
 
 /// Tokenise the attributes of the tag whose name ends at `name_end`,
 /// handing each to `each` (which returns false to stop) as it is read.
-fn tag(html: &[u8], name_end: usize, each: &mut dyn FnMut(Attr) -> bool) -> TagEnd {
+#[inline]
+fn tag(html: &[u8], name_end: usize, mut each: impl FnMut(Attr) -> bool) -> TagEnd {
     let n = html.len();
     let mut i = name_end;
     loop {
@@ -685,7 +686,7 @@ impl<'t, 'n> StartTag<'t, 'n> {
         if tag.0 == b"meta" {
             let (mut refresh, mut og, mut content) = (None, None, None);
             let mut k = 0;
-            self::tag(html, tag.2, &mut |(a, b, c, d)| {
+            self::tag(html, tag.2, |(a, b, c, d)| {
                 let name = slice(a, b);
                 let value = slice(c, d).trim_ascii();
                 if refresh.is_none() && name.eq_ignore_ascii_case(b"http-equiv") {
@@ -835,7 +836,12 @@ fn attr_text(
     (c, d): (usize, usize),
 ) {
     let v = html.get(c..d).unwrap_or_default();
-    if find(b':', v).is_none() && find(b'&', v).is_none() {
+    let may_hold = if v.len() <= 32 {
+        v.iter().any(|&b| b == b':' || b == b'&')
+    } else {
+        memchr::memchr2(b':', b'&', v).is_some()
+    };
+    if !may_hold {
         return;
     }
     push_stretch(s, html, (c, d), Some(true), Stretch::Attr { tag, name });
