@@ -257,8 +257,10 @@ pub(crate) struct ScanArgs {
     /// WARC-Target-URI (a <base href> in the page comes first).
     #[arg(long, value_name = "URI")]
     pub(crate) base: Option<String>,
-    /// Read every input as HTML: URL attributes resolved, text between tags
-    /// scanned after entities are decoded (default: inputs that sniff as HTML).
+    /// Read every input as HTML: URL attributes and CSS url()s resolved, the
+    /// absolute URLs of other attributes, scripts, styles and comments, and
+    /// text between tags scanned after entities are decoded (default: inputs
+    /// that sniff as HTML).
     #[arg(long, overrides_with = "no_html")]
     pub(crate) html: bool,
     /// Read no input as HTML: the text rules only (web archives still are).
@@ -281,6 +283,11 @@ pub(crate) struct ScanArgs {
     /// 2xx,301 (comma-separated).
     #[arg(long, value_name = "STATUSES", value_delimiter = ',')]
     pub(crate) status: Vec<urlsift_search::run::StatusPattern>,
+    /// Of HTML (files and web archive pages), only the links (URL attributes
+    /// and CSS url()s, resolved) and the URLs of the text between tags; not
+    /// the absolute URLs of other attributes, scripts, styles and comments.
+    #[arg(long)]
+    pub(crate) links_only: bool,
     /// After the run, print a summary on stderr: inputs, bytes, URLs, time and
     /// throughput, then per kind of input (text, html, mail, web archive);
     /// after the de-duplication (--unique, --count-by) and --mail lines.

@@ -250,6 +250,16 @@ pub fn key_cmd(
     })
 }
 
+/// `base` as a base URI: an absolute URI (RFC 3986 4.3), or why it is not
+/// one (the message `resolve` and `--base` give).
+pub fn parse_base(base: &str) -> Result<UriRef<'_>, String> {
+    match UriRef::parse(base.as_bytes()) {
+        Ok(b) if b.is_absolute() => Ok(b),
+        Ok(_) => Err("base URI has no scheme".into()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// `urlsift resolve BASE [REF...]`: one resolved target per line on `out`
 /// (RFC 3986 5.2). A bad base is reported once and every reference fails
 /// (standard input is then not read); a bad reference gets a message on
@@ -260,15 +270,8 @@ pub fn resolve_cmd(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> io::Result<i32> {
-    let b = match UriRef::parse(base.as_bytes()) {
-        Ok(b) if b.is_absolute() => b,
-        Ok(_) => {
-            writeln!(
-                err,
-                "urlsift: resolve: base {base:?}: base URI has no scheme"
-            )?;
-            return Ok(2);
-        }
+    let b = match parse_base(base) {
+        Ok(b) => b,
         Err(e) => {
             writeln!(err, "urlsift: resolve: base {base:?}: {e}")?;
             return Ok(2);

@@ -323,6 +323,9 @@ impl Engine {
     /// the message of a bad argument.
     fn resolve(args: &ScanArgs, sources: &[Source]) -> Result<Engine, String> {
         let max_memory = parse_size(&args.max_memory).map_err(|e| format!("--max-memory: {e}"))?;
+        if let Some(b) = &args.base {
+            cmd_uri::parse_base(b).map_err(|e| format!("--base {b:?}: {e}"))?;
+        }
         check_output_args(args, matches!(args.format, FormatArg::Parquet))?;
         let classifier = match &args.isa {
             Some(name) => Classifier::from_name(name),
@@ -359,6 +362,7 @@ fn run_config(args: &ScanArgs, opts: Options, engine: Engine) -> run::Config<'st
         } else {
             run::HtmlMode::Auto
         },
+        links_only: args.links_only,
         max_html: urlsift_search::web::MAX_HTML,
         column: args.vimgrep,
         opts,

@@ -112,6 +112,7 @@ fn html_cli_base_href_resolves_attributes_in_document_order() {
             "https://ex.org/docs/s2.png",
             "https://ex.org/docs/q?a=1&b=2",
             "mailto:x@y.example",
+            "http://script.example/",
             "http://entity.example/x",
         ]
     );

@@ -682,6 +682,16 @@ pub fn normalize(input: &[u8], level_name: &str, drop_fragment: bool) -> Result<
     })
 }
 
+/// `base` as the base of HTML inputs (`--base`): `Ok` for an absolute URI,
+/// else the CLI's message (`base "x": base URI has no scheme`).
+pub fn check_base(base: &str) -> Result<(), String> {
+    match UriRef::parse(base.as_bytes()) {
+        Ok(b) if b.is_absolute() => Ok(()),
+        Ok(_) => Err(format!("base {base:?}: base URI has no scheme")),
+        Err(e) => Err(format!("base {base:?}: {e}")),
+    }
+}
+
 /// `urlsift resolve BASE REF`: RFC 3986 5.2 with a strict parse of both.
 pub fn resolve(base: &[u8], reference: &[u8]) -> Result<String, Error> {
     guarded(|| {

@@ -210,6 +210,7 @@ pub fn scan_files(
     };
     let t = crate::threads(threads)?;
     let html = crate::html_mode(html, mail)?;
+    crate::check_base(base.as_deref())?;
     let paths = self::paths(paths)?;
     let scan = engine::FileScan::start(paths, FileOptions {
             mail,

@@ -121,11 +121,21 @@ fn html_mode(html: Option<bool>, mail: bool) -> PyResult<engine::HtmlMode> {
     }
 }
 
+/// A `base` that is not an absolute URI is a ValueError, as `--base` is a
+/// usage error.
+pub(crate) fn check_base(base: Option<&str>) -> PyResult<()> {
+    match base.map(engine::check_base) {
+        Some(Err(e)) => Err(PyValueError::new_err(e)),
+        _ => Ok(()),
+    }
+}
+
 fn read_options(
     mail: bool,
     html: Option<bool>,
     base: Option<String>,
 ) -> PyResult<engine::ReadOptions> {
+    check_base(base.as_deref())?;
     Ok(engine::ReadOptions {
         mail,
         html: html_mode(html, mail)?,

@@ -4,6 +4,7 @@ bytes: sniffed or forced (html=), relative links resolved against
 
 from __future__ import annotations
 
+import subprocess
 import warnings
 
 import pytest
@@ -40,9 +41,21 @@ OPTIONS = [
     ({"html": True}, ["--html"]),
     ({"html": True, "base": "http://h.example/d/e.html"}, ["--html", "--base", "http://h.example/d/e.html"]),
     ({"html": False}, ["--no-html"]),
-    ({"base": "not absolute"}, ["--base", "not absolute"]),
 ]
-OPTION_IDS = ["sniffed", "base", "html", "html+base", "no-html", "bad-base"]
+OPTION_IDS = ["sniffed", "base", "html", "html+base", "no-html"]
+
+
+@pytest.mark.parametrize("bad", ["not absolute", " http://lead.example/", "notabase"])
+def test_a_base_that_is_not_absolute_is_refused(cli, tmp_path, bad):
+    p = tmp_path / "page.html"
+    p.write_bytes(PAGE)
+    r = subprocess.run([str(cli), "--base", bad, str(p)], capture_output=True)
+    assert r.returncode == 2 and b"--base" in r.stderr
+    for fn in (urlsift.urls, urlsift.find):
+        with pytest.raises(ValueError, match="base"):
+            fn(PAGE, base=bad)
+    with pytest.raises(ValueError, match="base"):
+        urlsift.scan_files([p], base=bad)
 
 
 @pytest.mark.parametrize("kw,flags", OPTIONS, ids=OPTION_IDS)
@@ -59,7 +72,7 @@ def test_html_as_cli(cli, tmp_path, name, kw, flags):
     assert got == rows
     if rows and "source" in rows[0]:
         # A link of a page says where in the page it was.
-        assert {r["source"] for r in rows} <= {"text", "attribute"}
+        assert {r["source"] for r in rows} <= {"text", "attribute", "css", "attribute-text", "script", "style", "comment"}
         assert urlsift.find(data, **kw)[0].source == rows[0]["source"]
 
 
@@ -74,16 +87,20 @@ def test_the_cases_mean_something():
         "https://ex.org/s2.png",
         "https://ex.org/docs/a&b.html?x=1&y=2",
         "www.www.example/w",
+        "http://comment.example/",
+        "http://script.example/",
         "https://ex.org/docs/post.cgi",
         "https://ex.org/spaced",
         "mailto:someone@example.com",
         "http://escaped.example/",
     ]
     # No base (the page's <base href> is relative itself): its relative
-    # links are left out; comments and scripts are not text.
+    # links are left out; the absolute URLs of comments and scripts are in.
     assert urlsift.urls(PAGE) == [
         "http://text.example/p",
         "www.www.example/w",
+        "http://comment.example/",
+        "http://script.example/",
         "https://ex.org/spaced",
         "mailto:someone@example.com",
         "http://escaped.example/",

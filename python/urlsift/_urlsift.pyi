@@ -88,7 +88,7 @@ class Match:
     found: Optional[str]
     """The link as written in the page, where it differs from ``url``
     (relative, with character references, with spaces)."""
-    source: Optional[Literal["text", "attribute", "header"]]
+    source: Optional[Literal["attribute", "css", "attribute-text", "script", "style", "comment", "text", "header"]]
     source_name: Optional[str]
     """``tag@attribute`` (``a@href``, ``img@srcset``) for an attribute."""
     warc_target_uri: Optional[str]

@@ -158,7 +158,8 @@ pub struct WebWhere {
     /// The link as written, when it differs from `url` (relative,
     /// entity-encoded, or with whitespace removed).
     pub found: Option<String>,
-    /// `text`, `attribute` or `header`.
+    /// Where in the page or record: `attribute`, `css`, `attribute-text`,
+    /// `script`, `style`, `comment`, `text` or `header`.
     pub source: &'static str,
     /// For an attribute, `tag@attribute` (`a@href`, `img@srcset`); for a
     /// header, its name (`Location`). Borrowed from a static table for the

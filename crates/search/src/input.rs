@@ -166,10 +166,20 @@ pub fn looks_binary(head: &[u8]) -> bool {
 /// Whether `head` holds enough to say what a stream is: the bytes that
 /// say how it is compressed, and after its leading whitespace a line, or
 /// more than the longest start of HTML or a web archive
-/// ([`urlsift_warc::sniff_html`], [`is_warc`]).
+/// ([`urlsift_warc::sniff_html`], [`is_warc`]); a UTF-8 byte order mark
+/// before them does not count.
 fn head_says(head: &[u8]) -> bool {
     const LONGEST: usize = b"<!DOCTYPE HTML ".len();
-    let text = head.iter().position(|b| !b.is_ascii_whitespace());
+    let bom = if head.starts_with(b"\xef\xbb\xbf") {
+        3
+    } else {
+        0
+    };
+    let text = head
+        .iter()
+        .skip(bom)
+        .position(|b| !b.is_ascii_whitespace())
+        .map(|t| t + bom);
     head.len() >= 4
         && text.is_some_and(|t| {
             head.len() - t > LONGEST || memchr::memchr(b'\n', &head[t..]).is_some()

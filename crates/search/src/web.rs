@@ -85,9 +85,10 @@ impl Lines {
 /// The links of the HTML document `html`, in document order: its URL
 /// attributes (`href`, `src`, `action`, `srcset`, ... see
 /// [`urlsift_warc::html_links`]) resolved (RFC 3986 5.2) against the first
-/// `<base href>` (itself resolved against `base`), else against `base`, and
-/// the URLs of its text between tags, after character references are
-/// decoded (`script` and `style` are skipped). With no base at all,
+/// `<base href>` (itself resolved against `base`), else against `base`;
+/// CSS `url()`s, resolved alike; the absolute URLs of other attribute
+/// values, scripts, styles and comments; and the URLs of its text between
+/// tags, after character references are decoded. With no base at all,
 /// relative references are left out.
 ///
 /// `each` gets each link as a [`Match`] (offsets in `html`) and its
@@ -116,16 +117,44 @@ impl Lines {
 pub fn html_document_links(
     html: &[u8],
     base: Option<&str>,
-    mut each: impl FnMut(&Match<'_>, &WebWhere),
+    each: impl FnMut(&Match<'_>, &WebWhere),
 ) {
+    let opts = LinkOptions {
+        base: base.map(str::to_owned),
+        ..LinkOptions::default()
+    };
+    html_document_links_with(html, &opts, each);
+}
+
+/// [`html_document_links`] with these options: the base is
+/// [`LinkOptions::base`], and [`LinkOptions::links_only`] gives the links
+/// and the text between tags only. The page is read in its encoding
+/// ([`urlsift_warc::page_encoding`]: a byte order mark, else a `<meta
+/// charset>`, else UTF-8); returns a warning for a charset label that
+/// names no encoding.
+///
+/// ```
+/// use urlsift_search::web::html_document_links_with;
+/// use urlsift_warc::LinkOptions;
+/// let page = b"<a href=/a>t</a><!-- http://c.example/ -->";
+/// let opts = LinkOptions { base: Some("http://ex.org/".into()), ..LinkOptions::links_only() };
+/// let mut got = Vec::new();
+/// html_document_links_with(page, &opts, |m, web| got.push((m.url_str().into_owned(), web.source)));
+/// assert_eq!(got, [("http://ex.org/a".to_owned(), "attribute")]);
+/// ```
+pub fn html_document_links_with(
+    html: &[u8],
+    opts: &LinkOptions,
+    mut each: impl FnMut(&Match<'_>, &WebWhere),
+) -> Option<String> {
     let mut web = WebWhere::default();
     let mut each = |m: &Match<'_>, web: &WebWhere| {
         each(m, web);
         true
     };
-    urlsift_warc::html_links(html, base, &LinkOptions::default(), |link| {
+    urlsift_warc::html_page_links(html, opts.base.as_deref(), None, opts, |link| {
         emit(link, &mut web, &mut each);
-    });
+    })
 }
 
 /// The links of one web archive record ([`urlsift_warc::record_links`]:
@@ -190,15 +219,14 @@ fn emit(
     web: &mut WebWhere,
     each: &mut impl FnMut(&Match<'_>, &WebWhere) -> bool,
 ) -> bool {
-    let text = matches!(link.source, Source::Text);
+    let text = link.source.is_text();
     if !link.resolved && !text {
         return true;
     }
     let www = !link.resolved && link.url.len() >= 4 && link.url[..4].eq_ignore_ascii_case("www.");
-    let len = link.found.as_ref().map_or(link.url.len(), String::len);
     let m = Match {
         start: link.offset,
-        end: link.offset + len,
+        end: link.end,
         url: Cow::Borrowed(link.url.as_bytes()),
         style: if text { Style::Bare } else { Style::Quoted },
         kind: if www { Kind::Www } else { Kind::Uri },
@@ -213,9 +241,12 @@ fn emit(
 /// The `source_name` of a link: `tag@attribute`, or the header's name.
 fn source_name(source: &Source) -> Option<Cow<'static, str>> {
     match source {
-        Source::Text => None,
+        Source::Text | Source::Script | Source::Style | Source::Comment => None,
         Source::Header { name } => Some(Cow::Borrowed(name)),
         Source::Attribute { tag, attr } => Some(attribute_name(tag, attr)),
+        Source::Css { tag, attr: "" } => Some(tag.clone()),
+        Source::Css { tag, attr } => Some(attribute_name(tag, attr)),
+        Source::AttributeText { tag, attr } => Some(attribute_name(tag, attr)),
     }
 }
 
@@ -243,6 +274,10 @@ fn attribute_name(tag: &str, attr: &str) -> Cow<'static, str> {
         "th" @ "background", "tr" @ "background",
         "img" @ "longdesc", "frame" @ "longdesc", "iframe" @ "longdesc",
         "object" @ "data", "html" @ "manifest", "meta" @ "content",
+        "a" @ "ping", "area" @ "ping", "a" @ "xlink:href", "use" @ "xlink:href",
+        "image" @ "xlink:href", "svg" @ "xmlns", "html" @ "xmlns",
+        "div" @ "style", "span" @ "style", "p" @ "style", "body" @ "style",
+        "td" @ "style", "a" @ "style",
     );
     Cow::Owned(format!("{tag}@{attr}"))
 }

@@ -1,4 +1,5 @@
 //! An HTML input longer than `Config::max_html`: HTML up to its last newline
+//! (or space, `<`, `>`; never into a tag that ends past the cap)
 //! before the cap, the text rules after it, with offsets and lines in the
 //! whole input; the same for a mapped file, a stream and a gzip stream.
 
@@ -93,4 +94,57 @@ fn past_the_cap_the_text_rules_read_the_rest() {
     let (all, _) = rows(&cfg, Source::Path(dir.path().join("p.html.gz")));
     assert_eq!(all.len(), 80);
     assert!(all.iter().all(|r| r.get("source").is_some()));
+}
+
+/// With no newline before the cap, the cut is at a space, `<` or `>`, and
+/// before a tag it would end inside: no URL and no tag is cut in two,
+/// for a mapped file and a stream alike.
+#[test]
+fn a_cap_without_a_newline_cuts_no_url_or_tag_in_two() {
+    let page = b"<!DOCTYPE html><p>see http://first.example/a/long/path and \
+        <a href=\"http://tag.example/x/y/z\">t</a> then http://last.example/p"
+        .to_vec();
+    let url = |u: &str| {
+        page.windows(u.len())
+            .position(|w| w == u.as_bytes())
+            .unwrap()
+    };
+    let in_first = url("http://first.example/") + 10;
+    let in_tag = url("<a href=") + 12;
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("p.html");
+    std::fs::write(&plain, &page).unwrap();
+    for cap in [in_first, in_tag] {
+        for mmap in [true, false] {
+            let opts = Options {
+                format: Format::Json,
+                ..Options::default()
+            };
+            let mut cfg = Config::new(opts, Extractor::new());
+            cfg.max_html = cap;
+            cfg.mmap = mmap;
+            let (mut out, mut err) = (Vec::new(), Vec::new());
+            run::run(&cfg, &[Source::Path(plain.clone())], &mut out, &mut err);
+            assert!(err.is_empty(), "{}", String::from_utf8_lossy(&err));
+            let rows: Vec<serde_json::Value> = out
+                .split(|&b| b == b'\n')
+                .filter(|l| !l.is_empty())
+                .map(|l| serde_json::from_slice(l).unwrap())
+                .collect();
+            let urls: Vec<&str> = rows.iter().map(|r| r["url"].as_str().unwrap()).collect();
+            assert_eq!(
+                urls,
+                [
+                    "http://first.example/a/long/path",
+                    "http://tag.example/x/y/z",
+                    "http://last.example/p"
+                ],
+                "cap {cap}"
+            );
+            for r in &rows {
+                let s = r["start"].as_u64().unwrap() as usize;
+                assert!(page[s..].starts_with(r["url"].as_str().unwrap().as_bytes()));
+            }
+        }
+    }
 }

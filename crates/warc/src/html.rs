@@ -32,6 +32,29 @@ pub(crate) struct AttrUrl<'a> {
     pub raw_end: usize,
     /// The value with character references decoded.
     pub value: Cow<'a, [u8]>,
+    /// A CSS `url()` (or `@import` string): in a `style` attribute (`attr`
+    /// is `"style"`) or a `<style>` element (`attr` is `""`).
+    pub css: bool,
+}
+
+/// What a stretch of the gathered text is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stretch {
+    /// Text between tags (and `title`, `textarea`, `plaintext`, `xmp`,
+    /// `iframe`, `noembed`, `noframes` contents).
+    Text,
+    /// A `script` element's contents.
+    Script,
+    /// A `style` element's contents.
+    Style,
+    /// A comment, doctype, `<?...>` or `<![CDATA[...]]>`.
+    Comment,
+    /// The value of an attribute that is not read as a URL: the spans of
+    /// its tag name and its attribute name in the document.
+    Attr {
+        tag: (usize, usize),
+        name: (usize, usize),
+    },
 }
 
 /// What a pass over a document has gathered and not yet handed on: the
@@ -52,6 +75,8 @@ pub(crate) struct Scanned<'a> {
     /// `(text offset, document offset)` pairs: the text from each text offset
     /// on comes from the document offset on (until the next pair).
     pub map: Vec<(usize, usize)>,
+    /// `(text offset, kind)` of each stretch of `text`, in order.
+    pub stretches: Vec<(usize, Stretch)>,
 }
 
 impl Scanned<'_> {
@@ -66,6 +91,18 @@ impl Scanned<'_> {
         self.text_base += cut;
         let first = self.map.partition_point(|&(x, _)| x <= self.text_base);
         self.map.drain(..first.saturating_sub(1));
+        let first = self
+            .stretches
+            .partition_point(|&(x, _)| x <= self.text_base);
+        self.stretches.drain(..first.saturating_sub(1));
+    }
+
+    /// The kind of the stretch that holds text offset `t`.
+    pub(crate) fn stretch_at(&self, t: usize) -> Stretch {
+        let i = self.stretches.partition_point(|&(x, _)| x <= t);
+        i.checked_sub(1)
+            .and_then(|i| self.stretches.get(i))
+            .map_or(Stretch::Text, |&(_, k)| k)
     }
 }
 
@@ -197,6 +234,12 @@ pub(crate) fn tag_name(tag: &[u8]) -> Cow<'static, str> {
         "meta",
         "image",
         "use",
+        "svg",
+        "style",
+        "div",
+        "span",
+        "p",
+        "li",
     );
     Cow::Owned(crate::links::owned(tag))
 }
@@ -217,6 +260,10 @@ fn url_attr(tag: &[u8], name: &[u8]) -> Option<&'static str> {
         (6, b's') => "srcset",
         (4, b'd') if tag == b"object" => "data",
         (8, b'm') if tag == b"html" => "manifest",
+        (10, b'x') => "xlink:href",
+        (4, b'p') => "ping",
+        (8, b'i') => "itemtype",
+        (6, b'i') => "itemid",
         _ => return None,
     };
     name.eq_ignore_ascii_case(cand.as_bytes()).then_some(cand)
@@ -230,6 +277,9 @@ pub(crate) struct Gather {
     /// The contents of `script`, `style` and the other raw text elements,
     /// as text (without character references).
     pub scripts: bool,
+    /// The values of attributes not read as URLs, and comments and other
+    /// markup declarations, as text.
+    pub markup: bool,
     /// Only the first `<base href>`: no attributes, no text, and the pass
     /// ends once it is found.
     pub base_only: bool,
@@ -255,6 +305,7 @@ pub(crate) fn base_href(html: &[u8]) -> Option<Vec<u8>> {
     let gather = Gather {
         text: false,
         scripts: false,
+        markup: false,
         base_only: true,
     };
     scan(html, gather, Window::DEFAULT, &mut |_| true).base
@@ -272,7 +323,8 @@ pub(crate) fn scan<'a>(
     flush: &mut dyn FnMut(&mut Scanned<'a>) -> bool,
 ) -> Scanned<'a> {
     let want_text = gather.text && !gather.base_only;
-    let scan_scripts = gather.scripts;
+    let want_markup = gather.markup && !gather.base_only;
+    let scan_scripts = gather.scripts && !gather.base_only;
     // Room for the links and text stretches of a typical page (about one
     // link per 250 bytes, one stretch per 30): no growing on the way.
     let mut s = Scanned {
@@ -284,7 +336,6 @@ pub(crate) fn scan<'a>(
         }),
         ..Scanned::default()
     };
-    let mut attrs: Vec<(usize, usize, usize, usize)> = Vec::new();
     let mut i = 0;
     let mut text_from = 0;
     while let Some(p) = find(b'<', html.get(i..).unwrap_or_default()) {
@@ -307,14 +358,39 @@ pub(crate) fn scan<'a>(
                     } else if html.get(body..body + 2) == Some(b"->") {
                         body + 2
                     } else {
-                        memchr::memmem::find(html.get(body..).unwrap_or_default(), b"-->")
-                            .map_or(html.len(), |q| body + q + 3)
+                        let end =
+                            memchr::memmem::find(html.get(body..).unwrap_or_default(), b"-->")
+                                .map_or(html.len(), |q| body + q);
+                        if want_text {
+                            push_text(&mut s, html, text_from, lt, true);
+                            text_from = lt;
+                        }
+                        if want_markup {
+                            push_stretch(&mut s, html, (body, end), None, Stretch::Comment);
+                        }
+                        (end + 3).min(html.len())
                     }
                 } else {
-                    to_gt(html, lt + 2)
+                    let end = to_gt(html, lt + 2);
+                    declaration(
+                        &mut s,
+                        html,
+                        (lt, end),
+                        &mut text_from,
+                        (want_text, want_markup),
+                    )
                 }
             }
-            Some(b'?') => to_gt(html, lt + 2),
+            Some(b'?') => {
+                let end = to_gt(html, lt + 2);
+                declaration(
+                    &mut s,
+                    html,
+                    (lt, end),
+                    &mut text_from,
+                    (want_text, want_markup),
+                )
+            }
             Some(b'/') => match html.get(lt + 2) {
                 // An end tag's attributes are dropped: skip to its `>` (a
                 // `>` inside a quoted attribute of an end tag ends it early).
@@ -324,24 +400,42 @@ pub(crate) fn scan<'a>(
                 None => html.len(),
             },
             Some(c) if c.is_ascii_alphabetic() => {
-                attrs.clear();
-                match tag(html, lt + 1, &mut attrs) {
-                    Some((name_end, end)) => {
-                        if want_text {
-                            push_text(&mut s, html, text_from, lt, true);
-                        }
-                        let name = html.get(lt + 1..name_end).unwrap_or_default();
-                        let mut lower = [0u8; 16];
-                        let lname = lowercase(name, &mut lower);
-                        if !gather.base_only || lname == b"base" {
-                            start_tag(&mut s, html, lname, &attrs);
-                        }
-                        let after = raw_text(&mut s, html, lname, end, (want_text, scan_scripts));
+                if want_text {
+                    push_text(&mut s, html, text_from, lt, true);
+                    text_from = lt;
+                }
+                let name_end = run_to(html, lt + 1, 1);
+                let name = html.get(lt + 1..name_end).unwrap_or_default();
+                let mut lower = [0u8; 16];
+                let lname = lowercase(name, &mut lower);
+                // The attributes are handed on one at a time (a window's
+                // worth at once, even inside one tag): a tag of millions
+                // of attributes is never held whole.
+                let ended = if !gather.base_only || lname == b"base" {
+                    let mut st = StartTag::new(html, (lname, lt + 1, name_end), want_markup);
+                    tag(html, name_end, |a| {
+                        st.attr(&mut s, a);
+                        !(s.attrs.len() >= window.attrs || s.text.len() >= window.text)
+                            || flush(&mut s)
+                    })
+                } else {
+                    tag(html, name_end, |_| true)
+                };
+                match ended {
+                    TagEnd::Stopped => return s,
+                    TagEnd::End(end) => {
+                        let after = raw_text(
+                            &mut s,
+                            html,
+                            lname,
+                            end,
+                            (want_text, scan_scripts, gather.base_only),
+                        );
                         i = after;
                         text_from = after;
                         continue;
                     }
-                    None => html.len(),
+                    TagEnd::Eof => html.len(),
                 }
             }
             _ => {
@@ -350,7 +444,7 @@ pub(crate) fn scan<'a>(
                 continue;
             }
         };
-        if want_text {
+        if want_text && text_from < lt {
             push_text(&mut s, html, text_from, lt, true);
         }
         i = after_markup;
@@ -379,8 +473,47 @@ fn to_gt(html: &[u8], from: usize) -> usize {
     find(b'>', html.get(from..).unwrap_or_default()).map_or(html.len(), |q| from + q + 1)
 }
 
-/// Append decoded text `html[from..to]` (NUL-separated from what came before).
+/// A doctype, `<?...>` or `<![CDATA[...]]>` at `lt..end`: the text before
+/// it is handed on, and its inside gathered as a [`Stretch::Comment`].
+/// Returns `end`.
+fn declaration(
+    s: &mut Scanned<'_>,
+    html: &[u8],
+    (lt, end): (usize, usize),
+    text_from: &mut usize,
+    (text, markup): (bool, bool),
+) -> usize {
+    if text && *text_from < lt {
+        push_text(s, html, *text_from, lt, true);
+    }
+    *text_from = lt;
+    if markup {
+        let inner_end = if html.get(end.wrapping_sub(1)) == Some(&b'>') {
+            end - 1
+        } else {
+            end
+        };
+        push_stretch(s, html, (lt + 2, inner_end), None, Stretch::Comment);
+    }
+    end
+}
+
+/// Append text `html[from..to]`, character references decoded when
+/// `decode` (NUL-separated from what came before).
 fn push_text(s: &mut Scanned<'_>, html: &[u8], from: usize, to: usize, decode: bool) {
+    push_stretch(s, html, (from, to), decode.then_some(false), Stretch::Text);
+}
+
+/// Append `html[from..to]` as a stretch of `kind` (NUL-separated from what
+/// came before): with `decode` `Some(in_attribute)`, its character
+/// references decoded (as in an attribute value, or in text).
+fn push_stretch(
+    s: &mut Scanned<'_>,
+    html: &[u8],
+    (from, to): (usize, usize),
+    decode: Option<bool>,
+    kind: Stretch,
+) {
     let Some(t) = html.get(from..to) else {
         return;
     };
@@ -396,9 +529,12 @@ fn push_text(s: &mut Scanned<'_>, html: &[u8], from: usize, to: usize, decode: b
     }
     let base = s.text_base;
     s.map.push((base + s.text.len(), from));
-    if decode && find(b'&', t).is_some() {
+    if s.stretches.last().is_none_or(|&(_, k)| k != kind) {
+        s.stretches.push((base + s.text.len(), kind));
+    }
+    if let Some(attribute) = decode.filter(|_| find(b'&', t).is_some()) {
         let map = &mut s.map;
-        decode_char_refs(t, false, &mut s.text, |inp, outp| {
+        decode_char_refs(t, attribute, &mut s.text, |inp, outp| {
             map.push((base + outp, from + inp));
         });
     } else {
@@ -406,25 +542,51 @@ fn push_text(s: &mut Scanned<'_>, html: &[u8], from: usize, to: usize, decode: b
     }
 }
 
-/// Tokenise the tag whose name starts at `at`; push `(name_start, name_end,
-/// value_start, value_end)` for each attribute (value 0..0 when it has none).
-/// Returns the end of the tag name and the offset past the tag's `>`, or
-/// `None` when the document ends inside the tag (which then is dropped).
-fn tag(
+/// Read the attributes of the tag whose name ends at `name_end`, handing
+/// each name and value (as written) to `each`; returns the offset past
+/// the tag's `>`, or `None` when `html` ends inside the tag.
+pub(crate) fn attributes(
     html: &[u8],
-    at: usize,
-    attrs: &mut Vec<(usize, usize, usize, usize)>,
-) -> Option<(usize, usize)> {
+    name_end: usize,
+    each: &mut dyn FnMut(&[u8], &[u8]),
+) -> Option<usize> {
+    let slice = |a: usize, b: usize| html.get(a..b).unwrap_or_default();
+    match tag(html, name_end, |(a, b, c, d)| {
+        each(slice(a, b), slice(c, d));
+        true
+    }) {
+        TagEnd::End(end) => Some(end),
+        TagEnd::Eof | TagEnd::Stopped => None,
+    }
+}
+
+/// An attribute of a start tag: `(name_start, name_end, value_start,
+/// value_end)` in the document (value `0..0` when it has none).
+type Attr = (usize, usize, usize, usize);
+
+/// How the tokenising of a tag ended.
+enum TagEnd {
+    /// At its `>`: the offset past it.
+    End(usize),
+    /// The document ends inside the tag.
+    Eof,
+    /// The attribute sink said stop.
+    Stopped,
+}
+
+/// Tokenise the attributes of the tag whose name ends at `name_end`,
+/// handing each to `each` (which returns false to stop) as it is read.
+#[inline]
+fn tag(html: &[u8], name_end: usize, mut each: impl FnMut(Attr) -> bool) -> TagEnd {
     let n = html.len();
-    let mut i = run_to(html, at, 1);
-    let name_end = i;
+    let mut i = name_end;
     loop {
         while i < n && (is_space(html[i]) || html[i] == b'/') {
             i += 1;
         }
         match html.get(i) {
-            None => return None,
-            Some(b'>') => return Some((name_end, i + 1)),
+            None => return TagEnd::Eof,
+            Some(b'>') => return TagEnd::End(i + 1),
             _ => {}
         }
         let ns = i;
@@ -434,122 +596,353 @@ fn tag(
         while i < n && is_space(html[i]) {
             i += 1;
         }
-        if html.get(i) != Some(&b'=') {
-            attrs.push((ns, ne, 0, 0));
-            continue;
-        }
-        i += 1;
-        while i < n && is_space(html[i]) {
+        let attr = if html.get(i) != Some(&b'=') {
+            (ns, ne, 0, 0)
+        } else {
             i += 1;
-        }
-        match html.get(i) {
-            None => return None,
-            Some(&q @ (b'"' | b'\'')) => {
-                let vs = i + 1;
-                let ve = vs + find(q, html.get(vs..).unwrap_or_default())?;
-                attrs.push((ns, ne, vs, ve));
-                i = ve + 1;
+            while i < n && is_space(html[i]) {
+                i += 1;
             }
-            Some(b'>') => attrs.push((ns, ne, i, i)),
-            Some(_) => {
-                let vs = i;
-                i = run_to(html, i, 4);
-                attrs.push((ns, ne, vs, i));
+            match html.get(i) {
+                None => return TagEnd::Eof,
+                Some(&q @ (b'"' | b'\'')) => {
+                    let vs = i + 1;
+                    let Some(len) = find(q, html.get(vs..).unwrap_or_default()) else {
+                        return TagEnd::Eof;
+                    };
+                    i = vs + len + 1;
+                    (ns, ne, vs, vs + len)
+                }
+                Some(b'>') => (ns, ne, i, i),
+                Some(_) => {
+                    let vs = i;
+                    i = run_to(html, i, 4);
+                    (ns, ne, vs, i)
+                }
+            }
+        };
+        if !each(attr) {
+            return TagEnd::Stopped;
+        }
+    }
+}
+
+/// The `<meta property>` values whose `content` is a URL (Open Graph).
+const OG_URLS: [&[u8]; 10] = [
+    b"og:url",
+    b"og:image",
+    b"og:image:url",
+    b"og:image:secure_url",
+    b"og:video",
+    b"og:video:url",
+    b"og:video:secure_url",
+    b"og:audio",
+    b"og:audio:url",
+    b"og:audio:secure_url",
+];
+
+/// How a URL attribute's value holds its URLs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Parts {
+    /// The whole value.
+    Whole,
+    /// `srcset` candidates.
+    Srcset,
+    /// Tokens separated by whitespace (`ping`).
+    Tokens,
+    /// Tokens separated by whitespace that are absolute URLs (`itemtype`).
+    AbsoluteTokens,
+    /// A refresh declaration's URL (`<meta http-equiv=refresh content>`).
+    Refresh,
+    /// CSS `url()`s and `@import` strings (`style`).
+    Css,
+}
+
+/// The attributes of one start tag, read one at a time: its URL
+/// attributes (and `<base href>`) recorded, and with `markup`, the values
+/// of its other attributes gathered as text.
+struct StartTag<'t, 'n> {
+    html: &'t [u8],
+    /// The lowercased name, and the span of the name as written.
+    tag: (&'n [u8], usize, usize),
+    markup: bool,
+    /// The index of a `<meta>`'s URL `content` attribute, and how it holds
+    /// its URL.
+    meta_content: Option<(usize, Parts)>,
+    /// The URL attributes taken: a duplicate is dropped (the first one
+    /// counts). Their names are few, as a duplicate is not kept: a tag's
+    /// attributes are read in linear time, however many.
+    seen: Vec<&'t [u8]>,
+    /// The index of the next attribute.
+    k: usize,
+}
+
+impl<'t, 'n> StartTag<'t, 'n> {
+    fn new(html: &'t [u8], tag: (&'n [u8], usize, usize), markup: bool) -> StartTag<'t, 'n> {
+        let slice = |a: usize, b: usize| html.get(a..b).unwrap_or_default();
+        // A `<meta>`'s attributes are read twice: first for what says
+        // whether its `content` is a URL.
+        let mut meta_content = None;
+        if tag.0 == b"meta" {
+            let (mut refresh, mut og, mut content) = (None, None, None);
+            let mut k = 0;
+            self::tag(html, tag.2, |(a, b, c, d)| {
+                let name = slice(a, b);
+                let value = slice(c, d).trim_ascii();
+                if refresh.is_none() && name.eq_ignore_ascii_case(b"http-equiv") {
+                    refresh = Some(value.eq_ignore_ascii_case(b"refresh"));
+                } else if og.is_none() && name.eq_ignore_ascii_case(b"property") {
+                    og = Some(OG_URLS.iter().any(|o| value.eq_ignore_ascii_case(o)));
+                } else if content.is_none() && name.eq_ignore_ascii_case(b"content") {
+                    content = Some(k);
+                }
+                k += 1;
+                true
+            });
+            let refresh = refresh == Some(true);
+            if refresh || og == Some(true) {
+                meta_content = content.map(|k| {
+                    (
+                        k,
+                        if refresh {
+                            Parts::Refresh
+                        } else {
+                            Parts::Whole
+                        },
+                    )
+                });
+            }
+        }
+        StartTag {
+            html,
+            tag,
+            markup,
+            meta_content,
+            seen: Vec::new(),
+            k: 0,
+        }
+    }
+
+    /// Read the next attribute, `(a, b, c, d)`.
+    fn attr<'a>(&mut self, s: &mut Scanned<'a>, (a, b, c, d): Attr)
+    where
+        't: 'a,
+    {
+        let html = self.html;
+        let (tag, name_start, name_end) = self.tag;
+        let k = self.k;
+        self.k += 1;
+        let slice = |a: usize, b: usize| html.get(a..b).unwrap_or_default();
+        let name = slice(a, b);
+        let link = match self.meta_content {
+            Some((m, parts)) if m == k => Some(("content", parts)),
+            _ if tag == b"meta" => None,
+            _ if name.eq_ignore_ascii_case(b"style") => Some(("style", Parts::Css)),
+            _ => url_attr(tag, name).map(|attr| {
+                let parts = match attr {
+                    "srcset" => Parts::Srcset,
+                    "ping" => Parts::Tokens,
+                    "itemtype" => Parts::AbsoluteTokens,
+                    _ => Parts::Whole,
+                };
+                (attr, parts)
+            }),
+        }
+        .filter(|_| !self.seen.iter().any(|n| n.eq_ignore_ascii_case(name)));
+        let Some((attr, parts)) = link else {
+            if self.markup {
+                attr_text(s, html, (name_start, name_end), (a, b), (c, d));
+            }
+            return;
+        };
+        self.seen.push(name);
+        let value = decode_attr(slice(c, d));
+        if tag == b"base" && attr == "href" {
+            if s.base.is_none() {
+                s.base = Some(value.into_owned());
+            }
+            return;
+        }
+        let tag_name = tag_name(tag);
+        let borrowed = matches!(value, Cow::Borrowed(_));
+        let mut push = |(us, ue): (usize, usize), css: bool| {
+            let (raw_start, raw_end) = if parts == Parts::Whole {
+                // Where the URL is written: without the leading and
+                // trailing C0 controls and spaces URL parsers strip.
+                let raw = slice(c, d);
+                let s = raw.iter().position(|&b| b > b' ').unwrap_or(raw.len());
+                let e = raw.iter().rposition(|&b| b > b' ').map_or(s, |p| p + 1);
+                (c + s, c + e)
+            } else {
+                part_span(borrowed, (c, d), (us, ue))
+            };
+            s.attrs.push(AttrUrl {
+                tag: tag_name.clone(),
+                attr,
+                raw_start,
+                raw_end,
+                value: sub(&value, us, ue),
+                css,
+            });
+        };
+        match parts {
+            Parts::Whole => push((0, value.len()), false),
+            Parts::Srcset => srcset(&value).into_iter().for_each(|p| push(p, false)),
+            Parts::Tokens => tokens(&value).for_each(|p| push(p, false)),
+            Parts::AbsoluteTokens => tokens(&value)
+                .filter(|&(us, ue)| {
+                    crate::engine::Base::new(value.get(us..ue).unwrap_or_default()).is_some()
+                })
+                .for_each(|p| push(p, false)),
+            Parts::Refresh => refresh_url(&value).into_iter().for_each(|p| push(p, false)),
+            Parts::Css => {
+                css_urls(&value).into_iter().for_each(|p| push(p, true));
+                // Absolute URLs elsewhere in the declarations are text.
+                if self.markup {
+                    attr_text(s, html, (name_start, name_end), (a, b), (c, d));
+                }
             }
         }
     }
 }
 
-/// Record the URL attributes (and `<base href>`) of a start tag.
-fn start_tag<'a>(
-    s: &mut Scanned<'a>,
-    html: &'a [u8],
-    tag: &[u8],
-    attrs: &[(usize, usize, usize, usize)],
+/// An attribute value with its character references decoded (borrowed
+/// when it has none).
+fn decode_attr(v: &[u8]) -> Cow<'_, [u8]> {
+    if find(b'&', v).is_none() {
+        return Cow::Borrowed(v);
+    }
+    let mut out = Vec::with_capacity(v.len());
+    decode_char_refs(v, true, &mut out, |_, _| {});
+    Cow::Owned(out)
+}
+
+/// The part `a..b` of a value, borrowed as the value is.
+fn sub<'a>(v: &Cow<'a, [u8]>, a: usize, b: usize) -> Cow<'a, [u8]> {
+    match v {
+        Cow::Borrowed(x) => Cow::Borrowed(x.get(a..b).unwrap_or_default()),
+        Cow::Owned(x) => Cow::Owned(x.get(a..b).unwrap_or_default().to_vec()),
+    }
+}
+
+/// Gather the value `c..d` of the attribute named at `name` on the tag
+/// named at `tag` as text, when it can hold a URL (a `:`, or a character
+/// reference that may stand for one).
+fn attr_text(
+    s: &mut Scanned<'_>,
+    html: &[u8],
+    tag: (usize, usize),
+    name: (usize, usize),
+    (c, d): (usize, usize),
 ) {
-    let slice = |a: usize, b: usize| html.get(a..b).unwrap_or_default();
-    let decode = |v: &'a [u8]| -> Cow<'a, [u8]> {
-        if find(b'&', v).is_none() {
-            return Cow::Borrowed(v);
-        }
-        let mut out = Vec::with_capacity(v.len());
-        decode_char_refs(v, true, &mut out, |_, _| {});
-        Cow::Owned(out)
+    let v = html.get(c..d).unwrap_or_default();
+    let may_hold = if v.len() <= 32 {
+        v.iter().any(|&b| b == b':' || b == b'&')
+    } else {
+        memchr::memchr2(b':', b'&', v).is_some()
     };
-    let sub = |v: &Cow<'a, [u8]>, a: usize, b: usize| -> Cow<'a, [u8]> {
-        match v {
-            Cow::Borrowed(x) => Cow::Borrowed(x.get(a..b).unwrap_or_default()),
-            Cow::Owned(x) => Cow::Owned(x.get(a..b).unwrap_or_default().to_vec()),
-        }
-    };
-    // A duplicate attribute is dropped: the first one counts. Only URL
-    // attributes are looked up, and their names are few (a duplicate is
-    // not kept): a tag's attributes are read in linear time, however many.
-    let mut seen: Vec<&[u8]> = Vec::new();
-    if tag == b"meta" {
-        let refresh = attrs.iter().any(|&(a, b, c, d)| {
-            slice(a, b).eq_ignore_ascii_case(b"http-equiv")
-                && slice(c, d).trim_ascii().eq_ignore_ascii_case(b"refresh")
-        });
-        if let Some(&(_, _, c, d)) = attrs
-            .iter()
-            .find(|&&(a, b, _, _)| slice(a, b).eq_ignore_ascii_case(b"content"))
-            .filter(|_| refresh)
-        {
-            let content = decode(slice(c, d));
-            if let Some((us, ue)) = refresh_url(&content) {
-                let (raw_start, raw_end) =
-                    part_span(matches!(content, Cow::Borrowed(_)), (c, d), (us, ue));
-                s.attrs.push(AttrUrl {
-                    tag: Cow::Borrowed("meta"),
-                    attr: "content",
-                    raw_start,
-                    raw_end,
-                    value: sub(&content, us, ue),
-                });
-            }
-        }
+    if !may_hold {
         return;
     }
-    for &(a, b, c, d) in attrs {
-        let name = slice(a, b);
-        let Some(attr) = url_attr(tag, name) else {
-            continue;
-        };
-        if seen.iter().any(|n| n.eq_ignore_ascii_case(name)) {
-            continue;
+    push_stretch(s, html, (c, d), Some(true), Stretch::Attr { tag, name });
+}
+
+/// The tokens of `v` separated by ASCII whitespace, as spans.
+fn tokens(v: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while v.get(i).is_some_and(|&b| is_space(b)) {
+            i += 1;
         }
-        seen.push(name);
-        let value = decode(slice(c, d));
-        if tag == b"base" && attr == "href" {
-            if s.base.is_none() {
-                s.base = Some(value.into_owned());
+        let start = i;
+        while v.get(i).is_some_and(|&b| !is_space(b)) {
+            i += 1;
+        }
+        (i > start).then_some((start, i))
+    })
+}
+
+/// The spans of the URLs of CSS text: each `url(...)` (quoted or not) and
+/// each `@import` string, outside comments and other strings. CSS escapes
+/// are left as written.
+pub(crate) fn css_urls(v: &[u8]) -> Vec<(usize, usize)> {
+    let n = v.len();
+    let mut out = Vec::new();
+    // The end of the string opened by quote `q` at `i` (past its closing
+    // quote, or the end).
+    let string_end = |i: usize, q: u8| {
+        let mut j = i + 1;
+        while j < n {
+            match v[j] {
+                b'\\' => j += 2,
+                b if b == q => return (j, j + 1),
+                b'\n' => return (j, j),
+                _ => j += 1,
             }
-            continue;
         }
-        let tag_name = tag_name(tag);
-        if attr == "srcset" {
-            for (us, ue) in srcset(&value) {
-                let (raw_start, raw_end) =
-                    part_span(matches!(value, Cow::Borrowed(_)), (c, d), (us, ue));
-                s.attrs.push(AttrUrl {
-                    tag: tag_name.clone(),
-                    attr,
-                    raw_start,
-                    raw_end,
-                    value: sub(&value, us, ue),
-                });
+        (n, n)
+    };
+    let mut i = 0;
+    while i < n {
+        match v[i] {
+            b'/' if v.get(i + 1) == Some(&b'*') => {
+                i = memchr::memmem::find(v.get(i + 2..).unwrap_or_default(), b"*/")
+                    .map_or(n, |p| i + 2 + p + 2);
             }
-            continue;
+            q @ (b'"' | b'\'') => i = string_end(i, q).1,
+            b'u' | b'U'
+                if v.get(i..i + 4)
+                    .is_some_and(|u| u.eq_ignore_ascii_case(b"url("))
+                    && (i == 0 || !(v[i - 1].is_ascii_alphanumeric() || v[i - 1] == b'-')) =>
+            {
+                let mut j = i + 4;
+                while j < n && is_space(v[j]) {
+                    j += 1;
+                }
+                match v.get(j) {
+                    Some(&q @ (b'"' | b'\'')) => {
+                        let (close, next) = string_end(j, q);
+                        if close > j + 1 {
+                            out.push((j + 1, close));
+                        }
+                        i = next;
+                    }
+                    _ => {
+                        let close = memchr::memchr(b')', v.get(j..).unwrap_or_default())
+                            .map_or(n, |p| j + p);
+                        let mut e = close;
+                        while e > j && is_space(v[e - 1]) {
+                            e -= 1;
+                        }
+                        if e > j {
+                            out.push((j, e));
+                        }
+                        i = close + 1;
+                    }
+                }
+            }
+            b'@' if v
+                .get(i..i + 7)
+                .is_some_and(|u| u.eq_ignore_ascii_case(b"@import")) =>
+            {
+                let mut j = i + 7;
+                while j < n && is_space(v[j]) {
+                    j += 1;
+                }
+                if let Some(&q @ (b'"' | b'\'')) = v.get(j) {
+                    let (close, next) = string_end(j, q);
+                    if close > j + 1 {
+                        out.push((j + 1, close));
+                    }
+                    i = next;
+                } else {
+                    i = j;
+                }
+            }
+            _ => i += 1,
         }
-        s.attrs.push(AttrUrl {
-            tag: tag_name,
-            attr,
-            raw_start: c,
-            raw_end: d,
-            value,
-        });
     }
+    out
 }
 
 /// Where the part `us..ue` of an attribute value (written at `c..d`) is
@@ -563,18 +956,18 @@ fn part_span(borrowed: bool, (c, d): (usize, usize), (us, ue): (usize, usize)) -
 /// After a start tag that opens raw text, skip it to its end tag, or (when
 /// the text is gathered, and for `script` and the like with `scripts`)
 /// gather it as text. Returns where markup resumes.
-fn raw_text(
-    s: &mut Scanned<'_>,
-    html: &[u8],
+fn raw_text<'a>(
+    s: &mut Scanned<'a>,
+    html: &'a [u8],
     tag: &[u8],
     from: usize,
-    (text, scripts): (bool, bool),
+    (text, scripts, base_only): (bool, bool, bool),
 ) -> usize {
-    let (decode, gather) = match tag {
-        b"script" | b"style" | b"xmp" | b"iframe" | b"noembed" | b"noframes" => {
-            (false, text && scripts)
-        }
-        b"title" | b"textarea" => (true, text),
+    let (decode, gather, kind) = match tag {
+        b"script" => (false, scripts, Stretch::Script),
+        b"style" => (false, scripts, Stretch::Style),
+        b"xmp" | b"iframe" | b"noembed" | b"noframes" => (false, text && scripts, Stretch::Text),
+        b"title" | b"textarea" => (true, text, Stretch::Text),
         b"plaintext" => {
             if text {
                 push_text(s, html, from, html.len(), false);
@@ -584,8 +977,21 @@ fn raw_text(
         _ => return from,
     };
     let end = find_end_tag(html, from, tag);
+    if tag == b"style" && !base_only {
+        let css = html.get(from..end).unwrap_or_default();
+        for (us, ue) in css_urls(css) {
+            s.attrs.push(AttrUrl {
+                tag: Cow::Borrowed("style"),
+                attr: "",
+                raw_start: from + us,
+                raw_end: from + ue,
+                value: Cow::Borrowed(css.get(us..ue).unwrap_or_default()),
+                css: true,
+            });
+        }
+    }
     if gather {
-        push_text(s, html, from, end, decode);
+        push_stretch(s, html, (from, end), decode.then_some(false), kind);
     }
     end
 }
@@ -718,10 +1124,10 @@ pub const SNIFF_LEN: usize = 1445;
 /// `<BR`, `<P` or `<!--`, ASCII case-insensitive, followed by a space or
 /// `>`.
 ///
-/// One deliberate difference: a UTF-8 byte order mark before the
-/// whitespace is skipped (WHATWG's table ranks the BOM's own row below the
-/// HTML rows and calls such a resource `text/plain`; editors write one in
-/// front of many HTML files).
+/// One deliberate difference: a byte order mark before the whitespace is
+/// skipped (WHATWG's table ranks the BOM's own row below the HTML rows and
+/// calls such a resource `text/plain`; editors write one in front of many
+/// HTML files). After a UTF-16 one, the patterns are looked for in UTF-16.
 ///
 /// ```
 /// use urlsift_warc::sniff_html;
@@ -751,10 +1157,34 @@ pub fn sniff_html(bytes: &[u8]) -> bool {
         b"<!--",
     ];
     let b = bytes.get(..SNIFF_LEN).unwrap_or(bytes);
+    let utf16 = match b.get(..2) {
+        Some([0xff, 0xfe]) => Some(true),
+        Some([0xfe, 0xff]) => Some(false),
+        _ => None,
+    };
+    if let Some(le) = utf16 {
+        // Its ASCII characters, up to the first other one.
+        let ascii: Vec<u8> = b
+            .get(2..)
+            .unwrap_or_default()
+            .chunks_exact(2)
+            .map_while(|c| {
+                let (lo, hi) = if le { (c[0], c[1]) } else { (c[1], c[0]) };
+                (hi == 0 && lo < 0x80).then_some(lo)
+            })
+            .collect();
+        return sniff_patterns(&ascii, &PATTERNS);
+    }
     let b = b.strip_prefix(b"\xef\xbb\xbf").unwrap_or(b);
+    sniff_patterns(b, &PATTERNS)
+}
+
+/// Whether `b` starts, after whitespace, with one of `patterns` followed
+/// by a space or `>`.
+fn sniff_patterns(b: &[u8], patterns: &[&[u8]]) -> bool {
     let start = b.iter().position(|&c| !is_space(c)).unwrap_or(b.len());
     let b = b.get(start..).unwrap_or_default();
-    PATTERNS.iter().any(|p| {
+    patterns.iter().any(|p| {
         b.get(..p.len()).is_some_and(|h| h.eq_ignore_ascii_case(p))
             && matches!(b.get(p.len()), Some(b' ' | b'>'))
     })
@@ -833,15 +1263,23 @@ mod tests {
             assert!(sniff_html(doc.as_bytes()), "{doc:?}");
         }
         // A vertical tab is not whitespace here; a BOM after whitespace
-        // is not skipped; nor is a UTF-16 BOM.
+        // is not skipped.
         for doc in [
             &b"\x0b<html>"[..],
             b" \xef\xbb\xbf<html>",
-            b"\xff\xfe<\0h\0t\0m\0l\0>\0",
-            b"\xfe\xff\0<\0h\0t\0m\0l\0>",
+            b"<\0h\0t\0m\0l\0>\0",
         ] {
             assert!(!sniff_html(doc), "{doc:?}");
         }
+        // After a UTF-16 BOM, the patterns in UTF-16.
+        for doc in [
+            &b"\xff\xfe<\0h\0t\0m\0l\0>\0"[..],
+            b"\xfe\xff\0<\0h\0t\0m\0l\0>",
+            b"\xff\xfe \0\n\0<\0P\0 \0",
+        ] {
+            assert!(sniff_html(doc), "{doc:?}");
+        }
+        assert!(!sniff_html(b"\xff\xfe<\0h\0t\0m\0l\0x\0"));
     }
 
     #[test]

@@ -35,6 +35,7 @@
 #![deny(missing_docs)]
 
 mod binary;
+mod charset;
 mod engine;
 mod entities;
 mod html;
@@ -46,11 +47,12 @@ mod wat;
 #[cfg(test)]
 mod windows;
 
+pub use charset::{PRESCAN_LEN, PageEncoding, page_encoding};
 pub use entities::decode_char_refs;
 pub use html::{SNIFF_LEN, sniff_html};
 pub use http::{HttpResponse, dechunk};
 pub use links::{
-    BodyKind, Link, LinkOptions, Payload, Source, body_kind, header_links, html_links, payload,
-    record_links, record_links_while, text_links,
+    BodyKind, Link, LinkOptions, Payload, Source, body_kind, header_links, html_links,
+    html_page_links, payload, record_links, record_links_while, text_links,
 };
 pub use reader::{DEFAULT_MAX_BLOCK, Issue, Reader, Record, SHORT_LENGTH_SLACK, Severity};

@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 
+use crate::charset::{self, page_encoding};
 use crate::engine::{self, Base};
 use crate::html;
 use crate::http::HttpResponse;
@@ -11,10 +12,11 @@ use crate::reader::{DEFAULT_MAX_BLOCK, Record};
 /// Where a link was found.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Source {
-    /// In text: a WET conversion, a text payload, or the text of an HTML page.
+    /// In text: a WET conversion, a text payload, or the text between the
+    /// tags of an HTML page.
     Text,
-    /// In an HTML attribute, e.g. `a`/`href`, `img`/`srcset`, `meta`/`content`
-    /// (refresh).
+    /// In an HTML URL attribute, e.g. `a`/`href`, `img`/`srcset`,
+    /// `meta`/`content` (refresh, Open Graph), resolved.
     Attribute {
         /// The tag name, lowercased (borrowed for the elements that define
         /// URL attributes).
@@ -22,6 +24,32 @@ pub enum Source {
         /// The attribute name, lowercase.
         attr: &'static str,
     },
+    /// A CSS `url()` or `@import` string, resolved: in a `style` attribute
+    /// (`attr` is `"style"`) or a `<style>` element (`tag` is `"style"`,
+    /// `attr` is empty).
+    Css {
+        /// The tag name, lowercased.
+        tag: Cow<'static, str>,
+        /// `"style"` for the attribute, empty for the element.
+        attr: &'static str,
+    },
+    /// An absolute URL in the value of an HTML attribute that is not a URL
+    /// attribute (`meta`/`content`, `data-src`, `svg`/`xmlns`, ...), by the
+    /// text rules.
+    AttributeText {
+        /// The tag name, lowercased.
+        tag: Cow<'static, str>,
+        /// The attribute name, lowercased.
+        attr: Cow<'static, str>,
+    },
+    /// An absolute URL in a `script` element, by the text rules.
+    Script,
+    /// An absolute URL in a `style` element outside its `url()`s, by the
+    /// text rules.
+    Style,
+    /// An absolute URL in a comment, doctype or other markup declaration,
+    /// by the text rules.
+    Comment,
     /// In an HTTP response header: `Location`, `Content-Location` or `Link`.
     Header {
         /// The header name.
@@ -30,13 +58,37 @@ pub enum Source {
 }
 
 impl Source {
-    /// The name used in output: `text`, `attribute` or `header`.
+    /// The name used in output: `text`, `attribute`, `css`,
+    /// `attribute-text`, `script`, `style`, `comment` or `header`.
+    ///
+    /// ```
+    /// assert_eq!(urlsift_warc::Source::Script.kind(), "script");
+    /// ```
     pub fn kind(&self) -> &'static str {
         match self {
             Source::Text => "text",
             Source::Attribute { .. } => "attribute",
+            Source::Css { .. } => "css",
+            Source::AttributeText { .. } => "attribute-text",
+            Source::Script => "script",
+            Source::Style => "style",
+            Source::Comment => "comment",
             Source::Header { .. } => "header",
         }
+    }
+
+    /// Whether the link was read by the text rules (as written, not
+    /// resolved): text, and the text of attributes, scripts, styles and
+    /// comments.
+    pub fn is_text(&self) -> bool {
+        matches!(
+            self,
+            Source::Text
+                | Source::AttributeText { .. }
+                | Source::Script
+                | Source::Style
+                | Source::Comment
+        )
     }
 }
 
@@ -61,20 +113,27 @@ pub struct Link {
     /// decoded body (after transfer and content codings; the attribute
     /// value's start, or a `srcset` candidate's or refresh URL's own when
     /// the attribute holds no character reference); for header links, in
-    /// the record block.
+    /// the record block. A page that is not UTF-8 is read decoded, and its
+    /// offsets are in its bytes as stored.
     pub offset: usize,
+    /// Byte offset one past the link as written (as `offset`).
+    pub end: usize,
 }
 
-/// What the link pass looks at.
+/// What the link pass looks at. The default reads every URL of an HTML
+/// page; [`LinkOptions::links_only`] its links and the text between tags.
 #[derive(Clone, Debug)]
 pub struct LinkOptions {
-    /// Scan the text of HTML pages (not only attributes). Default: true.
+    /// Scan the text between the tags of HTML pages. Default: true.
     pub text: bool,
-    /// Scan `script` and `style` contents as text (without character
-    /// references). Default: false, since script code holds URL fragments
-    /// that are not links (`"http://" + host`); see the crate's README for
-    /// the measurement.
+    /// Scan `script` and `style` contents (and `xmp`, `iframe`, `noembed`,
+    /// `noframes`) by the text rules, without character references: the
+    /// absolute URLs of scripts and styles. Default: true.
     pub scan_scripts: bool,
+    /// Scan the values of attributes that are not URL attributes, comments
+    /// and other markup declarations (doctypes) by the text rules: their
+    /// absolute URLs. Default: true.
+    pub markup: bool,
     /// The base for pages without a `WARC-Target-URI` (and for plain files).
     pub base: Option<String>,
     /// The most bytes of a decoded body looked at. Default: 64 MiB.
@@ -88,10 +147,35 @@ impl Default for LinkOptions {
     fn default() -> Self {
         LinkOptions {
             text: true,
-            scan_scripts: false,
+            scan_scripts: true,
+            markup: true,
             base: None,
             max_body: DEFAULT_MAX_BLOCK,
             binary: false,
+        }
+    }
+}
+
+impl LinkOptions {
+    /// An HTML page's links only: its URL attributes and CSS `url()`s,
+    /// resolved, and the URLs of the text between its tags; not the text
+    /// of other attributes, scripts, styles and comments.
+    ///
+    /// ```
+    /// use urlsift_warc::{html_links, LinkOptions};
+    /// let page = b"<a href=/a data-x='http://d.example/'>t</a><script>'http://s.example/'</script>";
+    /// let mut all = Vec::new();
+    /// html_links(page, Some("http://ex.org/"), &LinkOptions::default(), |l| all.push(l.url));
+    /// assert_eq!(all, ["http://ex.org/a", "http://d.example/", "http://s.example/"]);
+    /// let mut links = Vec::new();
+    /// html_links(page, Some("http://ex.org/"), &LinkOptions::links_only(), |l| links.push(l.url));
+    /// assert_eq!(links, ["http://ex.org/a"]);
+    /// ```
+    pub fn links_only() -> LinkOptions {
+        LinkOptions {
+            scan_scripts: false,
+            markup: false,
+            ..LinkOptions::default()
         }
     }
 }
@@ -296,7 +380,15 @@ pub fn record_links_while(
             sink(l);
         }),
         BodyKind::Html => {
-            html_links_in(&p.body, doc, opts, html::Window::DEFAULT, &mut sink);
+            let unknown = html_page_links_in(
+                &p.body,
+                doc,
+                p.content_type.as_deref(),
+                opts,
+                html::Window::DEFAULT,
+                &mut sink,
+            );
+            return p.problem.or(unknown);
         }
         BodyKind::Text => text_links(&p.body, |l| {
             sink(l);
@@ -396,6 +488,7 @@ fn reference(
         source,
         resolved,
         offset,
+        end: offset + written.len(),
     }
 }
 
@@ -422,10 +515,75 @@ fn reference(
 /// ]);
 /// ```
 pub fn html_links(html: &[u8], doc: Option<&str>, opts: &LinkOptions, mut sink: impl FnMut(Link)) {
-    html_links_in(html, doc, opts, html::Window::DEFAULT, &mut |l| {
+    html_page_links_in(html, doc, None, opts, html::Window::DEFAULT, &mut |l| {
         sink(l);
         true
     });
+}
+
+/// [`html_links`] for a page whose HTTP `Content-Type` is `content_type`
+/// (if known), read in its encoding ([`page_encoding`]: a byte order mark,
+/// the `Content-Type` charset, a `<meta charset>` in its first 1024 bytes,
+/// else UTF-8). A page that is not UTF-8 is decoded: its URLs are UTF-8,
+/// and their offsets are in the page's bytes as stored. Returns a warning
+/// when a charset label names no known encoding (the page is then read by
+/// the next rule).
+///
+/// ```
+/// use urlsift_warc::{html_page_links, LinkOptions};
+/// // "Путь" in windows-1251, declared by a <meta>.
+/// let page = b"<meta charset=windows-1251><a href=\"/\xcf\xf3\xf2\xfc\">x</a>";
+/// let mut got = Vec::new();
+/// let warning = html_page_links(page, Some("https://ex.ru/"), None, &LinkOptions::default(), |l| {
+///     got.push((l.url, l.offset, l.end))
+/// });
+/// assert_eq!(got, [("https://ex.ru/Путь".to_owned(), 36, 41)]);
+/// assert_eq!(&page[36..41], b"/\xcf\xf3\xf2\xfc");
+/// assert_eq!(warning, None);
+/// ```
+pub fn html_page_links(
+    html: &[u8],
+    doc: Option<&str>,
+    content_type: Option<&str>,
+    opts: &LinkOptions,
+    mut sink: impl FnMut(Link),
+) -> Option<String> {
+    html_page_links_in(
+        html,
+        doc,
+        content_type,
+        opts,
+        html::Window::DEFAULT,
+        &mut |l| {
+            sink(l);
+            true
+        },
+    )
+}
+
+/// [`html_page_links`], handing links to `sink` until it returns false.
+pub(crate) fn html_page_links_in(
+    html: &[u8],
+    doc: Option<&str>,
+    content_type: Option<&str>,
+    opts: &LinkOptions,
+    window: html::Window,
+    sink: &mut dyn FnMut(Link) -> bool,
+) -> Option<String> {
+    let (enc, unknown) = page_encoding(html, content_type);
+    let warning =
+        unknown.map(|label| format!("unknown charset {label:?}: read as {}", enc.encoding.name()));
+    if enc.encoding == encoding_rs::UTF_8 {
+        html_links_in(html, doc, opts, window, sink);
+        return warning;
+    }
+    let decoded = charset::decode(html, enc);
+    html_links_in(&decoded.text, doc, opts, window, &mut |mut l| {
+        l.offset = decoded.page_offset(l.offset);
+        l.end = decoded.page_offset(l.end);
+        sink(l)
+    });
+    warning
 }
 
 /// [`html_links`], one [`html::Window`] of the document at a time (so the
@@ -456,11 +614,25 @@ pub(crate) fn html_links_in(
             ("srcset" | "content", Cow::Owned(v)) => &v[..],
             _ => html.get(a.raw_start..a.raw_end).unwrap_or_default(),
         };
-        let source = Source::Attribute {
-            tag: a.tag,
-            attr: a.attr,
+        let source = if a.css {
+            Source::Css {
+                tag: a.tag,
+                attr: a.attr,
+            }
+        } else {
+            Source::Attribute {
+                tag: a.tag,
+                attr: a.attr,
+            }
         };
         reference(base, &a.value, written, source, a.raw_start)
+    };
+    let lower = |(a, b): (usize, usize)| -> Cow<'static, str> {
+        let name = html.get(a..b).unwrap_or_default().to_ascii_lowercase();
+        match html::tag_name(&name) {
+            Cow::Borrowed(n) => Cow::Borrowed(n),
+            Cow::Owned(_) => Cow::Owned(owned(&name)),
+        }
     };
     let mut text = engine::TextScan::default();
     let mut go = true;
@@ -472,20 +644,44 @@ pub(crate) fn html_links_in(
             return false;
         }
         let mut attrs = std::mem::take(&mut s.attrs);
+        // The CSS `url()`s: the text rules find their absolute URLs again.
+        let css: Vec<(usize, usize)> = attrs
+            .iter()
+            .filter(|a| a.css)
+            .map(|a| (a.raw_start, a.raw_end))
+            .collect();
         let mut pending = attrs.drain(..).peekable();
-        if opts.text {
-            let map = &s.map;
-            text.scan(&s.text, s.text_base, |m| {
+        if !s.text.is_empty() || s.text_base > 0 {
+            let scanned = &*s;
+            text.scan(&scanned.text, scanned.text_base, |m| {
                 if !go {
                     return;
                 }
-                let start = html::doc_offset(map, m.start);
+                let stretch = scanned.stretch_at(m.start);
+                let start = html::doc_offset(&scanned.map, m.start);
+                let end = html::doc_offset(&scanned.map, m.end);
+                let source = match stretch {
+                    html::Stretch::Text => Source::Text,
+                    // Elsewhere, absolute URLs only.
+                    _ if m.www => return,
+                    html::Stretch::Script => Source::Script,
+                    html::Stretch::Style | html::Stretch::Attr { .. }
+                        if css.iter().any(|&(a, b)| a <= start && end <= b.max(a + 1)) =>
+                    {
+                        return;
+                    }
+                    html::Stretch::Style => Source::Style,
+                    html::Stretch::Comment => Source::Comment,
+                    html::Stretch::Attr { tag, name } => Source::AttributeText {
+                        tag: lower(tag),
+                        attr: lower(name),
+                    },
+                };
                 while let Some(a) = pending.next_if(|a| a.raw_start <= start) {
                     go = go && sink(attr_link(a));
                 }
-                let end = html::doc_offset(map, m.end);
                 let written = html.get(start..end).unwrap_or_default();
-                go = go && sink(text_link(m.url, written, m.www, start));
+                go = go && sink(text_link(m.url, written, m.www, start, source));
             });
             s.keep_text(engine::TextScan::LOOK_BEHIND);
         }
@@ -498,19 +694,21 @@ pub(crate) fn html_links_in(
     let gather = html::Gather {
         text: opts.text,
         scripts: opts.scan_scripts,
+        markup: opts.markup,
         base_only: false,
     };
     let mut rest = html::scan(html, gather, window, &mut flush);
     flush(&mut rest);
 }
 
-fn text_link(url: &[u8], written: &[u8], www: bool, offset: usize) -> Link {
+fn text_link(url: &[u8], written: &[u8], www: bool, offset: usize, source: Source) -> Link {
     Link {
         url: owned(url),
         found: (written != url).then(|| owned(written)),
-        source: Source::Text,
+        source,
         resolved: !www,
         offset,
+        end: offset + written.len(),
     }
 }
 
@@ -525,6 +723,6 @@ fn text_link(url: &[u8], written: &[u8], www: bool, offset: usize) -> Link {
 pub fn text_links(text: &[u8], mut sink: impl FnMut(Link)) {
     engine::scan_text(text, |m| {
         let written = text.get(m.start..m.end).unwrap_or_default();
-        sink(text_link(m.url, written, m.www, m.start));
+        sink(text_link(m.url, written, m.www, m.start, Source::Text));
     });
 }

@@ -98,6 +98,7 @@ fn link(base: Option<Base<'_>>, written: &str, source: Source) -> Link {
         source,
         resolved,
         offset: 0,
+        end: 0,
     }
 }
 

@@ -33,10 +33,16 @@ fn links(page: &[u8], doc: Option<&str>, opts: &LinkOptions, window: Window) -> 
 }
 
 fn same_in_every_window(page: &[u8]) -> Result<(), TestCaseError> {
-    for (text, scan_scripts) in [(true, false), (true, true), (false, false)] {
+    for (text, scan_scripts, markup) in [
+        (true, false, false),
+        (true, true, true),
+        (false, false, false),
+        (false, true, true),
+    ] {
         let opts = LinkOptions {
             text,
             scan_scripts,
+            markup,
             ..LinkOptions::default()
         };
         for doc in [Some("http://ex.org/a/b.html"), None] {
@@ -92,7 +98,7 @@ fn a_base_after_the_links_still_resolves_them() {
         let got = links(
             page,
             Some("http://doc.example/"),
-            &LinkOptions::default(),
+            &LinkOptions::links_only(),
             w,
         );
         let urls: Vec<&str> = got.iter().map(|l| l.url.as_str()).collect();
@@ -118,6 +124,7 @@ fn a_pass_holds_a_window_at_a_time() {
     let gather = Gather {
         text: true,
         scripts: false,
+        markup: false,
         base_only: false,
     };
     let (mut flushes, mut most_attrs, mut most_text) = (0, 0, 0);
@@ -142,6 +149,51 @@ fn a_pass_holds_a_window_at_a_time() {
         n < 10
     });
     assert_eq!(n, 10);
+}
+
+#[test]
+fn one_tag_of_many_attributes_is_held_a_window_at_a_time() {
+    let mut page = b"<div".to_vec();
+    for i in 0..5000 {
+        page.extend_from_slice(
+            format!(" data-{i}='see http://u{i}.example/' x{i} src{i}=y").as_bytes(),
+        );
+    }
+    page.extend_from_slice(b" src=/s>text http://t.example/");
+    let w = Window {
+        attrs: 16,
+        text: 1024,
+    };
+    let gather = Gather {
+        text: true,
+        scripts: true,
+        markup: true,
+        base_only: false,
+    };
+    let (mut flushes, mut most_text) = (0, 0);
+    html::scan(&page, gather, w, &mut |s| {
+        flushes += 1;
+        most_text = most_text.max(s.text.len());
+        s.attrs.clear();
+        s.keep_text(128);
+        true
+    });
+    assert!(flushes > 100, "{flushes}");
+    assert!(most_text <= 1024 + 128, "{most_text}");
+    // And the links are those of one pass over the whole tag.
+    let got = links(&page, Some("http://ex.org/"), &LinkOptions::default(), w);
+    assert_eq!(
+        got,
+        links(
+            &page,
+            Some("http://ex.org/"),
+            &LinkOptions::default(),
+            WHOLE
+        )
+    );
+    assert_eq!(got.len(), 5002);
+    assert_eq!(got[4999].url, "http://u4999.example/");
+    assert_eq!(got[5000].url, "http://ex.org/s");
 }
 
 /// Pieces of HTML that put URLs in attributes and text, next to tags,
@@ -169,6 +221,11 @@ fn piece() -> impl Strategy<Value = &'static str> {
         "</b>",
         "<!-- c -->",
         "<script>http://s.example/</script>",
+        "<div data-x=\"see http://d.example/ y\" style='background:url(http://c.example/i.png)'>",
+        "<style>.a{background:url(r.png)} /* http://sc.example/ */</style>",
+        "<!-- http://c.example/ -->",
+        "<!DOCTYPE html SYSTEM \"http://dt.example/\">",
+        "<a ping=\"/p1 http://p.example/2\" xlink:href=/x>",
         "<title>",
         "</title>",
         "URL:",

@@ -223,7 +223,10 @@ fn entity_page_links() {
             "http://fixture.example/entities/submit.cgi",
             "http://fixture.example/entities/other.cgi",
             "http://quotes.example/q?id=7&x=y",
-            // Text: entity-decoded; the comment and the script are skipped.
+            // The absolute URLs of the comment and the script.
+            "http://commented.example/",
+            "http://script.example/",
+            // Text: entity-decoded.
             "http://text.example/page?a=1&b=2",
             "www.example.org/about",
         ]
@@ -231,7 +234,9 @@ fn entity_page_links() {
     let mail = &links[1];
     assert_eq!(mail.found.as_deref(), Some("mailto:a&#37;&#52;&#48;b.org"));
     assert!(mail.resolved);
-    let text = &links[11];
+    assert_eq!(links[11].source, Source::Comment);
+    assert_eq!(links[12].source, Source::Script);
+    let text = &links[13];
     assert_eq!(text.source, Source::Text);
     assert_eq!(
         text.found.as_deref(),
@@ -240,16 +245,14 @@ fn entity_page_links() {
     let body = payload(r, usize::MAX).body;
     assert!(body[text.offset..].starts_with(b"http://text.example/"));
     assert!(body[mail.offset..].starts_with(b"mailto:a&#37;"));
-    assert!(!links[12].resolved, "www. has no scheme");
+    assert!(!links[14].resolved, "www. has no scheme");
 
-    // Scripts scanned as text when asked.
-    let opts = LinkOptions {
-        scan_scripts: true,
-        ..LinkOptions::default()
-    };
-    let mut with_scripts = Vec::new();
-    record_links(r, &opts, |l| with_scripts.push(l.url));
-    assert!(with_scripts.contains(&"http://script.example/".to_owned()));
+    // Links only: neither the comment's nor the script's.
+    let mut links_only = Vec::new();
+    record_links(r, &LinkOptions::links_only(), |l| links_only.push(l.url));
+    let mut want = urls.clone();
+    want.retain(|u| !u.contains("commented.") && !u.contains("script."));
+    assert_eq!(links_only, want);
 }
 
 #[test]

@@ -121,6 +121,8 @@ fn tokenizer_edge_cases() {
             "http://h/x y",
             // An unclosed quote runs to the next quote, as in browsers.
             "http://h/unterminated<SCRIPT>document.write('<a href=",
+            // A CSS `url()` of a `<style>`, resolved.
+            "http://h/s2",
             "http://h/dup",
             "http://h/bg",
             "http://h/obj",

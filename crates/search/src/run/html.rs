@@ -43,6 +43,36 @@ pub(super) fn read_html(
     error.or(scanned)
 }
 
+/// Where HTML whose first bytes (as many as the cap) are `head` ends, so
+/// that no URL and, where it can be, no tag is cut in two: after the last
+/// newline, else at the last other whitespace, `<` or `>` (bytes a URL
+/// does not hold); and before a tag that the cut would end inside.
+pub(super) fn html_cut(head: &[u8]) -> usize {
+    let cut = match memchr::memrchr(b'\n', head) {
+        Some(p) => p + 1,
+        None => head
+            .iter()
+            .rposition(|&b| matches!(b, b' ' | b'\t' | b'\r' | 0x0c | b'<' | b'>'))
+            .unwrap_or(head.len()),
+    };
+    let before = head.get(..cut).unwrap_or_default();
+    let lt = memchr::memrchr(b'<', before);
+    let gt = memchr::memrchr(b'>', before);
+    match lt {
+        // A tag (or comment) opened and not closed before the cut.
+        Some(lt)
+            if lt > 0
+                && gt.is_none_or(|gt| gt < lt)
+                && head
+                    .get(lt + 1)
+                    .is_some_and(|&b| b.is_ascii_alphabetic() || b == b'/' || b == b'!') =>
+        {
+            lt
+        }
+        _ => cut,
+    }
+}
+
 /// Scan the HTML document `doc` ([`crate::web::html_document_links`],
 /// against [`Config::base`]) with line numbers counted from its offsets.
 /// Past [`Config::max_html`] bytes (`doc` longer, or `rest` to come), the
@@ -60,14 +90,17 @@ pub(super) fn scan_html(
     let cut = if doc.len() <= cap && rest.is_none() {
         doc.len()
     } else {
-        let head = doc.get(..cap).unwrap_or(doc);
-        memchr::memrchr(b'\n', head).map_or(head.len(), |p| p + 1)
+        html_cut(doc.get(..cap).unwrap_or(doc))
     };
     let (page, tail) = doc.split_at(cut);
     let uses_line = emit.formatter.uses_line();
     let mut lines = crate::web::Lines::default();
     let mut columns = parallel::ColumnCounter::default();
-    crate::web::html_document_links(page, cfg.base.as_deref(), |m, web| {
+    let opts = urlsift_warc::LinkOptions {
+        base: cfg.base.clone(),
+        ..cfg.link_options()
+    };
+    let warning = crate::web::html_document_links_with(page, &opts, |m, web| {
         let line = if uses_line {
             lines.at(page, m.start)
         } else {
@@ -80,6 +113,9 @@ pub(super) fn scan_html(
         };
         emit.record_at(m, (line, column), None, Some(web));
     });
+    if let Some(w) = warning {
+        urlsift_core::report!("{name}: {w}");
+    }
     if tail.is_empty() && rest.is_none() {
         return None;
     }
@@ -95,8 +131,9 @@ pub(super) fn scan_html(
         Some(r) => Box::new(tail.chain(r)),
         None => Box::new(tail),
     };
-    // The text starts a line (at the cap's last newline): its columns
-    // are the input's.
+    // The text's first line starts `first_column` bytes into its line of
+    // the input (0 when cut at a newline); its other lines are the input's.
+    let first_column = cut - memchr::memrchr(b'\n', page).map_or(0, |p| p + 1);
     let res = parallel::scan_reader_columns(
         &cfg.extractor,
         text,
@@ -107,6 +144,11 @@ pub(super) fn scan_html(
                 end: m.end + cut,
                 url: std::borrow::Cow::Borrowed(&m.url),
                 ..*m
+            };
+            let column = if line == 1 {
+                column + first_column as u64
+            } else {
+                column
             };
             let line = if uses_line { line + before } else { line };
             emit.record_at(&abs, (line, column), None, None);

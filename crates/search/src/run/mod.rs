@@ -112,6 +112,10 @@ pub struct Config<'a> {
     pub base: Option<String>,
     /// Which inputs are read as HTML (`--html`, `--no-html`).
     pub html: HtmlMode,
+    /// Of an HTML page (a file's or a web archive record's), only its links
+    /// and the URLs of the text between its tags (`--links-only`,
+    /// [`urlsift_warc::LinkOptions::links_only`]); else every URL.
+    pub links_only: bool,
     /// The most bytes of one input read as HTML (default
     /// [`crate::web::MAX_HTML`]); the text rules read the rest.
     pub max_html: usize,
@@ -190,6 +194,20 @@ fn scheme_of<'m>(m: &'m Match<'_>) -> &'m [u8] {
 }
 
 impl Config<'_> {
+    /// What the HTML of a page gives: every URL, or with
+    /// [`Config::links_only`], its links and text; `base` is left unset.
+    pub(crate) fn link_options(&self) -> urlsift_warc::LinkOptions {
+        let opts = if self.links_only {
+            urlsift_warc::LinkOptions::links_only()
+        } else {
+            urlsift_warc::LinkOptions::default()
+        };
+        urlsift_warc::LinkOptions {
+            binary: self.binary,
+            ..opts
+        }
+    }
+
     /// A configuration with these options and extractor, and defaults for
     /// the rest: one thread per core, the default chunk size, no memory
     /// bound, no mail, no progress.
@@ -212,6 +230,7 @@ impl Config<'_> {
             list: None,
             base: None,
             html: HtmlMode::Auto,
+            links_only: false,
             max_html: crate::web::MAX_HTML,
             column: false,
             binary: false,

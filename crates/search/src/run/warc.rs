@@ -204,8 +204,7 @@ pub(super) fn scan_warc(
 ) -> Option<String> {
     let opts = LinkOptions {
         base: cfg.base.clone(),
-        binary: cfg.binary,
-        ..LinkOptions::default()
+        ..cfg.link_options()
     };
     let filter = &cfg.records;
     let ahead = emit.parallel();
