@@ -199,8 +199,6 @@ pub struct Formatter {
     /// Scratch for the `//www...` form of an abbreviated URI, split as a
     /// network-path reference.
     partbuf: Vec<u8>,
-    /// The CSV/TSV quoting state machine, kept from record to record.
-    csv: Option<csv_core::Writer>,
 }
 
 impl Formatter {
@@ -211,7 +209,6 @@ impl Formatter {
             header: opts.no_header,
             keybuf: Vec::new(),
             partbuf: Vec::new(),
-            csv: None,
         }
     }
 
@@ -249,14 +246,23 @@ impl Formatter {
                     ("", "", "")
                 };
                 if o.with_filename {
-                    write!(out, "{path}{}{reset}", rec.file)?;
+                    out.extend_from_slice(path.as_bytes());
+                    out.extend_from_slice(rec.file.as_bytes());
+                    out.extend_from_slice(reset.as_bytes());
                     out.push(if o.null { 0 } else { b':' });
                 }
+                let mut n = itoa::Buffer::new();
                 if o.line_number {
-                    write!(out, "{num}{}{reset}:", rec.line)?;
+                    out.extend_from_slice(num.as_bytes());
+                    out.extend_from_slice(n.format(rec.line).as_bytes());
+                    out.extend_from_slice(reset.as_bytes());
+                    out.push(b':');
                 }
                 if o.byte_offset {
-                    write!(out, "{num}{}{reset}:", rec.m.start)?;
+                    out.extend_from_slice(num.as_bytes());
+                    out.extend_from_slice(n.format(rec.m.start).as_bytes());
+                    out.extend_from_slice(reset.as_bytes());
+                    out.push(b':');
                 }
                 if o.normalize {
                     let www = rec.m.kind == Kind::Www;
@@ -286,10 +292,9 @@ impl Formatter {
                 let normalize = o.normalize;
                 let key_field = o.key_field;
                 let has_key = key_field.is_some();
-                let w = self.csv.get_or_insert_with(|| csv_writer(tsv));
                 if !self.header {
                     self.header = true;
-                    csv_header(CsvRow::new(w, out, tsv), normalize, has_key);
+                    csv_header(CsvRow::new(out, tsv), normalize, has_key);
                 }
                 let normalized = normalize.then(|| normal_at(rec.m, level));
                 let keyed = key_field.map(|l| normal_at(rec.m, l));
@@ -300,7 +305,7 @@ impl Formatter {
                     normalized: normalized.as_ref(),
                     key: keyed.as_ref(),
                 };
-                write_csv(CsvRow::new(w, out, tsv), rec, &fields, extra);
+                write_csv(CsvRow::new(out, tsv), rec, &fields, extra);
             }
             Format::Rows => {
                 let normalized = o.normalize.then(|| normal_at(rec.m, level)).flatten();
@@ -398,6 +403,8 @@ fn split_text<'a>(m: &'a Match<'_>, buf: &'a mut Vec<u8>) -> &'a [u8] {
 /// borrowed from it when it is UTF-8 (otherwise each is converted lossily,
 /// U+FFFD for each invalid sequence).
 struct Fields<'p> {
+    /// The text split: the URL, or `//` and an abbreviated one.
+    text: &'p [u8],
     url: Cow<'p, str>,
     valid: bool,
     scheme: Option<Cow<'p, str>>,
@@ -408,8 +415,8 @@ struct Fields<'p> {
     path: Cow<'p, str>,
     query: Option<Cow<'p, str>>,
     fragment: Option<Cow<'p, str>>,
-    host_ascii: Option<String>,
-    domain: Option<String>,
+    host_ascii: Option<Cow<'p, str>>,
+    domain: Option<Cow<'p, str>>,
 }
 
 /// The fields only some runs write: `normalized` (with `--normalize`) and
@@ -423,28 +430,72 @@ struct Extra<'a> {
 /// The `host_ascii` and `domain` fields of a host: its UTS #46 ASCII form
 /// (an IP literal in lower case) and, for a registered name, its
 /// registrable domain.
+///
+/// ```
+/// use urlsift_uri::HostKind;
+/// let (ascii, domain) = urlsift_printer::host_keys(Some(b"www.EXAMPLE.co.uk"), Some(HostKind::RegName));
+/// assert_eq!(ascii.as_deref(), Some("www.example.co.uk"));
+/// assert_eq!(domain.as_deref(), Some("example.co.uk"));
+/// ```
 pub fn host_keys(
     host: Option<&[u8]>,
     kind: Option<urlsift_uri::HostKind>,
 ) -> (Option<String>, Option<String>) {
+    let (ascii, domain) = host_keys_cow(host, kind);
+    (ascii.map(Cow::into_owned), domain.map(Cow::into_owned))
+}
+
+/// True when `h` is its own UTS #46 ASCII form: lower-case letters,
+/// digits, `-`, `.` and `_` only, and no `xn--` label (the names
+/// [`urlsift_keys::host_ascii`] returns unchanged; tested against it).
+fn own_ascii_form(h: &[u8]) -> bool {
+    h.iter().all(|&b| {
+        b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.' || b == b'_'
+    }) && !h.split(|&b| b == b'.').any(|l| l.starts_with(b"xn--"))
+}
+
+/// [`host_keys`], borrowed from `host` where the host is its own ASCII
+/// form (the usual case: no allocation).
+fn host_keys_cow(
+    host: Option<&[u8]>,
+    kind: Option<urlsift_uri::HostKind>,
+) -> (Option<Cow<'_, str>>, Option<Cow<'_, str>>) {
     let Some(h) = host.filter(|h| !h.is_empty()) else {
         return (None, None);
     };
+    let regname = kind == Some(urlsift_uri::HostKind::RegName);
+    if h.first() != Some(&b'[')
+        && own_ascii_form(h)
+        && let Ok(a) = std::str::from_utf8(h)
+    {
+        let domain = if regname {
+            urlsift_keys::host::registrable_domain(a).map(Cow::Borrowed)
+        } else {
+            None
+        };
+        return (Some(Cow::Borrowed(a)), domain);
+    }
     let ascii = urlsift_keys::host_ascii(h);
-    let domain = match (kind, &ascii) {
-        (Some(urlsift_uri::HostKind::RegName), Some(a)) => {
-            urlsift_keys::host::registrable_domain(a).map(str::to_owned)
+    let domain = match (regname, &ascii) {
+        (true, Some(a)) => {
+            urlsift_keys::host::registrable_domain(a).map(|d| Cow::Owned(d.to_owned()))
         }
         _ => None,
     };
-    (ascii, domain)
+    (ascii.map(Cow::Owned), domain)
 }
 
 impl<'p> Fields<'p> {
     /// The fields of a URL split as `text`: the URL, or if `www`, `//` and
     /// an abbreviated URL (see [`split_text`]).
     fn new(text: &'p [u8], www: bool) -> Self {
-        let u = UriRef::split(text);
+        // The strict parser splits a valid reference as Appendix B does
+        // (tested in the URI crate): one pass validates and splits it; only
+        // an invalid one is split again.
+        let (u, valid) = match UriRef::parse(text) {
+            Ok(u) => (u, true),
+            Err(_) => (UriRef::split(text), false),
+        };
         // Components split at ASCII delimiters, so each piece of UTF-8 text
         // is UTF-8: check the whole once, then slice it.
         let whole = std::str::from_utf8(text).ok();
@@ -455,12 +506,13 @@ impl<'p> Fields<'p> {
                 None => String::from_utf8_lossy(b),
             }
         };
-        let (host_ascii, domain) = host_keys(u.host(), u.host_kind());
+        let (host_ascii, domain) = host_keys_cow(u.host(), u.host_kind());
         Fields {
+            text,
             host_ascii,
             domain,
             url: piece(text.get(if www { 2 } else { 0 }..).unwrap_or_default()),
-            valid: u.validate().is_ok(),
+            valid,
             scheme: u.scheme().map(piece),
             userinfo: u.userinfo().map(piece),
             host: u.host().map(piece),
@@ -522,6 +574,21 @@ fn json_opt(out: &mut Vec<u8>, key: &[u8], value: Option<&str>) {
     }
 }
 
+/// [`json_opt`] for a piece of a URL; `clean` when the URL holds nothing
+/// JSON escapes (so the piece holds nothing either).
+#[inline]
+fn json_part(out: &mut Vec<u8>, key: &[u8], value: Option<&str>, clean: bool) {
+    match value {
+        Some(v) if clean => {
+            out.extend_from_slice(key);
+            out.push(b'"');
+            out.extend_from_slice(v.as_bytes());
+            out.push(b'"');
+        }
+        _ => json_opt(out, key, value),
+    }
+}
+
 /// Append `key` (`,"name":`) and the number or boolean `value` to a JSON
 /// object.
 fn json_raw(out: &mut Vec<u8>, key: &[u8], value: &[u8]) {
@@ -543,12 +610,15 @@ fn write_json(
     let mut n = itoa::Buffer::new();
     let tf = |b: bool| if b { &b"true"[..] } else { b"false" };
     out.reserve(256 + 2 * f.url.len());
+    // The URL's components are pieces of its text: when it holds nothing
+    // to escape, neither do they, and they are copied as they are.
+    let clean = !json_special(f.text);
     out.extend_from_slice(b"{\"file\":");
     json_str(out, rec.file);
     json_raw(out, b",\"start\":", n.format(rec.m.start).as_bytes());
     json_raw(out, b",\"end\":", n.format(rec.m.end).as_bytes());
     json_raw(out, b",\"line\":", n.format(rec.line).as_bytes());
-    json_opt(out, b",\"url\":", Some(&f.url));
+    json_part(out, b",\"url\":", Some(&f.url), clean);
     if let Some(v) = extra.normalized {
         json_opt(out, b",\"normalized\":", v.as_deref());
     }
@@ -561,9 +631,9 @@ fn write_json(
     out.push(b'"');
     json_raw(out, b",\"valid\":", tf(f.valid));
     json_raw(out, b",\"ambiguous\":", tf(rec.m.ambiguous));
-    json_opt(out, b",\"scheme\":", f.scheme.as_deref());
-    json_opt(out, b",\"userinfo\":", f.userinfo.as_deref());
-    json_opt(out, b",\"host\":", f.host.as_deref());
+    json_part(out, b",\"scheme\":", f.scheme.as_deref(), clean);
+    json_part(out, b",\"userinfo\":", f.userinfo.as_deref(), clean);
+    json_part(out, b",\"host\":", f.host.as_deref(), clean);
     match f.host_kind {
         // Our own names: nothing to escape.
         Some(k) => {
@@ -572,10 +642,10 @@ fn write_json(
         }
         None => json_raw(out, b",\"host_kind\":", b"null"),
     }
-    json_opt(out, b",\"port\":", f.port.as_deref());
-    json_opt(out, b",\"path\":", Some(&f.path));
-    json_opt(out, b",\"query\":", f.query.as_deref());
-    json_opt(out, b",\"fragment\":", f.fragment.as_deref());
+    json_part(out, b",\"port\":", f.port.as_deref(), clean);
+    json_part(out, b",\"path\":", Some(&f.path), clean);
+    json_part(out, b",\"query\":", f.query.as_deref(), clean);
+    json_part(out, b",\"fragment\":", f.fragment.as_deref(), clean);
     json_opt(out, b",\"host_ascii\":", f.host_ascii.as_deref());
     json_opt(out, b",\"domain\":", f.domain.as_deref());
     match rec.mail {
@@ -620,27 +690,42 @@ fn write_web_json(w: &WebWhere, out: &mut Vec<u8>) {
     out.push(b'}');
 }
 
-/// One CSV/TSV row being written into `out`, through csv-core's quoting
-/// (RFC 4180: a field with a delimiter, quote or line break is quoted).
-/// TSV has no quoting: tabs and line breaks inside a field become spaces.
+/// One CSV/TSV row being written into `out`. CSV quotes as RFC 4180 asks
+/// where it is needed: a field with a `,`, `"`, CR or LF is put in quotes,
+/// its quotes doubled (what csv-core's `QuoteStyle::Necessary` writes,
+/// tested). TSV has no quoting: tabs and line breaks inside a field become
+/// spaces.
 struct CsvRow<'w> {
-    w: &'w mut csv_core::Writer,
     out: &'w mut Vec<u8>,
     tsv: bool,
     first: bool,
 }
 
-/// The CSV (RFC 4180 quoting where needed) or TSV (no quoting) writer.
-fn csv_writer(tsv: bool) -> csv_core::Writer {
-    csv_core::WriterBuilder::new()
-        .delimiter(if tsv { b'\t' } else { b',' })
-        .quote_style(if tsv {
-            csv_core::QuoteStyle::Never
-        } else {
-            csv_core::QuoteStyle::Necessary
-        })
-        .terminator(csv_core::Terminator::Any(b'\n'))
-        .build()
+/// True if CSV must quote a field holding `b` (`,`, `"`, CR or LF), or TSV
+/// must replace a byte of it (tab, CR or LF).
+fn csv_special(b: &[u8], tsv: bool) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero = |w: u64| w.wrapping_sub(ONES) & !w & HIGH;
+    let (x, y) = if tsv { (b'\t', b'\t') } else { (b',', b'"') };
+    let has = |w: u64| {
+        zero(w ^ (u64::from(x) * ONES))
+            | zero(w ^ (u64::from(y) * ONES))
+            | zero(w ^ (u64::from(b'\n') * ONES))
+            | zero(w ^ (u64::from(b'\r') * ONES))
+    };
+    let mut acc = 0;
+    let mut words = b.chunks_exact(8);
+    for c in &mut words {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(c);
+        acc |= has(u64::from_le_bytes(a));
+    }
+    acc != 0
+        || words
+            .remainder()
+            .iter()
+            .any(|&c| c == x || c == y || c == b'\n' || c == b'\r')
 }
 
 /// Write the header row (with a `normalized` column if `normalize`, a
@@ -653,66 +738,81 @@ fn csv_header(mut row: CsvRow<'_>, normalize: bool, key: bool) {
 }
 
 impl<'w> CsvRow<'w> {
-    /// A new row of `w` into `out`.
-    fn new(w: &'w mut csv_core::Writer, out: &'w mut Vec<u8>, tsv: bool) -> Self {
+    /// A new row into `out`.
+    fn new(out: &'w mut Vec<u8>, tsv: bool) -> Self {
         CsvRow {
-            w,
             out,
             tsv,
             first: true,
         }
     }
 
-    /// Append one field.
-    fn field(&mut self, s: &str) {
+    /// The delimiter before a field but the first.
+    #[inline]
+    fn delimiter(&mut self) {
         if !self.first {
-            self.core(
-                |w, o| {
-                    let (r, n) = w.delimiter(o);
-                    (r, 0, n)
-                },
-                2,
-            );
+            self.out.push(if self.tsv { b'\t' } else { b',' });
         }
         self.first = false;
-        let spaced;
-        let mut input = s.as_bytes();
-        if self.tsv && s.contains(['\t', '\n', '\r']) {
-            spaced = s.replace(['\t', '\n', '\r'], " ");
-            input = spaced.as_bytes();
+    }
+
+    /// Append one field.
+    fn field(&mut self, s: &str) {
+        self.field_checked(s, csv_special(s.as_bytes(), self.tsv));
+    }
+
+    /// Append one field known to hold nothing to quote or replace when not
+    /// `special`.
+    #[inline]
+    fn field_checked(&mut self, s: &str, special: bool) {
+        self.delimiter();
+        let b = s.as_bytes();
+        if !special || !csv_special(b, self.tsv) {
+            self.out.extend_from_slice(b);
+        } else if self.tsv {
+            self.out.extend(b.iter().map(|&c| {
+                if matches!(c, b'\t' | b'\n' | b'\r') {
+                    b' '
+                } else {
+                    c
+                }
+            }));
+        } else {
+            self.out.reserve(b.len() + 2);
+            self.out.push(b'"');
+            for &c in b {
+                if c == b'"' {
+                    self.out.push(b'"');
+                }
+                self.out.push(c);
+            }
+            self.out.push(b'"');
         }
-        // At most 1 + 2 * len bytes come out (the opening quote, and quotes
-        // doubled; the closing one comes with the delimiter or terminator),
-        // so one call with this room takes the whole field.
-        let took = self.core(|w, o| w.field(input, o), 2 + 2 * input.len());
-        debug_assert_eq!(took, input.len());
+    }
+
+    /// Append `n` empty fields.
+    fn empty(&mut self, n: usize) {
+        if n == 0 {
+            return;
+        }
+        let d = if self.tsv { b'\t' } else { b',' };
+        let extra = usize::from(!self.first);
+        self.first = false;
+        let at = self.out.len();
+        self.out.resize(at + n - 1 + extra, d);
     }
 
     /// End the row.
-    fn end(mut self) {
-        self.core(
-            |w, o| {
-                let (r, n) = w.terminator(o);
-                (r, 0, n)
-            },
-            4,
-        );
+    fn end(self) {
+        self.out.push(b'\n');
     }
+}
 
-    /// Run one csv-core step with `room` bytes of output space; returns the
-    /// input bytes it took.
-    fn core(
-        &mut self,
-        step: impl FnOnce(&mut csv_core::Writer, &mut [u8]) -> (csv_core::WriteResult, usize, usize),
-        room: usize,
-    ) -> usize {
-        let at = self.out.len();
-        self.out.resize(at + room, 0);
-        let (r, nin, nout) = step(self.w, &mut self.out[at..]);
-        debug_assert_eq!(r, csv_core::WriteResult::InputEmpty);
-        self.out.truncate(at + nout);
-        nin
-    }
+/// The number of web columns: the CSV/TSV columns a record not from a web
+/// page leaves empty.
+fn web_columns() -> usize {
+    static N: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *N.get_or_init(|| fields::fields(&[fields::Group::Web]).count())
 }
 
 /// Write the CSV/TSV row of `rec`: the JSON fields in the same order, the
@@ -722,29 +822,32 @@ impl<'w> CsvRow<'w> {
 fn write_csv(mut row: CsvRow<'_>, rec: &Record<'_, '_>, f: &Fields<'_>, extra: Extra<'_>) {
     let mut n = itoa::Buffer::new();
     let tf = |b: bool| if b { "true" } else { "false" };
+    // The URL's components are pieces of its text: one check for them all.
+    let special = csv_special(f.text, row.tsv);
+    let part = |row: &mut CsvRow<'_>, v: Option<&str>| row.field_checked(v.unwrap_or(""), special);
     row.field(rec.file);
-    row.field(n.format(rec.m.start));
-    row.field(n.format(rec.m.end));
-    row.field(n.format(rec.line));
-    row.field(&f.url);
+    row.field_checked(n.format(rec.m.start), false);
+    row.field_checked(n.format(rec.m.end), false);
+    row.field_checked(n.format(rec.line), false);
+    part(&mut row, Some(&f.url));
     if let Some(v) = extra.normalized {
         row.field(v.as_deref().unwrap_or(""));
     }
     if let Some(v) = extra.key {
         row.field(v.as_deref().unwrap_or(""));
     }
-    row.field(rec.m.style.as_str());
-    row.field(rec.m.kind.as_str());
-    row.field(tf(f.valid));
-    row.field(tf(rec.m.ambiguous));
-    row.field(f.scheme.as_deref().unwrap_or(""));
-    row.field(f.userinfo.as_deref().unwrap_or(""));
-    row.field(f.host.as_deref().unwrap_or(""));
-    row.field(f.host_kind.unwrap_or(""));
-    row.field(f.port.as_deref().unwrap_or(""));
-    row.field(&f.path);
-    row.field(f.query.as_deref().unwrap_or(""));
-    row.field(f.fragment.as_deref().unwrap_or(""));
+    row.field_checked(rec.m.style.as_str(), false);
+    row.field_checked(rec.m.kind.as_str(), false);
+    row.field_checked(tf(f.valid), false);
+    row.field_checked(tf(rec.m.ambiguous), false);
+    part(&mut row, f.scheme.as_deref());
+    part(&mut row, f.userinfo.as_deref());
+    part(&mut row, f.host.as_deref());
+    row.field_checked(f.host_kind.unwrap_or(""), false);
+    part(&mut row, f.port.as_deref());
+    part(&mut row, Some(&f.path));
+    part(&mut row, f.query.as_deref());
+    part(&mut row, f.fragment.as_deref());
     row.field(f.host_ascii.as_deref().unwrap_or(""));
     row.field(f.domain.as_deref().unwrap_or(""));
     match rec.web {
@@ -757,15 +860,11 @@ fn write_csv(mut row: CsvRow<'_>, rec: &Record<'_, '_>, f: &Fields<'_>, extra: E
             row.field(w.warc_date.as_deref().unwrap_or(""));
             row.field(w.warc_type.as_deref().unwrap_or(""));
             match w.warc_offset {
-                Some(off) => row.field(n.format(off)),
-                None => row.field(""),
+                Some(off) => row.field_checked(n.format(off), false),
+                None => row.field_checked("", false),
             }
         }
-        None => {
-            for _ in fields::fields(&[fields::Group::Web]) {
-                row.field("");
-            }
-        }
+        None => row.empty(web_columns()),
     }
     row.end();
 }
@@ -847,7 +946,7 @@ pub fn write_header(opts: &Options, out: &mut dyn Write) -> io::Result<()> {
     };
     let mut buf = Vec::new();
     csv_header(
-        CsvRow::new(&mut csv_writer(tsv), &mut buf, tsv),
+        CsvRow::new(&mut buf, tsv),
         opts.normalize,
         opts.key_field.is_some(),
     );
@@ -890,10 +989,21 @@ pub fn count_key<'m>(
 
 /// The lower-cased host of `m` (`None` when it has no host, or an empty one).
 pub fn host_key(m: &Match<'_>) -> Option<Vec<u8>> {
-    let parts = Parts::new(m);
-    let u = parts.uri();
+    host_key_into(m, &mut Vec::new(), &mut Vec::new()).map(<[u8]>::to_vec)
+}
+
+/// [`host_key`] into `out`, with `buf` as scratch (no allocation once they
+/// have grown).
+pub(crate) fn host_key_into<'o>(
+    m: &Match<'_>,
+    buf: &mut Vec<u8>,
+    out: &'o mut Vec<u8>,
+) -> Option<&'o [u8]> {
+    let u = UriRef::split(split_text(m, buf));
     let h = u.host().filter(|h| !h.is_empty())?;
-    Some(h.to_ascii_lowercase())
+    out.clear();
+    out.extend(h.iter().map(u8::to_ascii_lowercase));
+    Some(out)
 }
 
 /// The registrable domain of `m`'s host (eTLD+1 by the Public Suffix List,

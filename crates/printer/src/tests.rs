@@ -245,7 +245,10 @@ proptest! {
             prop_oneof![any::<u8>(), Just(b'"'), Just(b'\\'), Just(b'\t'), Just(b'\r'), Just(0x1f), Just(b':'), Just(b'/'), Just(b'?'), Just(b'#'), Just(b'@'), Just(b'[')],
             0..40,
         ),
-        prefix in prop_oneof![Just(&b""[..]), Just(&b"http://"[..]), Just(&b"http://[::1"[..]), Just(&b"www."[..])],
+        prefix in prop_oneof![
+            Just(&b""[..]), Just(&b"http://"[..]), Just(&b"http://[::1"[..]), Just(&b"www."[..]),
+            Just(&b"http://a.b-c_d.co.uk"[..]), Just(&b"http://xn--a.example"[..]), Just(&b"HTTP://A.Example"[..]),
+        ],
         www in any::<bool>(),
         ambiguous in any::<bool>(),
         start in any::<u32>(),
@@ -303,7 +306,18 @@ struct Row<'a> {
 fn row<'a>(rec: &Record<'a, '_>, normalize: Option<KeyLevel>) -> Row<'a> {
     let parts = Parts::new(rec.m);
     let u = parts.uri();
-    let (host_ascii, domain) = host_keys(u.host(), u.host_kind());
+    // The keys crate's own answer (not the printer's shortcut for hosts
+    // that are their own ASCII form).
+    let host_ascii = u
+        .host()
+        .filter(|h| !h.is_empty())
+        .and_then(urlsift_keys::host_ascii);
+    let domain = match (u.host_kind(), &host_ascii) {
+        (Some(urlsift_uri::HostKind::RegName), Some(a)) => {
+            urlsift_keys::host::registrable_domain(a).map(str::to_owned)
+        }
+        _ => None,
+    };
     Row {
         host_ascii,
         domain,
@@ -440,5 +454,47 @@ proptest! {
             warc_offset: offset,
         };
         check(&Record { file: &file, line: 3, m, mail: None, web: Some(&w) });
+    }
+}
+
+proptest! {
+    #[test]
+    fn hosts_of_their_own_ascii_form_are_what_the_keys_crate_says(
+        host in "(xn--|[a-z0-9._-]){0,6}[a-z0-9._-]{0,12}",
+    ) {
+        let h = host.as_bytes();
+        let kind = Some(urlsift_uri::HostKind::RegName);
+        let (ascii, domain) = host_keys(Some(h), kind);
+        let want = Some(h).filter(|h| !h.is_empty()).and_then(urlsift_keys::host_ascii);
+        let want_domain = want
+            .as_deref()
+            .and_then(urlsift_keys::host::registrable_domain)
+            .map(str::to_owned);
+        prop_assert_eq!(&ascii, &want);
+        prop_assert_eq!(&domain, &want_domain);
+        if own_ascii_form(h) && !h.is_empty() {
+            prop_assert_eq!(ascii.as_deref(), Some(host.as_str()));
+        }
+    }
+}
+
+#[test]
+fn csv_special_finds_each_byte_at_any_place() {
+    for tsv in [false, true] {
+        for len in 0..20 {
+            assert!(!csv_special(&vec![b'a'; len], tsv));
+            for at in 0..len {
+                for c in [b',', b'"', b'\t', b'\n', b'\r'] {
+                    let mut v = vec![b'a'; len];
+                    v[at] = c;
+                    let want = if tsv {
+                        c != b',' && c != b'"'
+                    } else {
+                        c != b'\t'
+                    };
+                    assert_eq!(csv_special(&v, tsv), want, "{tsv} {v:?}");
+                }
+            }
+        }
     }
 }
