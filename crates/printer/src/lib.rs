@@ -199,6 +199,8 @@ pub struct Formatter {
     /// Scratch for the `//www...` form of an abbreviated URI, split as a
     /// network-path reference.
     partbuf: Vec<u8>,
+    /// The registrable domains of the hosts seen last.
+    domains: DomainCache,
 }
 
 impl Formatter {
@@ -209,6 +211,7 @@ impl Formatter {
             header: opts.no_header,
             keybuf: Vec::new(),
             partbuf: Vec::new(),
+            domains: DomainCache::default(),
         }
     }
 
@@ -240,28 +243,28 @@ impl Formatter {
         let o = &self.opts;
         match o.format {
             Format::Text => {
-                let (path, num, reset) = if o.color {
-                    (color::PATH, color::NUMBER, color::RESET)
-                } else {
-                    ("", "", "")
+                // Colour escapes around a prefix: none without `color`.
+                let paint = |out: &mut Vec<u8>, esc: &str, body: &[u8]| {
+                    if o.color {
+                        out.extend_from_slice(esc.as_bytes());
+                        out.extend_from_slice(body);
+                        out.extend_from_slice(color::RESET.as_bytes());
+                    } else {
+                        out.extend_from_slice(body);
+                    }
                 };
+                out.reserve(rec.m.url.len() + 48);
                 if o.with_filename {
-                    out.extend_from_slice(path.as_bytes());
-                    out.extend_from_slice(rec.file.as_bytes());
-                    out.extend_from_slice(reset.as_bytes());
+                    paint(out, color::PATH, rec.file.as_bytes());
                     out.push(if o.null { 0 } else { b':' });
                 }
                 let mut n = itoa::Buffer::new();
                 if o.line_number {
-                    out.extend_from_slice(num.as_bytes());
-                    out.extend_from_slice(n.format(rec.line).as_bytes());
-                    out.extend_from_slice(reset.as_bytes());
+                    paint(out, color::NUMBER, n.format(rec.line).as_bytes());
                     out.push(b':');
                 }
                 if o.byte_offset {
-                    out.extend_from_slice(num.as_bytes());
-                    out.extend_from_slice(n.format(rec.m.start).as_bytes());
-                    out.extend_from_slice(reset.as_bytes());
+                    paint(out, color::NUMBER, n.format(rec.m.start).as_bytes());
                     out.push(b':');
                 }
                 if o.normalize {
@@ -285,7 +288,7 @@ impl Formatter {
                     normalized: normalized.as_ref(),
                     key: keyed.as_ref(),
                 };
-                write_json(rec, &Fields::new(text, www), extra, out)?;
+                write_json(rec, &Fields::new(text, www, &mut self.domains), extra, out)?;
             }
             Format::Csv | Format::Tsv => {
                 let tsv = o.format == Format::Tsv;
@@ -300,7 +303,7 @@ impl Formatter {
                 let keyed = key_field.map(|l| normal_at(rec.m, l));
                 let www = rec.m.kind == Kind::Www;
                 let text = split_text(rec.m, &mut self.partbuf);
-                let fields = Fields::new(text, www);
+                let fields = Fields::new(text, www, &mut self.domains);
                 let extra = Extra {
                     normalized: normalized.as_ref(),
                     key: keyed.as_ref(),
@@ -313,7 +316,7 @@ impl Formatter {
                 let www = rec.m.kind == Kind::Www;
                 let text = split_text(rec.m, &mut self.partbuf);
                 let extra = [normalized.as_deref(), key.as_deref()];
-                write_row(rec, &Fields::new(text, www), extra, out)?;
+                write_row(rec, &Fields::new(text, www, &mut self.domains), extra, out)?;
             }
         }
         Ok(())
@@ -441,7 +444,7 @@ pub fn host_keys(
     host: Option<&[u8]>,
     kind: Option<urlsift_uri::HostKind>,
 ) -> (Option<String>, Option<String>) {
-    let (ascii, domain) = host_keys_cow(host, kind);
+    let (ascii, domain) = host_keys_cow(host, kind, &mut DomainCache::default());
     (ascii.map(Cow::into_owned), domain.map(Cow::into_owned))
 }
 
@@ -456,10 +459,11 @@ fn own_ascii_form(h: &[u8]) -> bool {
 
 /// [`host_keys`], borrowed from `host` where the host is its own ASCII
 /// form (the usual case: no allocation).
-fn host_keys_cow(
-    host: Option<&[u8]>,
+fn host_keys_cow<'h>(
+    host: Option<&'h [u8]>,
     kind: Option<urlsift_uri::HostKind>,
-) -> (Option<Cow<'_, str>>, Option<Cow<'_, str>>) {
+    domains: &mut DomainCache,
+) -> (Option<Cow<'h, str>>, Option<Cow<'h, str>>) {
     let Some(h) = host.filter(|h| !h.is_empty()) else {
         return (None, None);
     };
@@ -469,7 +473,7 @@ fn host_keys_cow(
         && let Ok(a) = std::str::from_utf8(h)
     {
         let domain = if regname {
-            urlsift_keys::host::registrable_domain(a).map(Cow::Borrowed)
+            domains.get(a).map(Cow::Borrowed)
         } else {
             None
         };
@@ -485,10 +489,62 @@ fn host_keys_cow(
     (ascii.map(Cow::Owned), domain)
 }
 
+/// The registrable domains of the hosts seen last (direct-mapped, by a
+/// hash of the host): a host seen again is one look-up, not a walk of the
+/// Public Suffix List. Hosts repeat in most text; a host seen for the first
+/// time costs a hash and a copy more.
+#[derive(Default)]
+struct DomainCache {
+    /// Each slot: a host, and its registrable domain's place in it.
+    slots: Vec<DomainSlot>,
+}
+
+/// A host, and its registrable domain's place in it (start, length).
+type DomainSlot = (Vec<u8>, Option<(u16, u16)>);
+
+impl DomainCache {
+    /// The number of slots (a power of two).
+    const SLOTS: usize = 1024;
+    /// Longer hosts are not kept.
+    const LONGEST: usize = 255;
+
+    /// [`urlsift_keys::host::registrable_domain`] of `a`.
+    fn get<'a>(&mut self, a: &'a str) -> Option<&'a str> {
+        let b = a.as_bytes();
+        if b.is_empty() || b.len() > Self::LONGEST {
+            return urlsift_keys::host::registrable_domain(a);
+        }
+        if self.slots.is_empty() {
+            self.slots.resize_with(Self::SLOTS, Default::default);
+        }
+        let i = xxhash_rust::xxh3::xxh3_64(b) as usize & (Self::SLOTS - 1);
+        let slot = &mut self.slots[i];
+        if slot.0 == b {
+            return slot
+                .1
+                .and_then(|(at, n)| a.get(usize::from(at)..usize::from(at) + usize::from(n)));
+        }
+        let d = urlsift_keys::host::registrable_domain(a);
+        // The domain is a piece of `a`: its place, as offsets.
+        let at = d.map(|d| (d.as_ptr() as usize).wrapping_sub(b.as_ptr() as usize));
+        slot.0.clear();
+        slot.0.extend_from_slice(b);
+        slot.1 = match (at, d) {
+            (Some(at), Some(d)) if at + d.len() <= b.len() => Some((at as u16, d.len() as u16)),
+            _ => None,
+        };
+        if d.is_some() && slot.1.is_none() {
+            // Not a piece of `a` after all: not kept.
+            slot.0.clear();
+        }
+        d
+    }
+}
+
 impl<'p> Fields<'p> {
     /// The fields of a URL split as `text`: the URL, or if `www`, `//` and
     /// an abbreviated URL (see [`split_text`]).
-    fn new(text: &'p [u8], www: bool) -> Self {
+    fn new(text: &'p [u8], www: bool, domains: &mut DomainCache) -> Self {
         // The strict parser splits a valid reference as Appendix B does
         // (tested in the URI crate): one pass validates and splits it; only
         // an invalid one is split again.
@@ -506,7 +562,7 @@ impl<'p> Fields<'p> {
                 None => String::from_utf8_lossy(b),
             }
         };
-        let (host_ascii, domain) = host_keys_cow(u.host(), u.host_kind());
+        let (host_ascii, domain) = host_keys_cow(u.host(), u.host_kind(), domains);
         Fields {
             text,
             host_ascii,
@@ -572,6 +628,11 @@ fn json_opt(out: &mut Vec<u8>, key: &[u8], value: Option<&str>) {
         Some(v) => json_str(out, v),
         None => out.extend_from_slice(b"null"),
     }
+}
+
+/// True if `v` is borrowed (from the URL's text), or absent.
+fn borrowed(v: &Option<Cow<'_, str>>) -> bool {
+    !matches!(v, Some(Cow::Owned(_)))
 }
 
 /// [`json_opt`] for a piece of a URL; `clean` when the URL holds nothing
@@ -646,8 +707,15 @@ fn write_json(
     json_part(out, b",\"path\":", Some(&f.path), clean);
     json_part(out, b",\"query\":", f.query.as_deref(), clean);
     json_part(out, b",\"fragment\":", f.fragment.as_deref(), clean);
-    json_opt(out, b",\"host_ascii\":", f.host_ascii.as_deref());
-    json_opt(out, b",\"domain\":", f.domain.as_deref());
+    // Borrowed, these are pieces of the URL too.
+    let (ha, dom) = (&f.host_ascii, &f.domain);
+    json_part(
+        out,
+        b",\"host_ascii\":",
+        ha.as_deref(),
+        clean && borrowed(ha),
+    );
+    json_part(out, b",\"domain\":", dom.as_deref(), clean && borrowed(dom));
     match rec.mail {
         Some(w) => {
             // The mail fields, flattened into this object: serde's `{...}`
@@ -848,8 +916,10 @@ fn write_csv(mut row: CsvRow<'_>, rec: &Record<'_, '_>, f: &Fields<'_>, extra: E
     part(&mut row, Some(&f.path));
     part(&mut row, f.query.as_deref());
     part(&mut row, f.fragment.as_deref());
-    row.field(f.host_ascii.as_deref().unwrap_or(""));
-    row.field(f.domain.as_deref().unwrap_or(""));
+    // Borrowed, these are pieces of the URL too.
+    let (ha, dom) = (&f.host_ascii, &f.domain);
+    row.field_checked(ha.as_deref().unwrap_or(""), special || !borrowed(ha));
+    row.field_checked(dom.as_deref().unwrap_or(""), special || !borrowed(dom));
     match rec.web {
         Some(w) => {
             row.field(w.found.as_deref().unwrap_or(""));

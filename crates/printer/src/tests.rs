@@ -498,3 +498,32 @@ fn csv_special_finds_each_byte_at_any_place() {
         }
     }
 }
+
+proptest! {
+    #[test]
+    fn the_domain_cache_answers_as_the_public_suffix_list(
+        hosts in proptest::collection::vec("(www\\.|a\\.|[a-z]{1,3}\\.){0,3}(co\\.uk|com|github\\.io|uk|[a-z]{1,2})\\.?", 1..40),
+    ) {
+        let mut cache = DomainCache::default();
+        // Twice: the first time fills the slots, the second reads them.
+        for h in hosts.iter().chain(&hosts) {
+            prop_assert_eq!(cache.get(h), urlsift_keys::host::registrable_domain(h), "{}", h);
+        }
+    }
+}
+
+#[test]
+fn the_domain_cache_keeps_colliding_hosts_apart() {
+    let mut cache = DomainCache::default();
+    let hosts: Vec<String> = (0..5000).map(|i| format!("h{i}.example.co.uk")).collect();
+    for h in hosts.iter().chain(&hosts) {
+        assert_eq!(
+            cache.get(h),
+            urlsift_keys::host::registrable_domain(h),
+            "{h}"
+        );
+    }
+    assert_eq!(cache.get("x.github.io"), Some("x.github.io"));
+    assert_eq!(cache.get("github.io"), None);
+    assert_eq!(cache.get("github.io"), None);
+}

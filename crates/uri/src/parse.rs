@@ -33,13 +33,24 @@ static DELIMS: [u8; 256] = {
 };
 
 /// Index of the first byte of `text[from..]` in `set` (bits of
-/// [`DELIMS`]), or `text.len()`: one table look-up per byte.
+/// [`DELIMS`]), or `text.len()`: one table look-up per byte, eight bytes'
+/// classes or-ed together before one test.
 #[inline(always)]
 fn find_any(text: &[u8], from: usize, set: u8) -> usize {
     let rest = text.get(from..).unwrap_or_default();
-    rest.iter()
+    let mut chunks = rest.chunks_exact(8);
+    let mut at = from;
+    for c in &mut chunks {
+        let any = c.iter().fold(0, |a, &b| a | DELIMS[b as usize]);
+        if any & set != 0 {
+            break;
+        }
+        at += 8;
+    }
+    let tail = text.get(at..).unwrap_or_default();
+    tail.iter()
         .position(|&b| DELIMS[b as usize] & set != 0)
-        .map_or(text.len(), |p| from + p)
+        .map_or(text.len(), |p| at + p)
 }
 
 /// Split `text` by Appendix B; see [`UriRef::split`]. One pass over the
@@ -236,7 +247,16 @@ mod tests {
                     text.push(alphabet[k % alphabet.len()]);
                     k /= alphabet.len();
                 }
-                for prefix in [&b""[..], b"s:", b"s://", b"//"] {
+                for prefix in [
+                    &b""[..],
+                    b"s:",
+                    b"s://",
+                    b"//",
+                    b"hhhhhhhhhhhhh",
+                    b"s://hhhhhhhhhhh",
+                    b"//u@hhhhhhhhhhhhhhhh",
+                    b"s://h/ppppppppppppppppp",
+                ] {
                     let mut t = prefix.to_vec();
                     t.extend_from_slice(&text);
                     let (a, b) = (split(&t), split_reference(&t));
