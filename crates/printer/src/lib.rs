@@ -1100,8 +1100,27 @@ pub fn domain_key(m: &Match<'_>) -> Option<Vec<u8>> {
 
 /// Write one `--count-by` row: the count right-aligned in 7 columns, a
 /// space, the key (like `uniq -c`).
+///
+/// ```
+/// let mut out = Vec::new();
+/// urlsift_printer::write_count_row(&mut out, 42, b"a.example").unwrap();
+/// urlsift_printer::write_count_row(&mut out, 123_456_789, b"b.example").unwrap();
+/// assert_eq!(out, b"     42 a.example\n123456789 b.example\n");
+/// ```
 pub fn write_count_row(out: &mut dyn Write, count: u64, key: &[u8]) -> io::Result<()> {
-    write!(out, "{count:>7} ")?;
+    let mut n = itoa::Buffer::new();
+    let digits = n.format(count).as_bytes();
+    // `{count:>7} `, one write.
+    let mut line = [b' '; 32];
+    let pad = 7usize.saturating_sub(digits.len());
+    line[pad..pad + digits.len()].copy_from_slice(digits);
+    let head = pad + digits.len() + 1;
+    if key.len() + head < line.len() {
+        line[head..head + key.len()].copy_from_slice(key);
+        line[head + key.len()] = b'\n';
+        return out.write_all(&line[..head + key.len() + 1]);
+    }
+    out.write_all(&line[..head])?;
     out.write_all(key)?;
     out.write_all(b"\n")
 }

@@ -527,3 +527,26 @@ fn the_domain_cache_keeps_colliding_hosts_apart() {
     assert_eq!(cache.get("github.io"), None);
     assert_eq!(cache.get("github.io"), None);
 }
+
+#[test]
+fn count_rows_are_what_format_writes() {
+    for count in [
+        0,
+        1,
+        9,
+        10,
+        999_999,
+        1_000_000,
+        9_999_999,
+        10_000_000,
+        u64::MAX,
+    ] {
+        for len in [0, 1, 10, 23, 24, 25, 40] {
+            let key = vec![b'k'; len];
+            let mut out = Vec::new();
+            write_count_row(&mut out, count, &key).unwrap();
+            let want = format!("{count:>7} {}\n", String::from_utf8_lossy(&key));
+            assert_eq!(String::from_utf8(out).unwrap(), want);
+        }
+    }
+}
