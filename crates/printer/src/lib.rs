@@ -200,8 +200,8 @@ pub struct Formatter {
     /// Scratch for the `//www...` form of an abbreviated URI, split as a
     /// network-path reference.
     partbuf: Vec<u8>,
-    /// The CSV/TSV quoting state machine, kept from record to record.
-    csv: Option<csv_core::Writer>,
+    /// The registrable domains of the hosts seen last.
+    domains: DomainCache,
 }
 
 impl Formatter {
@@ -212,7 +212,7 @@ impl Formatter {
             header: opts.no_header,
             keybuf: Vec::new(),
             partbuf: Vec::new(),
-            csv: None,
+            domains: DomainCache::default(),
         }
     }
 
@@ -244,20 +244,29 @@ impl Formatter {
         let o = &self.opts;
         match o.format {
             Format::Text => {
-                let (path, num, reset) = if o.color {
-                    (color::PATH, color::NUMBER, color::RESET)
-                } else {
-                    ("", "", "")
+                // Colour escapes around a prefix: none without `color`.
+                let paint = |out: &mut Vec<u8>, esc: &str, body: &[u8]| {
+                    if o.color {
+                        out.extend_from_slice(esc.as_bytes());
+                        out.extend_from_slice(body);
+                        out.extend_from_slice(color::RESET.as_bytes());
+                    } else {
+                        out.extend_from_slice(body);
+                    }
                 };
+                out.reserve(rec.m.url.len() + 48);
                 if o.with_filename {
-                    write!(out, "{path}{}{reset}", rec.file)?;
+                    paint(out, color::PATH, rec.file.as_bytes());
                     out.push(if o.null { 0 } else { b':' });
                 }
+                let mut n = itoa::Buffer::new();
                 if o.line_number {
-                    write!(out, "{num}{}{reset}:", rec.line)?;
+                    paint(out, color::NUMBER, n.format(rec.line).as_bytes());
+                    out.push(b':');
                 }
                 if o.byte_offset {
-                    write!(out, "{num}{}{reset}:", rec.m.start)?;
+                    paint(out, color::NUMBER, n.format(rec.m.start).as_bytes());
+                    out.push(b':');
                 }
                 if o.normalize {
                     let www = rec.m.kind == Kind::Www;
@@ -280,28 +289,27 @@ impl Formatter {
                     normalized: normalized.as_ref(),
                     key: keyed.as_ref(),
                 };
-                write_json(rec, &Fields::new(text, www), extra, out)?;
+                write_json(rec, &Fields::new(text, www, &mut self.domains), extra, out)?;
             }
             Format::Csv | Format::Tsv => {
                 let tsv = o.format == Format::Tsv;
                 let normalize = o.normalize;
                 let key_field = o.key_field;
                 let has_key = key_field.is_some();
-                let w = self.csv.get_or_insert_with(|| csv_writer(tsv));
                 if !self.header {
                     self.header = true;
-                    csv_header(CsvRow::new(w, out, tsv), normalize, has_key);
+                    csv_header(CsvRow::new(out, tsv), normalize, has_key);
                 }
                 let normalized = normalize.then(|| normal_at(rec.m, level));
                 let keyed = key_field.map(|l| normal_at(rec.m, l));
                 let www = rec.m.kind == Kind::Www;
                 let text = split_text(rec.m, &mut self.partbuf);
-                let fields = Fields::new(text, www);
+                let fields = Fields::new(text, www, &mut self.domains);
                 let extra = Extra {
                     normalized: normalized.as_ref(),
                     key: keyed.as_ref(),
                 };
-                write_csv(CsvRow::new(w, out, tsv), rec, &fields, extra);
+                write_csv(CsvRow::new(out, tsv), rec, &fields, extra);
             }
             Format::Rows => {
                 let normalized = o.normalize.then(|| normal_at(rec.m, level)).flatten();
@@ -309,7 +317,7 @@ impl Formatter {
                 let www = rec.m.kind == Kind::Www;
                 let text = split_text(rec.m, &mut self.partbuf);
                 let extra = [normalized.as_deref(), key.as_deref()];
-                write_row(rec, &Fields::new(text, www), extra, out)?;
+                write_row(rec, &Fields::new(text, www, &mut self.domains), extra, out)?;
             }
         }
         Ok(())
@@ -399,6 +407,8 @@ fn split_text<'a>(m: &'a Match<'_>, buf: &'a mut Vec<u8>) -> &'a [u8] {
 /// borrowed from it when it is UTF-8 (otherwise each is converted lossily,
 /// U+FFFD for each invalid sequence).
 struct Fields<'p> {
+    /// The text split: the URL, or `//` and an abbreviated one.
+    text: &'p [u8],
     url: Cow<'p, str>,
     valid: bool,
     scheme: Option<Cow<'p, str>>,
@@ -409,8 +419,8 @@ struct Fields<'p> {
     path: Cow<'p, str>,
     query: Option<Cow<'p, str>>,
     fragment: Option<Cow<'p, str>>,
-    host_ascii: Option<String>,
-    domain: Option<String>,
+    host_ascii: Option<Cow<'p, str>>,
+    domain: Option<Cow<'p, str>>,
 }
 
 /// The fields only some runs write: `normalized` (with `--normalize`) and
@@ -424,28 +434,125 @@ struct Extra<'a> {
 /// The `host_ascii` and `domain` fields of a host: its UTS #46 ASCII form
 /// (an IP literal in lower case) and, for a registered name, its
 /// registrable domain.
+///
+/// ```
+/// use urlsift_uri::HostKind;
+/// let (ascii, domain) = urlsift_printer::host_keys(Some(b"www.EXAMPLE.co.uk"), Some(HostKind::RegName));
+/// assert_eq!(ascii.as_deref(), Some("www.example.co.uk"));
+/// assert_eq!(domain.as_deref(), Some("example.co.uk"));
+/// ```
 pub fn host_keys(
     host: Option<&[u8]>,
     kind: Option<urlsift_uri::HostKind>,
 ) -> (Option<String>, Option<String>) {
+    let (ascii, domain) = host_keys_cow(host, kind, &mut DomainCache::default());
+    (ascii.map(Cow::into_owned), domain.map(Cow::into_owned))
+}
+
+/// True when `h` is its own UTS #46 ASCII form: lower-case letters,
+/// digits, `-`, `.` and `_` only, and no `xn--` label (the names
+/// [`urlsift_keys::host_ascii`] returns unchanged; tested against it).
+fn own_ascii_form(h: &[u8]) -> bool {
+    h.iter().all(|&b| {
+        b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.' || b == b'_'
+    }) && !h.split(|&b| b == b'.').any(|l| l.starts_with(b"xn--"))
+}
+
+/// [`host_keys`], borrowed from `host` where the host is its own ASCII
+/// form (the usual case: no allocation).
+fn host_keys_cow<'h>(
+    host: Option<&'h [u8]>,
+    kind: Option<urlsift_uri::HostKind>,
+    domains: &mut DomainCache,
+) -> (Option<Cow<'h, str>>, Option<Cow<'h, str>>) {
     let Some(h) = host.filter(|h| !h.is_empty()) else {
         return (None, None);
     };
+    let regname = kind == Some(urlsift_uri::HostKind::RegName);
+    if h.first() != Some(&b'[')
+        && own_ascii_form(h)
+        && let Ok(a) = std::str::from_utf8(h)
+    {
+        let domain = if regname {
+            domains.get(a).map(Cow::Borrowed)
+        } else {
+            None
+        };
+        return (Some(Cow::Borrowed(a)), domain);
+    }
     let ascii = urlsift_keys::host_ascii(h);
-    let domain = match (kind, &ascii) {
-        (Some(urlsift_uri::HostKind::RegName), Some(a)) => {
-            urlsift_keys::host::registrable_domain(a).map(str::to_owned)
+    let domain = match (regname, &ascii) {
+        (true, Some(a)) => {
+            urlsift_keys::host::registrable_domain(a).map(|d| Cow::Owned(d.to_owned()))
         }
         _ => None,
     };
-    (ascii, domain)
+    (ascii.map(Cow::Owned), domain)
+}
+
+/// The registrable domains of the hosts seen last (direct-mapped, by a
+/// hash of the host): a host seen again is one look-up, not a walk of the
+/// Public Suffix List. Hosts repeat in most text; a host seen for the first
+/// time costs a hash and a copy more.
+#[derive(Default)]
+struct DomainCache {
+    /// Each slot: a host, and its registrable domain's place in it.
+    slots: Vec<DomainSlot>,
+}
+
+/// A host, and its registrable domain's place in it (start, length).
+type DomainSlot = (Vec<u8>, Option<(u16, u16)>);
+
+impl DomainCache {
+    /// The number of slots (a power of two).
+    const SLOTS: usize = 1024;
+    /// Longer hosts are not kept.
+    const LONGEST: usize = 255;
+
+    /// [`urlsift_keys::host::registrable_domain`] of `a`.
+    fn get<'a>(&mut self, a: &'a str) -> Option<&'a str> {
+        let b = a.as_bytes();
+        if b.is_empty() || b.len() > Self::LONGEST {
+            return urlsift_keys::host::registrable_domain(a);
+        }
+        if self.slots.is_empty() {
+            self.slots.resize_with(Self::SLOTS, Default::default);
+        }
+        let i = xxhash_rust::xxh3::xxh3_64(b) as usize & (Self::SLOTS - 1);
+        let slot = &mut self.slots[i];
+        if slot.0 == b {
+            return slot
+                .1
+                .and_then(|(at, n)| a.get(usize::from(at)..usize::from(at) + usize::from(n)));
+        }
+        let d = urlsift_keys::host::registrable_domain(a);
+        // The domain is a piece of `a`: its place, as offsets.
+        let at = d.map(|d| (d.as_ptr() as usize).wrapping_sub(b.as_ptr() as usize));
+        slot.0.clear();
+        slot.0.extend_from_slice(b);
+        slot.1 = match (at, d) {
+            (Some(at), Some(d)) if at + d.len() <= b.len() => Some((at as u16, d.len() as u16)),
+            _ => None,
+        };
+        if d.is_some() && slot.1.is_none() {
+            // Not a piece of `a` after all: not kept.
+            slot.0.clear();
+        }
+        d
+    }
 }
 
 impl<'p> Fields<'p> {
     /// The fields of a URL split as `text`: the URL, or if `www`, `//` and
     /// an abbreviated URL (see [`split_text`]).
-    fn new(text: &'p [u8], www: bool) -> Self {
-        let u = UriRef::split(text);
+    fn new(text: &'p [u8], www: bool, domains: &mut DomainCache) -> Self {
+        // The strict parser splits a valid reference as Appendix B does
+        // (tested in the URI crate): one pass validates and splits it; only
+        // an invalid one is split again.
+        let (u, valid) = match UriRef::parse(text) {
+            Ok(u) => (u, true),
+            Err(_) => (UriRef::split(text), false),
+        };
         // Components split at ASCII delimiters, so each piece of UTF-8 text
         // is UTF-8: check the whole once, then slice it.
         let whole = std::str::from_utf8(text).ok();
@@ -456,12 +563,13 @@ impl<'p> Fields<'p> {
                 None => String::from_utf8_lossy(b),
             }
         };
-        let (host_ascii, domain) = host_keys(u.host(), u.host_kind());
+        let (host_ascii, domain) = host_keys_cow(u.host(), u.host_kind(), domains);
         Fields {
+            text,
             host_ascii,
             domain,
             url: piece(text.get(if www { 2 } else { 0 }..).unwrap_or_default()),
-            valid: u.validate().is_ok(),
+            valid,
             scheme: u.scheme().map(piece),
             userinfo: u.userinfo().map(piece),
             host: u.host().map(piece),
@@ -523,6 +631,26 @@ fn json_opt(out: &mut Vec<u8>, key: &[u8], value: Option<&str>) {
     }
 }
 
+/// True if `v` is borrowed (from the URL's text), or absent.
+fn borrowed(v: &Option<Cow<'_, str>>) -> bool {
+    !matches!(v, Some(Cow::Owned(_)))
+}
+
+/// [`json_opt`] for a piece of a URL; `clean` when the URL holds nothing
+/// JSON escapes (so the piece holds nothing either).
+#[inline]
+fn json_part(out: &mut Vec<u8>, key: &[u8], value: Option<&str>, clean: bool) {
+    match value {
+        Some(v) if clean => {
+            out.extend_from_slice(key);
+            out.push(b'"');
+            out.extend_from_slice(v.as_bytes());
+            out.push(b'"');
+        }
+        _ => json_opt(out, key, value),
+    }
+}
+
 /// Append `key` (`,"name":`) and the number or boolean `value` to a JSON
 /// object.
 fn json_raw(out: &mut Vec<u8>, key: &[u8], value: &[u8]) {
@@ -544,12 +672,15 @@ fn write_json(
     let mut n = itoa::Buffer::new();
     let tf = |b: bool| if b { &b"true"[..] } else { b"false" };
     out.reserve(256 + 2 * f.url.len());
+    // The URL's components are pieces of its text: when it holds nothing
+    // to escape, neither do they, and they are copied as they are.
+    let clean = !json_special(f.text);
     out.extend_from_slice(b"{\"file\":");
     json_str(out, rec.file);
     json_raw(out, b",\"start\":", n.format(rec.m.start).as_bytes());
     json_raw(out, b",\"end\":", n.format(rec.m.end).as_bytes());
     json_raw(out, b",\"line\":", n.format(rec.line).as_bytes());
-    json_opt(out, b",\"url\":", Some(&f.url));
+    json_part(out, b",\"url\":", Some(&f.url), clean);
     if let Some(v) = extra.normalized {
         json_opt(out, b",\"normalized\":", v.as_deref());
     }
@@ -562,9 +693,9 @@ fn write_json(
     out.push(b'"');
     json_raw(out, b",\"valid\":", tf(f.valid));
     json_raw(out, b",\"ambiguous\":", tf(rec.m.ambiguous));
-    json_opt(out, b",\"scheme\":", f.scheme.as_deref());
-    json_opt(out, b",\"userinfo\":", f.userinfo.as_deref());
-    json_opt(out, b",\"host\":", f.host.as_deref());
+    json_part(out, b",\"scheme\":", f.scheme.as_deref(), clean);
+    json_part(out, b",\"userinfo\":", f.userinfo.as_deref(), clean);
+    json_part(out, b",\"host\":", f.host.as_deref(), clean);
     match f.host_kind {
         // Our own names: nothing to escape.
         Some(k) => {
@@ -573,12 +704,19 @@ fn write_json(
         }
         None => json_raw(out, b",\"host_kind\":", b"null"),
     }
-    json_opt(out, b",\"port\":", f.port.as_deref());
-    json_opt(out, b",\"path\":", Some(&f.path));
-    json_opt(out, b",\"query\":", f.query.as_deref());
-    json_opt(out, b",\"fragment\":", f.fragment.as_deref());
-    json_opt(out, b",\"host_ascii\":", f.host_ascii.as_deref());
-    json_opt(out, b",\"domain\":", f.domain.as_deref());
+    json_part(out, b",\"port\":", f.port.as_deref(), clean);
+    json_part(out, b",\"path\":", Some(&f.path), clean);
+    json_part(out, b",\"query\":", f.query.as_deref(), clean);
+    json_part(out, b",\"fragment\":", f.fragment.as_deref(), clean);
+    // Borrowed, these are pieces of the URL too.
+    let (ha, dom) = (&f.host_ascii, &f.domain);
+    json_part(
+        out,
+        b",\"host_ascii\":",
+        ha.as_deref(),
+        clean && borrowed(ha),
+    );
+    json_part(out, b",\"domain\":", dom.as_deref(), clean && borrowed(dom));
     match rec.mail {
         Some(w) => {
             // The mail fields, flattened into this object: serde's `{...}`
@@ -621,27 +759,42 @@ fn write_web_json(w: &WebWhere, out: &mut Vec<u8>) {
     out.push(b'}');
 }
 
-/// One CSV/TSV row being written into `out`, through csv-core's quoting
-/// (RFC 4180: a field with a delimiter, quote or line break is quoted).
-/// TSV has no quoting: tabs and line breaks inside a field become spaces.
+/// One CSV/TSV row being written into `out`. CSV quotes as RFC 4180 asks
+/// where it is needed: a field with a `,`, `"`, CR or LF is put in quotes,
+/// its quotes doubled (what csv-core's `QuoteStyle::Necessary` writes,
+/// tested). TSV has no quoting: tabs and line breaks inside a field become
+/// spaces.
 struct CsvRow<'w> {
-    w: &'w mut csv_core::Writer,
     out: &'w mut Vec<u8>,
     tsv: bool,
     first: bool,
 }
 
-/// The CSV (RFC 4180 quoting where needed) or TSV (no quoting) writer.
-fn csv_writer(tsv: bool) -> csv_core::Writer {
-    csv_core::WriterBuilder::new()
-        .delimiter(if tsv { b'\t' } else { b',' })
-        .quote_style(if tsv {
-            csv_core::QuoteStyle::Never
-        } else {
-            csv_core::QuoteStyle::Necessary
-        })
-        .terminator(csv_core::Terminator::Any(b'\n'))
-        .build()
+/// True if CSV must quote a field holding `b` (`,`, `"`, CR or LF), or TSV
+/// must replace a byte of it (tab, CR or LF).
+fn csv_special(b: &[u8], tsv: bool) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero = |w: u64| w.wrapping_sub(ONES) & !w & HIGH;
+    let (x, y) = if tsv { (b'\t', b'\t') } else { (b',', b'"') };
+    let has = |w: u64| {
+        zero(w ^ (u64::from(x) * ONES))
+            | zero(w ^ (u64::from(y) * ONES))
+            | zero(w ^ (u64::from(b'\n') * ONES))
+            | zero(w ^ (u64::from(b'\r') * ONES))
+    };
+    let mut acc = 0;
+    let mut words = b.chunks_exact(8);
+    for c in &mut words {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(c);
+        acc |= has(u64::from_le_bytes(a));
+    }
+    acc != 0
+        || words
+            .remainder()
+            .iter()
+            .any(|&c| c == x || c == y || c == b'\n' || c == b'\r')
 }
 
 /// Write the header row (with a `normalized` column if `normalize`, a
@@ -654,66 +807,81 @@ fn csv_header(mut row: CsvRow<'_>, normalize: bool, key: bool) {
 }
 
 impl<'w> CsvRow<'w> {
-    /// A new row of `w` into `out`.
-    fn new(w: &'w mut csv_core::Writer, out: &'w mut Vec<u8>, tsv: bool) -> Self {
+    /// A new row into `out`.
+    fn new(out: &'w mut Vec<u8>, tsv: bool) -> Self {
         CsvRow {
-            w,
             out,
             tsv,
             first: true,
         }
     }
 
-    /// Append one field.
-    fn field(&mut self, s: &str) {
+    /// The delimiter before a field but the first.
+    #[inline]
+    fn delimiter(&mut self) {
         if !self.first {
-            self.core(
-                |w, o| {
-                    let (r, n) = w.delimiter(o);
-                    (r, 0, n)
-                },
-                2,
-            );
+            self.out.push(if self.tsv { b'\t' } else { b',' });
         }
         self.first = false;
-        let spaced;
-        let mut input = s.as_bytes();
-        if self.tsv && s.contains(['\t', '\n', '\r']) {
-            spaced = s.replace(['\t', '\n', '\r'], " ");
-            input = spaced.as_bytes();
+    }
+
+    /// Append one field.
+    fn field(&mut self, s: &str) {
+        self.field_checked(s, csv_special(s.as_bytes(), self.tsv));
+    }
+
+    /// Append one field known to hold nothing to quote or replace when not
+    /// `special`.
+    #[inline]
+    fn field_checked(&mut self, s: &str, special: bool) {
+        self.delimiter();
+        let b = s.as_bytes();
+        if !special || !csv_special(b, self.tsv) {
+            self.out.extend_from_slice(b);
+        } else if self.tsv {
+            self.out.extend(b.iter().map(|&c| {
+                if matches!(c, b'\t' | b'\n' | b'\r') {
+                    b' '
+                } else {
+                    c
+                }
+            }));
+        } else {
+            self.out.reserve(b.len() + 2);
+            self.out.push(b'"');
+            for &c in b {
+                if c == b'"' {
+                    self.out.push(b'"');
+                }
+                self.out.push(c);
+            }
+            self.out.push(b'"');
         }
-        // At most 1 + 2 * len bytes come out (the opening quote, and quotes
-        // doubled; the closing one comes with the delimiter or terminator),
-        // so one call with this room takes the whole field.
-        let took = self.core(|w, o| w.field(input, o), 2 + 2 * input.len());
-        debug_assert_eq!(took, input.len());
+    }
+
+    /// Append `n` empty fields.
+    fn empty(&mut self, n: usize) {
+        if n == 0 {
+            return;
+        }
+        let d = if self.tsv { b'\t' } else { b',' };
+        let extra = usize::from(!self.first);
+        self.first = false;
+        let at = self.out.len();
+        self.out.resize(at + n - 1 + extra, d);
     }
 
     /// End the row.
-    fn end(mut self) {
-        self.core(
-            |w, o| {
-                let (r, n) = w.terminator(o);
-                (r, 0, n)
-            },
-            4,
-        );
+    fn end(self) {
+        self.out.push(b'\n');
     }
+}
 
-    /// Run one csv-core step with `room` bytes of output space; returns the
-    /// input bytes it took.
-    fn core(
-        &mut self,
-        step: impl FnOnce(&mut csv_core::Writer, &mut [u8]) -> (csv_core::WriteResult, usize, usize),
-        room: usize,
-    ) -> usize {
-        let at = self.out.len();
-        self.out.resize(at + room, 0);
-        let (r, nin, nout) = step(self.w, &mut self.out[at..]);
-        debug_assert_eq!(r, csv_core::WriteResult::InputEmpty);
-        self.out.truncate(at + nout);
-        nin
-    }
+/// The number of web columns: the CSV/TSV columns a record not from a web
+/// page leaves empty.
+fn web_columns() -> usize {
+    static N: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *N.get_or_init(|| fields::fields(&[fields::Group::Web]).count())
 }
 
 /// Write the CSV/TSV row of `rec`: the JSON fields in the same order, the
@@ -723,31 +891,36 @@ impl<'w> CsvRow<'w> {
 fn write_csv(mut row: CsvRow<'_>, rec: &Record<'_, '_>, f: &Fields<'_>, extra: Extra<'_>) {
     let mut n = itoa::Buffer::new();
     let tf = |b: bool| if b { "true" } else { "false" };
+    // The URL's components are pieces of its text: one check for them all.
+    let special = csv_special(f.text, row.tsv);
+    let part = |row: &mut CsvRow<'_>, v: Option<&str>| row.field_checked(v.unwrap_or(""), special);
     row.field(rec.file);
-    row.field(n.format(rec.m.start));
-    row.field(n.format(rec.m.end));
-    row.field(n.format(rec.line));
-    row.field(&f.url);
+    row.field_checked(n.format(rec.m.start), false);
+    row.field_checked(n.format(rec.m.end), false);
+    row.field_checked(n.format(rec.line), false);
+    part(&mut row, Some(&f.url));
     if let Some(v) = extra.normalized {
         row.field(v.as_deref().unwrap_or(""));
     }
     if let Some(v) = extra.key {
         row.field(v.as_deref().unwrap_or(""));
     }
-    row.field(rec.m.style.as_str());
-    row.field(rec.m.kind.as_str());
-    row.field(tf(f.valid));
-    row.field(tf(rec.m.ambiguous));
-    row.field(f.scheme.as_deref().unwrap_or(""));
-    row.field(f.userinfo.as_deref().unwrap_or(""));
-    row.field(f.host.as_deref().unwrap_or(""));
-    row.field(f.host_kind.unwrap_or(""));
-    row.field(f.port.as_deref().unwrap_or(""));
-    row.field(&f.path);
-    row.field(f.query.as_deref().unwrap_or(""));
-    row.field(f.fragment.as_deref().unwrap_or(""));
-    row.field(f.host_ascii.as_deref().unwrap_or(""));
-    row.field(f.domain.as_deref().unwrap_or(""));
+    row.field_checked(rec.m.style.as_str(), false);
+    row.field_checked(rec.m.kind.as_str(), false);
+    row.field_checked(tf(f.valid), false);
+    row.field_checked(tf(rec.m.ambiguous), false);
+    part(&mut row, f.scheme.as_deref());
+    part(&mut row, f.userinfo.as_deref());
+    part(&mut row, f.host.as_deref());
+    row.field_checked(f.host_kind.unwrap_or(""), false);
+    part(&mut row, f.port.as_deref());
+    part(&mut row, Some(&f.path));
+    part(&mut row, f.query.as_deref());
+    part(&mut row, f.fragment.as_deref());
+    // Borrowed, these are pieces of the URL too.
+    let (ha, dom) = (&f.host_ascii, &f.domain);
+    row.field_checked(ha.as_deref().unwrap_or(""), special || !borrowed(ha));
+    row.field_checked(dom.as_deref().unwrap_or(""), special || !borrowed(dom));
     match rec.web {
         Some(w) => {
             row.field(w.found.as_deref().unwrap_or(""));
@@ -758,15 +931,11 @@ fn write_csv(mut row: CsvRow<'_>, rec: &Record<'_, '_>, f: &Fields<'_>, extra: E
             row.field(w.warc_date.as_deref().unwrap_or(""));
             row.field(w.warc_type.as_deref().unwrap_or(""));
             match w.warc_offset {
-                Some(off) => row.field(n.format(off)),
-                None => row.field(""),
+                Some(off) => row.field_checked(n.format(off), false),
+                None => row.field_checked("", false),
             }
         }
-        None => {
-            for _ in fields::fields(&[fields::Group::Web]) {
-                row.field("");
-            }
-        }
+        None => row.empty(web_columns()),
     }
     row.end();
 }
@@ -848,7 +1017,7 @@ pub fn write_header(opts: &Options, out: &mut dyn Write) -> io::Result<()> {
     };
     let mut buf = Vec::new();
     csv_header(
-        CsvRow::new(&mut csv_writer(tsv), &mut buf, tsv),
+        CsvRow::new(&mut buf, tsv),
         opts.normalize,
         opts.key_field.is_some(),
     );
@@ -891,10 +1060,21 @@ pub fn count_key<'m>(
 
 /// The lower-cased host of `m` (`None` when it has no host, or an empty one).
 pub fn host_key(m: &Match<'_>) -> Option<Vec<u8>> {
-    let parts = Parts::new(m);
-    let u = parts.uri();
+    host_key_into(m, &mut Vec::new(), &mut Vec::new()).map(<[u8]>::to_vec)
+}
+
+/// [`host_key`] into `out`, with `buf` as scratch (no allocation once they
+/// have grown).
+pub(crate) fn host_key_into<'o>(
+    m: &Match<'_>,
+    buf: &mut Vec<u8>,
+    out: &'o mut Vec<u8>,
+) -> Option<&'o [u8]> {
+    let u = UriRef::split(split_text(m, buf));
     let h = u.host().filter(|h| !h.is_empty())?;
-    Some(h.to_ascii_lowercase())
+    out.clear();
+    out.extend(h.iter().map(u8::to_ascii_lowercase));
+    Some(out)
 }
 
 /// The registrable domain of `m`'s host (eTLD+1 by the Public Suffix List,
@@ -921,8 +1101,27 @@ pub fn domain_key(m: &Match<'_>) -> Option<Vec<u8>> {
 
 /// Write one `--count-by` row: the count right-aligned in 7 columns, a
 /// space, the key (like `uniq -c`).
+///
+/// ```
+/// let mut out = Vec::new();
+/// urlsift_printer::write_count_row(&mut out, 42, b"a.example").unwrap();
+/// urlsift_printer::write_count_row(&mut out, 123_456_789, b"b.example").unwrap();
+/// assert_eq!(out, b"     42 a.example\n123456789 b.example\n");
+/// ```
 pub fn write_count_row(out: &mut dyn Write, count: u64, key: &[u8]) -> io::Result<()> {
-    write!(out, "{count:>7} ")?;
+    let mut n = itoa::Buffer::new();
+    let digits = n.format(count).as_bytes();
+    // `{count:>7} `, one write.
+    let mut line = [b' '; 32];
+    let pad = 7usize.saturating_sub(digits.len());
+    line[pad..pad + digits.len()].copy_from_slice(digits);
+    let head = pad + digits.len() + 1;
+    if key.len() + head < line.len() {
+        line[head..head + key.len()].copy_from_slice(key);
+        line[head + key.len()] = b'\n';
+        return out.write_all(&line[..head + key.len() + 1]);
+    }
+    out.write_all(&line[..head])?;
     out.write_all(key)?;
     out.write_all(b"\n")
 }

@@ -226,6 +226,7 @@ impl Plan {
                 by: opts.count_by,
                 level: opts.dedup_key,
                 keybuf: Vec::new(),
+                partbuf: Vec::new(),
             }),
             Mode::Keyed => Box::new(Keyed {
                 fmt,
@@ -267,8 +268,11 @@ impl Sink for Tally {
 struct CountKeys {
     by: Option<CountBy>,
     level: dedup::KeyLevel,
-    /// Scratch for dedup keys ([`dedup::key_into`]): no allocation per URL.
+    /// Scratch for dedup keys ([`dedup::key_into`]) and hosts: no
+    /// allocation per URL.
     keybuf: Vec<u8>,
+    /// Scratch for the `//www...` form of an abbreviated URL.
+    partbuf: Vec<u8>,
 }
 
 impl Sink for CountKeys {
@@ -280,6 +284,12 @@ impl Sink for CountKeys {
             // The URL key, normalized into the sink's buffer.
             let www = m.kind == Kind::Www;
             dedup::key_into(&m.url, www, self.level, &mut self.keybuf)
+        } else if self.by == Some(CountBy::Host) {
+            // `host_key`, into the sink's buffers.
+            let Some(k) = crate::host_key_into(m, &mut self.partbuf, &mut self.keybuf) else {
+                return;
+            };
+            k
         } else {
             let Some(k) = count_key(m, self.by, self.level) else {
                 return;

@@ -245,7 +245,10 @@ proptest! {
             prop_oneof![any::<u8>(), Just(b'"'), Just(b'\\'), Just(b'\t'), Just(b'\r'), Just(0x1f), Just(b':'), Just(b'/'), Just(b'?'), Just(b'#'), Just(b'@'), Just(b'[')],
             0..40,
         ),
-        prefix in prop_oneof![Just(&b""[..]), Just(&b"http://"[..]), Just(&b"http://[::1"[..]), Just(&b"www."[..])],
+        prefix in prop_oneof![
+            Just(&b""[..]), Just(&b"http://"[..]), Just(&b"http://[::1"[..]), Just(&b"www."[..]),
+            Just(&b"http://a.b-c_d.co.uk"[..]), Just(&b"http://xn--a.example"[..]), Just(&b"HTTP://A.Example"[..]),
+        ],
         www in any::<bool>(),
         ambiguous in any::<bool>(),
         start in any::<u32>(),
@@ -303,7 +306,18 @@ struct Row<'a> {
 fn row<'a>(rec: &Record<'a, '_>, normalize: Option<KeyLevel>) -> Row<'a> {
     let parts = Parts::new(rec.m);
     let u = parts.uri();
-    let (host_ascii, domain) = host_keys(u.host(), u.host_kind());
+    // The keys crate's own answer (not the printer's shortcut for hosts
+    // that are their own ASCII form).
+    let host_ascii = u
+        .host()
+        .filter(|h| !h.is_empty())
+        .and_then(urlsift_keys::host_ascii);
+    let domain = match (u.host_kind(), &host_ascii) {
+        (Some(urlsift_uri::HostKind::RegName), Some(a)) => {
+            urlsift_keys::host::registrable_domain(a).map(str::to_owned)
+        }
+        _ => None,
+    };
     Row {
         host_ascii,
         domain,
@@ -440,5 +454,99 @@ proptest! {
             warc_offset: offset,
         };
         check(&Record { file: &file, line: 3, m, mail: None, web: Some(&w) });
+    }
+}
+
+proptest! {
+    #[test]
+    fn hosts_of_their_own_ascii_form_are_what_the_keys_crate_says(
+        host in "(xn--|[a-z0-9._-]){0,6}[a-z0-9._-]{0,12}",
+    ) {
+        let h = host.as_bytes();
+        let kind = Some(urlsift_uri::HostKind::RegName);
+        let (ascii, domain) = host_keys(Some(h), kind);
+        let want = Some(h).filter(|h| !h.is_empty()).and_then(urlsift_keys::host_ascii);
+        let want_domain = want
+            .as_deref()
+            .and_then(urlsift_keys::host::registrable_domain)
+            .map(str::to_owned);
+        prop_assert_eq!(&ascii, &want);
+        prop_assert_eq!(&domain, &want_domain);
+        if own_ascii_form(h) && !h.is_empty() {
+            prop_assert_eq!(ascii.as_deref(), Some(host.as_str()));
+        }
+    }
+}
+
+#[test]
+fn csv_special_finds_each_byte_at_any_place() {
+    for tsv in [false, true] {
+        for len in 0..20 {
+            assert!(!csv_special(&vec![b'a'; len], tsv));
+            for at in 0..len {
+                for c in [b',', b'"', b'\t', b'\n', b'\r'] {
+                    let mut v = vec![b'a'; len];
+                    v[at] = c;
+                    let want = if tsv {
+                        c != b',' && c != b'"'
+                    } else {
+                        c != b'\t'
+                    };
+                    assert_eq!(csv_special(&v, tsv), want, "{tsv} {v:?}");
+                }
+            }
+        }
+    }
+}
+
+proptest! {
+    #[test]
+    fn the_domain_cache_answers_as_the_public_suffix_list(
+        hosts in proptest::collection::vec("(www\\.|a\\.|[a-z]{1,3}\\.){0,3}(co\\.uk|com|github\\.io|uk|[a-z]{1,2})\\.?", 1..40),
+    ) {
+        let mut cache = DomainCache::default();
+        // Twice: the first time fills the slots, the second reads them.
+        for h in hosts.iter().chain(&hosts) {
+            prop_assert_eq!(cache.get(h), urlsift_keys::host::registrable_domain(h), "{}", h);
+        }
+    }
+}
+
+#[test]
+fn the_domain_cache_keeps_colliding_hosts_apart() {
+    let mut cache = DomainCache::default();
+    let hosts: Vec<String> = (0..5000).map(|i| format!("h{i}.example.co.uk")).collect();
+    for h in hosts.iter().chain(&hosts) {
+        assert_eq!(
+            cache.get(h),
+            urlsift_keys::host::registrable_domain(h),
+            "{h}"
+        );
+    }
+    assert_eq!(cache.get("x.github.io"), Some("x.github.io"));
+    assert_eq!(cache.get("github.io"), None);
+    assert_eq!(cache.get("github.io"), None);
+}
+
+#[test]
+fn count_rows_are_what_format_writes() {
+    for count in [
+        0,
+        1,
+        9,
+        10,
+        999_999,
+        1_000_000,
+        9_999_999,
+        10_000_000,
+        u64::MAX,
+    ] {
+        for len in [0, 1, 10, 23, 24, 25, 40] {
+            let key = vec![b'k'; len];
+            let mut out = Vec::new();
+            write_count_row(&mut out, count, &key).unwrap();
+            let want = format!("{count:>7} {}\n", String::from_utf8_lossy(&key));
+            assert_eq!(String::from_utf8(out).unwrap(), want);
+        }
     }
 }

@@ -9,20 +9,52 @@
 
 use super::UriRef;
 
-/// Index of the first byte of `text[from..]` in `set`, or `text.len()`.
-#[inline]
-fn find_any(text: &[u8], from: usize, set: &[u8]) -> usize {
-    let mut i = from;
-    while let Some(b) = text.get(i) {
-        if set.contains(b) {
-            return i;
+/// `:`
+const COLON: u8 = 1;
+/// `/`
+const SLASH: u8 = 2;
+/// `?`
+const QUESTION: u8 = 4;
+/// `#`
+const HASH: u8 = 8;
+/// `@`
+const AT: u8 = 16;
+
+/// The delimiters of the split, one bit each: `DELIMS[b] & SET != 0` if
+/// byte `b` is in `SET`.
+static DELIMS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[b':' as usize] = COLON;
+    t[b'/' as usize] = SLASH;
+    t[b'?' as usize] = QUESTION;
+    t[b'#' as usize] = HASH;
+    t[b'@' as usize] = AT;
+    t
+};
+
+/// Index of the first byte of `text[from..]` in `set` (bits of
+/// [`DELIMS`]), or `text.len()`: one table look-up per byte, eight bytes'
+/// classes or-ed together before one test.
+#[inline(always)]
+fn find_any(text: &[u8], from: usize, set: u8) -> usize {
+    let rest = text.get(from..).unwrap_or_default();
+    let mut chunks = rest.chunks_exact(8);
+    let mut at = from;
+    for c in &mut chunks {
+        let any = c.iter().fold(0, |a, &b| a | DELIMS[b as usize]);
+        if any & set != 0 {
+            break;
         }
-        i += 1;
+        at += 8;
     }
-    text.len()
+    let tail = text.get(at..).unwrap_or_default();
+    tail.iter()
+        .position(|&b| DELIMS[b as usize] & set != 0)
+        .map_or(text.len(), |p| at + p)
 }
 
-/// Split `text` by Appendix B; see [`UriRef::split`].
+/// Split `text` by Appendix B; see [`UriRef::split`]. One pass over the
+/// text: each byte is looked at once, by one table look-up.
 pub fn split(text: &[u8]) -> UriRef<'_> {
     let len = text.len();
     let mut u = UriRef {
@@ -36,20 +68,33 @@ pub fn split(text: &[u8]) -> UriRef<'_> {
         frag_start: len,
     };
     let mut i = 0;
-    let first = find_any(text, 0, b":/?#");
+    let first = find_any(text, 0, COLON | SLASH | QUESTION | HASH);
     if first > 0 && text.get(first) == Some(&b':') {
         u.scheme_end = first;
         i = first + 1;
     }
     if text.get(i..i + 2) == Some(b"//") {
         let a = i + 2;
-        let end = find_any(text, a, b"/?#");
-        u.auth_start = a;
-        let auth = text.get(a..end).unwrap_or_default();
-        let hs = match memchr::memrchr(b'@', auth) {
-            Some(p) => a + p + 1,
-            None => a,
+        // The authority ends at the first `/`, `?` or `#`; the host starts
+        // after its last `@`, and a port after the host's first `:`.
+        let mut hs = a;
+        let mut colon = None;
+        let mut j = a;
+        let end = loop {
+            j = find_any(text, j, SLASH | QUESTION | HASH | AT | COLON);
+            match text.get(j) {
+                Some(b'@') => {
+                    hs = j + 1;
+                    colon = None;
+                }
+                Some(b':') => {
+                    colon = colon.or(Some(j));
+                }
+                _ => break j,
+            }
+            j += 1;
         };
+        u.auth_start = a;
         u.host_start = hs;
         u.host_end = end;
         let hp = text.get(hs..end).unwrap_or_default();
@@ -59,16 +104,78 @@ pub fn split(text: &[u8]) -> UriRef<'_> {
             {
                 u.host_end = hs + p + 1;
             }
-        } else if let Some(p) = memchr::memchr(b':', hp) {
+        } else if let Some(p) = colon {
+            u.host_end = p;
+        }
+        i = end;
+    }
+    u.path_start = i;
+    let q = find_any(text, i, QUESTION | HASH);
+    u.frag_start = match text.get(q) {
+        Some(b'?') => find_any(text, q + 1, HASH),
+        _ => q,
+    };
+    u.query_start = q.min(u.frag_start);
+    if u.auth_start == 0 {
+        u.host_start = i;
+        u.host_end = i;
+    }
+    u
+}
+
+/// The split of Appendix B as the regular expression reads it, byte by
+/// byte: the reference [`split`] is tested against.
+#[cfg(test)]
+fn split_reference(text: &[u8]) -> UriRef<'_> {
+    let find = |from: usize, set: &[u8]| {
+        (from..text.len())
+            .find(|&i| set.contains(&text[i]))
+            .unwrap_or(text.len())
+    };
+    let len = text.len();
+    let mut u = UriRef {
+        text,
+        scheme_end: 0,
+        auth_start: 0,
+        host_start: 0,
+        host_end: 0,
+        path_start: 0,
+        query_start: 0,
+        frag_start: len,
+    };
+    let mut i = 0;
+    let first = find(0, b":/?#");
+    if first > 0 && text.get(first) == Some(&b':') {
+        u.scheme_end = first;
+        i = first + 1;
+    }
+    if text.get(i..i + 2) == Some(b"//") {
+        let a = i + 2;
+        let end = find(a, b"/?#");
+        u.auth_start = a;
+        let hs = (a..end)
+            .rev()
+            .find(|&p| text[p] == b'@')
+            .map_or(a, |p| p + 1);
+        u.host_start = hs;
+        u.host_end = end;
+        let hp = &text[hs..end];
+        if hp.first() == Some(&b'[') {
+            if let Some(p) = hp.iter().position(|&b| b == b']')
+                && hp.get(p + 1) == Some(&b':')
+            {
+                u.host_end = hs + p + 1;
+            }
+        } else if let Some(p) = hp.iter().position(|&b| b == b':') {
             u.host_end = hs + p;
         }
         i = end;
     }
     u.path_start = i;
-    let q = find_any(text, i, b"?#");
+    let q = find(i, b"?#");
     u.frag_start = match text.get(q) {
         Some(b'#') => q,
-        Some(_) => memchr::memchr(b'#', text.get(q..).unwrap_or_default()).map_or(len, |p| q + p),
+        Some(_) => find(q, b"#"),
         None => len,
     };
     u.query_start = q.min(u.frag_start);
@@ -124,5 +231,47 @@ mod tests {
         let u = split(b"?a#b?c");
         assert_eq!(u.query(), Some(&b"a"[..]));
         assert_eq!(u.fragment(), Some(&b"b?c"[..]));
+    }
+
+    /// Every split of bytes from the delimiters and a few others, up to
+    /// five bytes long, is the reference split.
+    #[test]
+    fn one_pass_split_is_the_reference_split() {
+        let alphabet = b":/?#@[]a";
+        let mut text = Vec::new();
+        for len in 0..=5u32 {
+            for n in 0..alphabet.len().pow(len) {
+                text.clear();
+                let mut k = n;
+                for _ in 0..len {
+                    text.push(alphabet[k % alphabet.len()]);
+                    k /= alphabet.len();
+                }
+                for prefix in [
+                    &b""[..],
+                    b"s:",
+                    b"s://",
+                    b"//",
+                    b"hhhhhhhhhhhhh",
+                    b"s://hhhhhhhhhhh",
+                    b"//u@hhhhhhhhhhhhhhhh",
+                    b"s://h/ppppppppppppppppp",
+                ] {
+                    let mut t = prefix.to_vec();
+                    t.extend_from_slice(&text);
+                    let (a, b) = (split(&t), split_reference(&t));
+                    assert_eq!(
+                        (a.scheme_end, a.auth_start, a.host_start, a.host_end),
+                        (b.scheme_end, b.auth_start, b.host_start, b.host_end),
+                        "{t:?}"
+                    );
+                    assert_eq!(
+                        (a.path_start, a.query_start, a.frag_start),
+                        (b.path_start, b.query_start, b.frag_start),
+                        "{t:?}"
+                    );
+                }
+            }
+        }
     }
 }

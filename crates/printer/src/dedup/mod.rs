@@ -912,17 +912,29 @@ impl Counter {
             let parts = self.parts.take().unwrap_or_default();
             let tables = std::iter::once((&self.map, &self.arena))
                 .chain(parts.iter().map(|p| (&p.map, &p.arena)));
-            let mut rows: Vec<(u64, &[u8])> = tables
+            // Each row with its key's first 8 bytes as a big-endian number
+            // (zero-padded): most ties of count are told apart by that
+            // number, without a byte-wise comparison.
+            let mut rows: Vec<(u64, u64, &[u8])> = tables
                 .flat_map(|(map, arena)| {
-                    map.values()
-                        .map(|&(c, off, len)| (c, &arena[off as usize..(off + len) as usize]))
+                    map.values().map(|&(c, off, len)| {
+                        let k = &arena[off as usize..(off + len) as usize];
+                        (c, key_prefix(k), k)
+                    })
                 })
                 .collect();
             // Keys are distinct, so the order is total: the same for any
-            // number of threads.
-            rows.par_sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+            // number of threads and any sort.
+            let order = |a: &(u64, u64, &[u8]), b: &(u64, u64, &[u8])| {
+                b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then_with(|| a.2.cmp(b.2))
+            };
+            if rows.len() < 1 << 17 || rayon::current_num_threads() == 1 {
+                rows.sort_unstable_by(order);
+            } else {
+                rows.par_sort_unstable_by(order);
+            }
             stats.distinct = rows.len() as u64;
-            for (c, k) in rows {
+            for (c, _, k) in rows {
                 out(c, k)?;
             }
             return Ok(stats);
@@ -974,8 +986,31 @@ impl Counter {
     }
 }
 
+/// The first 8 bytes of `k` as a big-endian number, zero-padded: keys
+/// whose numbers differ are in the order of those numbers.
+fn key_prefix(k: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    let n = k.len().min(8);
+    b[..n].copy_from_slice(&k[..n]);
+    u64::from_be_bytes(b)
+}
+
 #[cfg(test)]
 mod tests {
+
+    proptest::proptest! {
+        #[test]
+        fn key_prefixes_order_as_the_keys(
+            a in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..12),
+            b in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..12),
+        ) {
+            let (pa, pb) = (super::key_prefix(&a), super::key_prefix(&b));
+            if pa != pb {
+                proptest::prop_assert_eq!(pa.cmp(&pb), a.cmp(&b));
+            }
+        }
+    }
+
     use super::*;
 
     /// A reproducible stream of keys with many repeats.
