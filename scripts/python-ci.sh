@@ -39,7 +39,7 @@ VPY=$VENV/bin/python
 
 # The tooling from the package index: without it, nothing can be tested.
 nice -n 10 "$VPY" -m pip install -q --upgrade pip >/dev/null 2>&1 || true
-nice -n 10 "$VPY" -m pip install -q pytest pyarrow pyspark pandas \
+nice -n 10 "$VPY" -m pip install -q pytest pyarrow pyspark pandas zstandard \
     || skip "pip could not install pytest, pyarrow, pyspark, pandas (no package index?)"
 
 # The CLI is the tests' oracle.

@@ -77,6 +77,18 @@ fn strings(v: Vec<Option<String>>, large: bool) -> PyResult<ArrayRef> {
     Ok(Arc::new(StringArray::from(v)))
 }
 
+/// The web fields of a batch, as the one list of fields orders them.
+const WEB_FIELDS: [&str; 8] = [
+    "found",
+    "source",
+    "source_name",
+    "warc_target_uri",
+    "warc_record_id",
+    "warc_date",
+    "warc_type",
+    "warc_offset",
+];
+
 fn batch(c: Columns, large: bool) -> PyResult<RecordBatch> {
     // The CLI's Parquet types, from the one definition of the fields.
     let field = |name: &str, nullable: bool| {
@@ -97,6 +109,11 @@ fn batch(c: Columns, large: bool) -> PyResult<RecordBatch> {
     if keyed {
         fields.push(field("key", true)?);
     }
+    // The web fields, in the CLI's order: null but for the links of a
+    // web archive's records.
+    for name in WEB_FIELDS {
+        fields.push(field(name, true)?);
+    }
     let schema = Schema::new(fields);
     let mut cols: Vec<ArrayRef> = vec![
         Arc::new(Int64Array::from(c.row)),
@@ -111,6 +128,17 @@ fn batch(c: Columns, large: bool) -> PyResult<RecordBatch> {
     if keyed {
         cols.push(strings(c.key, large)?);
     }
+    let w = c.web;
+    let owned =
+        |v: Vec<Option<&'static str>>| v.into_iter().map(|s| s.map(str::to_owned)).collect();
+    cols.push(strings(w.found, large)?);
+    cols.push(strings(owned(w.source), large)?);
+    cols.push(strings(w.source_name, large)?);
+    cols.push(strings(w.warc_target_uri, large)?);
+    cols.push(strings(w.warc_record_id, large)?);
+    cols.push(strings(w.warc_date, large)?);
+    cols.push(strings(w.warc_type, large)?);
+    cols.push(Arc::new(Int64Array::from(w.warc_offset)));
     RecordBatch::try_new(Arc::new(schema), cols).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
@@ -120,7 +148,10 @@ fn batch(c: Columns, large: bool) -> PyResult<RecordBatch> {
 /// that row), `url`, `normalized` (null where the URL cannot be
 /// normalized), `host`, `host_ascii`, `domain`, and with `key` (a
 /// `--dedup-key` level: "whatwg", "surt", ...) the URL's `key` at that
-/// level. Each row is scanned as `urls` scans one buffer.
+/// level, then the web columns (`found` ... `warc_offset`), null but for
+/// the links of a row that holds a web archive. Each row is scanned as
+/// `urls` scans one buffer (gzip, zstd, web archives and HTML pages
+/// recognised).
 #[pyfunction]
 #[pyo3(signature = (array, *, mail = false, key = None, threads = None))]
 pub fn scan_arrow<'py>(
@@ -142,6 +173,13 @@ pub fn scan_arrow<'py>(
     let mut cols = py
         .detach(|| engine::scan_rows(&rows, mail, key, t))
         .map_err(|e| crate::py_err(py, e))?;
+    let input_problems = std::mem::take(&mut cols.input_problems);
+    crate::warn_input_problems(
+        py,
+        input_problems
+            .iter()
+            .map(|(row, p)| (format!("row {row}: "), p)),
+    )?;
     let problems = std::mem::take(&mut cols.problems);
     // As the CLI does for a file: the first problems of the column, then
     // how many more (a column of a million bodies that are not mail would

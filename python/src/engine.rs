@@ -314,6 +314,10 @@ pub struct ReadOptions {
 pub struct Notes {
     /// The problems of a mail archive's messages.
     pub problems: Vec<Problem>,
+    /// The problems of a web archive's records (a record that could not be
+    /// read whole, a payload that did not decode), or of compressed input
+    /// that did not decompress, as the CLI reports them on standard error.
+    pub input_problems: Vec<Problem>,
     /// An HTML document longer than [`web::MAX_HTML`]: the byte where
     /// reading it as HTML stopped (the text rules read the rest), as the
     /// CLI reports `FILE: byte N: HTML longer than ...`.
@@ -373,8 +377,15 @@ fn scan_any(
     mut sink: impl FnMut(&Match<'_>, u64, Option<&MailWhere>, Option<&WebWhere>) + Send,
 ) -> Result<Notes, Error> {
     let mut notes = Notes::default();
-    // Bytes in memory are never read as a web archive.
-    match run::Reading::choose(data, false, opts.mail, opts.html) {
+    let web_archive = input::is_warc(data);
+    if !web_archive && input::sniff(data) != input::Encoding::Plain {
+        // gzip or zstd: the bytes it decodes to, read as the CLI reads them.
+        let (plain, problem) = decompress(data);
+        let mut inner = scan_any(&plain, opts, threads, lines, sink)?;
+        inner.input_problems.extend(problem);
+        return Ok(inner);
+    }
+    match run::Reading::choose(data, web_archive, opts.mail, opts.html) {
         run::Reading::Mail | run::Reading::MailAsText => {
             notes.problems = scan_mail(data, threads, lines, |w, line, m| {
                 sink(m, line, Some(w), None)
@@ -386,11 +397,73 @@ fn scan_any(
                     sink(m, line, None, w)
                 })?;
         }
-        run::Reading::Text | run::Reading::WebArchive => {
+        run::Reading::WebArchive => {
+            notes.input_problems =
+                scan_archive(data, opts.base.as_deref(), |m, w| sink(m, 0, None, Some(w)));
+        }
+        run::Reading::Text => {
             scan_plain(data, threads, lines, |m, line| sink(m, line, None, None))?;
         }
     }
     Ok(notes)
+}
+
+/// What gzip (one member or many) or zstd input decodes to, and the
+/// problem that cut it short, if one did: what decoded before it is kept,
+/// as the CLI scans what a corrupt file gave.
+fn decompress(data: &[u8]) -> (Vec<u8>, Option<Problem>) {
+    use std::io::Read;
+    let mut out = Vec::new();
+    let res = match input::sniff(data) {
+        input::Encoding::Gzip => flate2::read::MultiGzDecoder::new(data).read_to_end(&mut out),
+        input::Encoding::Zstd => {
+            zstd::stream::read::Decoder::new(data).and_then(|mut d| d.read_to_end(&mut out))
+        }
+        input::Encoding::Plain => return (data.to_vec(), None),
+    };
+    let problem = res.err().map(|e| Problem {
+        offset: out.len() as u64,
+        message: None,
+        what: format!("decoded input ends early: {e}"),
+    });
+    (out, problem)
+}
+
+/// Read a web archive in memory (WARC 0.17 to 1.1, ARC, WAT, WET; plain,
+/// gzip or LZ4 per record) as the CLI reads such a file: each record's
+/// links, with its record fields ([`web::record_links`]), handed to `sink`
+/// in file order, relative links resolved against the record's URI (else
+/// `base`). Returns the problems of the records, each at its byte offset.
+fn scan_archive(
+    data: &[u8],
+    base: Option<&str>,
+    mut sink: impl FnMut(&Match<'_>, &WebWhere),
+) -> Vec<Problem> {
+    let opts = urlsift_warc::LinkOptions {
+        base: base.map(str::to_owned),
+        ..urlsift_warc::LinkOptions::default()
+    };
+    let mut problems = Vec::new();
+    for item in urlsift_warc::Reader::new(data) {
+        match item {
+            Ok(rec) => {
+                let problem = web::record_links(&rec, &opts, &mut sink);
+                if let Some(what) = problem.filter(|_| !rec.truncated) {
+                    problems.push(Problem {
+                        offset: rec.offset,
+                        message: None,
+                        what,
+                    });
+                }
+            }
+            Err(issue) => problems.push(Problem {
+                offset: issue.offset,
+                message: None,
+                what: issue.message,
+            }),
+        }
+    }
+    problems
 }
 
 /// What `urlsift FILE` (with `--mail`, `--html`, `--base`: see
@@ -728,11 +801,57 @@ pub struct Columns {
     /// The level of the `key` column (`None`: no such column).
     pub key_level: Option<KeyLevel>,
     pub key: Vec<Option<String>>,
+    /// The web fields (null for a URL not from a web archive or HTML page).
+    pub web: WebColumns,
     pub problems: Vec<(usize, Problem)>,
+    /// Web archive and decompression problems, by row.
+    pub input_problems: Vec<(usize, Problem)>,
+}
+
+/// The web fields of [`Columns`], the CLI's `found` to `warc_offset`.
+#[derive(Debug, Default)]
+pub struct WebColumns {
+    pub found: Vec<Option<String>>,
+    pub source: Vec<Option<&'static str>>,
+    pub source_name: Vec<Option<String>>,
+    pub warc_target_uri: Vec<Option<String>>,
+    pub warc_record_id: Vec<Option<String>>,
+    pub warc_date: Vec<Option<String>>,
+    pub warc_type: Vec<Option<String>>,
+    pub warc_offset: Vec<Option<i64>>,
+}
+
+impl WebColumns {
+    fn push(&mut self, w: Option<&WebWhere>) {
+        self.found.push(w.and_then(|w| w.found.clone()));
+        self.source.push(w.map(|w| w.source));
+        self.source_name
+            .push(w.and_then(|w| w.source_name.as_deref().map(str::to_owned)));
+        self.warc_target_uri
+            .push(w.and_then(|w| w.warc_target_uri.clone()));
+        self.warc_record_id
+            .push(w.and_then(|w| w.warc_record_id.clone()));
+        self.warc_date.push(w.and_then(|w| w.warc_date.clone()));
+        self.warc_type.push(w.and_then(|w| w.warc_type.clone()));
+        self.warc_offset
+            .push(w.and_then(|w| w.warc_offset).map(|o| o as i64));
+    }
+
+    fn append(&mut self, o: &mut WebColumns) {
+        self.found.append(&mut o.found);
+        self.source.append(&mut o.source);
+        self.source_name.append(&mut o.source_name);
+        self.warc_target_uri.append(&mut o.warc_target_uri);
+        self.warc_record_id.append(&mut o.warc_record_id);
+        self.warc_date.append(&mut o.warc_date);
+        self.warc_type.append(&mut o.warc_type);
+        self.warc_offset.append(&mut o.warc_offset);
+    }
 }
 
 impl Columns {
-    fn push(&mut self, row: usize, m: &Match<'_>) {
+    fn push(&mut self, row: usize, m: &Match<'_>, web: Option<&WebWhere>) {
+        self.web.push(web);
         let parts = Parts::new(m);
         self.row.push(row as i64);
         self.start.push(m.start as i64);
@@ -759,7 +878,9 @@ impl Columns {
         self.host_ascii.append(&mut o.host_ascii);
         self.domain.append(&mut o.domain);
         self.key.append(&mut o.key);
+        self.web.append(&mut o.web);
         self.problems.append(&mut o.problems);
+        self.input_problems.append(&mut o.input_problems);
     }
 }
 
@@ -774,12 +895,22 @@ fn scan_row(
         key_level: key,
         ..Columns::default()
     };
-    if mail {
-        let problems = scan_mail(data, threads, false, |_, _, m| c.push(i, m))?;
-        c.problems = problems.into_iter().map(|p| (i, p)).collect();
-    } else {
-        scan_plain(data, threads, false, |m, _| c.push(i, m))?;
-    }
+    // Each row read as `urls` reads one buffer: mail with `mail`; web
+    // archives, gzip, zstd and HTML pages recognised.
+    let opts = ReadOptions {
+        mail,
+        html: if mail {
+            HtmlMode::Never
+        } else {
+            HtmlMode::Auto
+        },
+        base: None,
+    };
+    let notes = scan_any(data, &opts, threads, false, |m, _, _, web| {
+        c.push(i, m, web)
+    })?;
+    c.problems = notes.problems.into_iter().map(|p| (i, p)).collect();
+    c.input_problems = notes.input_problems.into_iter().map(|p| (i, p)).collect();
     Ok(c)
 }
 

@@ -212,13 +212,17 @@ pub fn scan_files(
     let html = crate::html_mode(html, mail)?;
     crate::check_base(base.as_deref())?;
     let paths = self::paths(paths)?;
-    let scan = engine::FileScan::start(paths, FileOptions {
+    let scan = engine::FileScan::start(
+        paths,
+        FileOptions {
             mail,
             html,
             base,
             key,
-        }, t)
-        .map_err(|e| crate::py_err(py, e))?;
+        },
+        t,
+    )
+    .map_err(|e| crate::py_err(py, e))?;
     Ok(FileScan {
         scan: Mutex::new(Some(scan)),
         mail,

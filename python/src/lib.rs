@@ -147,6 +147,7 @@ fn read_options(
 /// document as a UserWarning (the CLI's message, without the file name).
 fn warn_notes(py: Python<'_>, notes: &engine::Notes) -> PyResult<()> {
     warn_problems(py, notes.problems.iter().map(|p| (String::new(), p)))?;
+    warn_input_problems(py, notes.input_problems.iter().map(|p| (String::new(), p)))?;
     if let Some(cut) = notes.html_cut {
         let msg = format!(
             "byte {cut}: HTML longer than {} bytes: the rest is read as text",
@@ -179,6 +180,21 @@ fn warn_problems<'a>(
             Some(m) => format!("{prefix}byte {}: message {m}: {}", p.offset, p.what),
             None => format!("{prefix}byte {}: {}", p.offset, p.what),
         };
+        let msg = CString::new(msg.replace('\0', "\\0")).unwrap_or_default();
+        PyErr::warn(py, &cat, &msg, 2)?;
+    }
+    Ok(())
+}
+
+/// Issue one InputWarning per problem of a web archive's records or of
+/// compressed input, with `prefix` before the CLI's `byte N: what`.
+fn warn_input_problems<'a>(
+    py: Python<'_>,
+    problems: impl IntoIterator<Item = (String, &'a engine::Problem)>,
+) -> PyResult<()> {
+    let cat = py.get_type::<InputWarning>();
+    for (prefix, p) in problems {
+        let msg = format!("{prefix}byte {}: {}", p.offset, p.what);
         let msg = CString::new(msg.replace('\0', "\\0")).unwrap_or_default();
         PyErr::warn(py, &cat, &msg, 2)?;
     }

@@ -21,8 +21,12 @@ ROWS = [
 ]
 
 
+WEB = ("found", "source", "source_name", "warc_target_uri", "warc_record_id", "warc_date", "warc_type", "warc_offset")
+NAMES = ["row", "start", "end", "url", "normalized", "host", "host_ascii", "domain", *WEB]
+
+
 def expected(rows, offset=0):
-    want = {k: [] for k in ("row", "start", "end", "url", "normalized", "host", "host_ascii", "domain")}
+    want = {k: [] for k in NAMES}
     for i, r in enumerate(rows):
         if r is None:
             continue
@@ -35,6 +39,9 @@ def expected(rows, offset=0):
             want["host"].append(m.host)
             want["host_ascii"].append(urlsift.host_ascii(m.host) if m.host else None)
             want["domain"].append(urlsift.domain(m.host) if m.host else None)
+            # Text rows: no record fields.
+            for k in WEB:
+                want[k].append(None)
     return want
 
 
@@ -48,7 +55,7 @@ def test_types_and_nulls(typ):
         arr = pa.array(rows, type=getattr(pa, typ)())
     got = urlsift.scan_arrow(arr)
     assert isinstance(got, pa.RecordBatch)
-    assert got.schema.names == ["row", "start", "end", "url", "normalized", "host", "host_ascii", "domain"]
+    assert got.schema.names == NAMES
     assert got.to_pydict() == expected(rows)
     assert got.schema.field("url").type == (pa.large_string() if "large" in typ else pa.string())
     assert urlsift.scan_arrow(arr, threads=1).equals(got)

@@ -84,7 +84,10 @@ def scan_arrow(
     URL cannot be normalized), ``host``, ``host_ascii`` (UTS #46, punycode),
     ``domain`` (the registrable domain by the Public Suffix List) and, with
     ``key`` (a ``--dedup-key`` level: ``"whatwg"``, ``"surt"``, ...), the
-    URL's ``key`` at that level (null where it has none). Null rows have no URLs; a sliced
+    URL's ``key`` at that level (null where it has none), then the web
+    columns (``found`` ... ``warc_offset``), null but for the links of a
+    row that holds a web archive (read record by record, as the CLI reads
+    a ``.warc.gz``) or an HTML page. gzip and zstd rows are decoded. Null rows have no URLs; a sliced
     array is scanned as its slice (``row`` counts from the slice's start).
     The input's buffers are read in place through Arrow's C data interface.
     """

@@ -125,6 +125,10 @@ def urls(
     ``RAYON_NUM_THREADS``); 1 scans on the calling thread (a helper thread
     makes the ``str`` objects meanwhile). The result is the same for every
     value. Mail problems are issued as :class:`MailWarning`.
+
+    gzip and zstd bytes are decoded, and a web archive (WARC, ARC, WAT,
+    WET) is read record by record, as the CLI reads such a file; a record
+    that cannot be read whole is issued as an :class:`InputWarning`.
     """
 
 def find(
