@@ -131,43 +131,62 @@ pub fn surt_into(url: &[u8], out: &mut Vec<u8>) -> Result<(), SurtError> {
     };
     let port = p.port.filter(|&n| n != default_port);
 
-    // Query: decoded, encoded once, lower-cased, session ids removed,
-    // arguments sorted; dropped when empty.
-    let query: Option<Vec<u8>> = p.query.filter(|q| !q.is_empty()).and_then(|q| {
-        let mut q = if q.iter().any(|&b| must_escape(b)) {
-            escape_once(&unescape_repeatedly(q)).into_owned()
-        } else {
-            q.to_vec()
-        };
-        q.make_ascii_lowercase();
-        let q = strip_query_session_id(q);
-        (!q.is_empty()).then_some(q)
-    });
-
+    let query = canon_query(p.query);
     match host.filter(|h| !h.is_empty()) {
-        Some(h) => {
-            for (i, label) in h.rsplit(|&b| b == b'.').enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                out.extend(label.iter().map(u8::to_ascii_lowercase));
-            }
-            if let Some(n) = port {
-                out.push(b':');
-                push_decimal(out, n);
-            }
-            out.push(b')');
-        }
+        Some(h) => push_host(out, h, port),
         None => {
             out.extend_from_slice(p.scheme);
             out.push(b':');
         }
     }
-
-    // Path: decoded, dot segments removed when there is a host, encoded
-    // once, lower-cased, session ids and a trailing slash removed.
     let path_at = out.len();
-    match p.path {
+    push_path(out, p.path, has_host);
+    if out.len() == path_at && query.is_some() {
+        out.push(b'/');
+    }
+    if let Some(q) = &query {
+        out.push(b'?');
+        write_sorted_query(q, out);
+    }
+    Ok(())
+}
+
+/// Step 3's query: decoded, encoded once, lower-cased, session ids
+/// removed; `None` when empty. (Its arguments are sorted as written.)
+fn canon_query(q: Option<&[u8]>) -> Option<Vec<u8>> {
+    let q = q.filter(|q| !q.is_empty())?;
+    let mut q = if q.iter().any(|&b| must_escape(b)) {
+        escape_once(&unescape_repeatedly(q)).into_owned()
+    } else {
+        q.to_vec()
+    };
+    q.make_ascii_lowercase();
+    let q = strip_query_session_id(q);
+    (!q.is_empty()).then_some(q)
+}
+
+/// The host's labels in reverse order, comma-separated and lower-cased,
+/// then `:port` if any, then `)`.
+fn push_host(out: &mut Vec<u8>, host: &[u8], port: Option<u32>) {
+    for (i, label) in host.rsplit(|&b| b == b'.').enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend(label.iter().map(u8::to_ascii_lowercase));
+    }
+    if let Some(n) = port {
+        out.push(b':');
+        push_decimal(out, n);
+    }
+    out.push(b')');
+}
+
+/// Step 3's path: decoded, dot segments removed when there is a host,
+/// encoded once, lower-cased, session ids and a trailing slash removed
+/// (`/` for an empty path with a host).
+fn push_path(out: &mut Vec<u8>, path: Option<&[u8]>, has_host: bool) {
+    let path_at = out.len();
+    match path {
         Some(raw) if plain_path(raw, has_host) => {
             out.extend(raw.iter().map(u8::to_ascii_lowercase));
         }
@@ -192,14 +211,6 @@ pub fn surt_into(url: &[u8], out: &mut Vec<u8>) -> Result<(), SurtError> {
     if out.len() > path_at + 1 && out.last() == Some(&b'/') {
         out.pop();
     }
-    if out.len() == path_at && query.is_some() {
-        out.push(b'/');
-    }
-    if let Some(q) = &query {
-        out.push(b'?');
-        write_sorted_query(q, out);
-    }
-    Ok(())
 }
 
 /// Append `s` in ASCII lower case (`s` is ASCII), eight bytes at a time.
@@ -501,7 +512,35 @@ fn split(text: &[u8]) -> Result<Split<'_>, SurtError> {
         None => (rest, None),
     };
 
-    // The authority: trailing ':' removed; the host after the last '@'.
+    let (hostname, port) = host_and_port(netloc)?;
+    let mut host = (!hostname.is_empty()).then_some(hostname);
+    let mut path = (!path.is_empty()).then_some(path);
+    // `http:///host/path`: the host is the first path segment.
+    if scheme.starts_with(b"http")
+        && host.is_none()
+        && let Some(p) = path
+    {
+        let p = &p[p.iter().position(|&b| b != b'/').unwrap_or(p.len())..];
+        let (h, rest) = match memchr::memchr(b'/', p) {
+            Some(s) => (&p[..s], &p[s..]),
+            None => (p, &b"/"[..]),
+        };
+        host = Some(h);
+        path = Some(rest);
+    }
+    Ok(Split {
+        scheme,
+        host,
+        port,
+        path,
+        query: query.filter(|q| !q.is_empty()),
+    })
+}
+
+/// The host and port of an authority: trailing `:` removed, the host after
+/// the last `@`, an IP literal's brackets dropped; the port as a number
+/// (`None` when empty or 0).
+fn host_and_port(netloc: &[u8]) -> Result<(&[u8], Option<u32>), SurtError> {
     let mut netloc = netloc;
     while let Some(n) = netloc.strip_suffix(b":") {
         netloc = n;
@@ -535,46 +574,30 @@ fn split(text: &[u8]) -> Result<Split<'_>, SurtError> {
             None => (hostinfo, &b""[..]),
         },
     };
-    let port = if port.is_empty() {
-        None
-    } else if port.iter().all(u8::is_ascii_digit) {
-        let mut v: u32 = 0;
-        for &d in port {
-            v = v.saturating_mul(10).saturating_add(u32::from(d - b'0'));
-        }
-        if v > 65535 {
-            return Err(SurtError {
-                reason: "port out of range 0-65535",
-            });
-        }
-        (v != 0).then_some(v)
-    } else {
+    Ok((hostname, parse_port(port)?))
+}
+
+/// A port's digits as a number (`None` when empty or 0); not digits, or
+/// above 65535, is an error.
+fn parse_port(port: &[u8]) -> Result<Option<u32>, SurtError> {
+    if port.is_empty() {
+        return Ok(None);
+    }
+    if !port.iter().all(u8::is_ascii_digit) {
         return Err(SurtError {
             reason: "port is not a number",
         });
-    };
-    let mut host = (!hostname.is_empty()).then_some(hostname);
-    let mut path = (!path.is_empty()).then_some(path);
-    // `http:///host/path`: the host is the first path segment.
-    if scheme.starts_with(b"http")
-        && host.is_none()
-        && let Some(p) = path
-    {
-        let p = &p[p.iter().position(|&b| b != b'/').unwrap_or(p.len())..];
-        let (h, rest) = match memchr::memchr(b'/', p) {
-            Some(s) => (&p[..s], &p[s..]),
-            None => (p, &b"/"[..]),
-        };
-        host = Some(h);
-        path = Some(rest);
     }
-    Ok(Split {
-        scheme,
-        host,
-        port,
-        path,
-        query: query.filter(|q| !q.is_empty()),
-    })
+    let mut v: u32 = 0;
+    for &d in port {
+        v = v.saturating_mul(10).saturating_add(u32::from(d - b'0'));
+    }
+    if v > 65535 {
+        return Err(SurtError {
+            reason: "port out of range 0-65535",
+        });
+    }
+    Ok((v != 0).then_some(v))
 }
 
 /// The host of step 2: decoded, IDNA for non-ASCII, `..` to `.`, dots

@@ -282,7 +282,11 @@ pub fn scan_archive_map<T: Send>(
     scan_archive_capped(ex, data, MAX_MESSAGE, (map, sink, on_problem))
 }
 
-/// [`scan_archive_map`], with messages read as mail to `cap` bytes.
+/// [`scan_archive_map`], with messages read as mail to `cap` bytes: in one
+/// scan when none is longer than the cap. A longer one's head, then each
+/// piece of its rest ([`scan_long_message`], as a stream cuts them), is
+/// scanned and handed on before the next, so only one piece's URLs are
+/// held at a time; the messages between such ones are scanned as ever.
 fn scan_archive_capped<T: Send>(
     ex: &Extractor,
     data: &[u8],
@@ -311,11 +315,6 @@ fn scan_archive_capped<T: Send>(
         cap: cap.max(1),
     };
     let ranges = mbox::split(data);
-    // The messages, in one scan when none is longer than the cap. A longer
-    // one's head, then each piece of its rest ([`message::head_len`], as a
-    // stream cuts them), is scanned and handed on before the next, so only
-    // one piece's URLs are held at a time; the messages between such ones
-    // are scanned as ever.
     // `data[pos..end]`, with `items` (offsets in `data`), scanned; false
     // when `sink` stopped the scan.
     let mut scan = |pos: &mut usize, end: usize, items: Vec<Item>| {
@@ -357,31 +356,48 @@ fn scan_archive_capped<T: Send>(
         if !scan(&mut pos, r.start, before).0 {
             return stats;
         }
-        let head = r.start + message::head_len(&data[r.clone()], at.cap);
-        let (go, mut rest) = scan(&mut pos, head, vec![Item::Head(r.start..head)]);
-        if !go {
+        if !scan_long_message(data, r.clone(), at.cap, &mut pos, &mut scan) {
             return stats;
-        }
-        while pos < r.end {
-            let left = &data[pos..r.end];
-            let n = if left.len() > at.cap {
-                message::head_len(left, at.cap)
-            } else {
-                left.len()
-            };
-            let Some(state) = rest.take() else { break };
-            let piece = pos..pos + n;
-            let (go, next) = scan(&mut pos, piece.end, vec![Item::Rest(piece, state)]);
-            if !go {
-                return stats;
-            }
-            rest = next;
         }
         from = k + 1;
     }
     let after = ranges[from..].iter().cloned().map(Item::Message).collect();
     scan(&mut pos, data.len(), after);
     stats
+}
+
+/// A message longer than the cap, at `msg`: its head, then each piece of
+/// its rest (cut as a stream cuts them, [`message::head_len`]) handed to
+/// `scan` in turn with the state the one before left; false when the sink
+/// stopped the scan.
+fn scan_long_message(
+    data: &[u8],
+    msg: Range<usize>,
+    cap: usize,
+    pos: &mut usize,
+    scan: &mut impl FnMut(&mut usize, usize, Vec<Item>) -> (bool, Option<message::Rest>),
+) -> bool {
+    let head = msg.start + message::head_len(&data[msg.clone()], cap);
+    let (go, mut rest) = scan(pos, head, vec![Item::Head(msg.start..head)]);
+    if !go {
+        return false;
+    }
+    while *pos < msg.end {
+        let left = &data[*pos..msg.end];
+        let n = if left.len() > cap {
+            message::head_len(left, cap)
+        } else {
+            left.len()
+        };
+        let Some(state) = rest.take() else { break };
+        let piece = *pos..*pos + n;
+        let (go, next) = scan(pos, piece.end, vec![Item::Rest(piece, state)]);
+        if !go {
+            return false;
+        }
+        rest = next;
+    }
+    true
 }
 
 /// How much a stream is read at a time in [`scan_reader`].

@@ -649,27 +649,13 @@ impl Walk<'_> {
                 &buf
             }
         };
-        let charset = charset.trim().trim_matches('"');
-        let ascii_compatible = !["utf-16", "utf-32", "utf-7", "ucs-2", "unicode"]
-            .iter()
-            .any(|p| starts_with_ignore_case(charset, p));
-        let text: Cow<'_, [u8]> = if is_utf8_compatible(charset) {
-            Cow::Borrowed(transfer)
-        } else if let Some(dec) = charset_decoder(charset.as_bytes()) {
-            if ascii_compatible && transfer.is_ascii() {
-                // ASCII reads the same in every ASCII-compatible charset.
+        let text = match in_utf8(transfer, charset) {
+            Some(t) => t,
+            None => {
+                // Unknown charset: the transfer-decoded bytes, as they are.
+                self.out.stats.unknown_charset += 1;
                 Cow::Borrowed(transfer)
-            } else if let Some(table) = charset::Table::new(charset, dec) {
-                let mut v = Vec::new();
-                table.convert(transfer, &mut v);
-                Cow::Owned(v)
-            } else {
-                Cow::Owned(dec(transfer).into_bytes())
             }
-        } else {
-            // Unknown charset: the transfer-decoded bytes, as they are.
-            self.out.stats.unknown_charset += 1;
-            Cow::Borrowed(transfer)
         };
         let text = if html {
             match decode_refs(&text) {
@@ -1003,6 +989,31 @@ pub fn unfold(block: &[u8]) -> Cow<'_, [u8]> {
     }
     out.extend_from_slice(&block[prev..]);
     Cow::Owned(out)
+}
+
+/// `transfer` (a part's transfer-decoded bytes) in UTF-8 from its
+/// `charset`: borrowed where it reads the same (a UTF-8-compatible charset,
+/// or ASCII text in an ASCII-compatible one); `None` for a charset that is
+/// not known.
+fn in_utf8<'t>(transfer: &'t [u8], charset: &str) -> Option<Cow<'t, [u8]>> {
+    let charset = charset.trim().trim_matches('"');
+    if is_utf8_compatible(charset) {
+        return Some(Cow::Borrowed(transfer));
+    }
+    let dec = charset_decoder(charset.as_bytes())?;
+    let ascii_compatible = !["utf-16", "utf-32", "utf-7", "ucs-2", "unicode"]
+        .iter()
+        .any(|p| starts_with_ignore_case(charset, p));
+    Some(if ascii_compatible && transfer.is_ascii() {
+        // ASCII reads the same in every ASCII-compatible charset.
+        Cow::Borrowed(transfer)
+    } else if let Some(table) = charset::Table::new(charset, dec) {
+        let mut v = Vec::new();
+        table.convert(transfer, &mut v);
+        Cow::Owned(v)
+    } else {
+        Cow::Owned(dec(transfer).into_bytes())
+    })
 }
 
 #[cfg(test)]

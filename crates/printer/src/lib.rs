@@ -243,43 +243,7 @@ impl Formatter {
         let level = self.normal_level();
         let o = &self.opts;
         match o.format {
-            Format::Text => {
-                // Colour escapes around a prefix: none without `color`.
-                let paint = |out: &mut Vec<u8>, esc: &str, body: &[u8]| {
-                    if o.color {
-                        out.extend_from_slice(esc.as_bytes());
-                        out.extend_from_slice(body);
-                        out.extend_from_slice(color::RESET.as_bytes());
-                    } else {
-                        out.extend_from_slice(body);
-                    }
-                };
-                out.reserve(rec.m.url.len() + 48);
-                if o.with_filename {
-                    paint(out, color::PATH, rec.file.as_bytes());
-                    out.push(if o.null { 0 } else { b':' });
-                }
-                let mut n = itoa::Buffer::new();
-                if o.line_number {
-                    paint(out, color::NUMBER, n.format(rec.line).as_bytes());
-                    out.push(b':');
-                }
-                if o.byte_offset {
-                    paint(out, color::NUMBER, n.format(rec.m.start).as_bytes());
-                    out.push(b':');
-                }
-                if o.normalize {
-                    let www = rec.m.kind == Kind::Www;
-                    let key = match key {
-                        Some((k, l)) if l == level => k,
-                        _ => dedup::key_into(&rec.m.url, www, level, &mut self.keybuf),
-                    };
-                    out.extend_from_slice(key);
-                } else {
-                    out.extend_from_slice(&rec.m.url);
-                }
-                out.push(b'\n');
-            }
+            Format::Text => self.format_text(rec, key, level, out),
             Format::Json => {
                 let normalized = o.normalize.then(|| normal_at(rec.m, level));
                 let keyed = o.key_field.map(|l| normal_at(rec.m, l));
@@ -321,6 +285,54 @@ impl Formatter {
             }
         }
         Ok(())
+    }
+
+    /// A text line: the prefixes (file, line, byte offset; coloured with
+    /// `color`) and the URL, or its key with `--normalize`.
+    #[inline(always)]
+    fn format_text(
+        &mut self,
+        rec: &Record<'_, '_>,
+        key: Option<(&[u8], KeyLevel)>,
+        level: KeyLevel,
+        out: &mut Vec<u8>,
+    ) {
+        let o = &self.opts;
+        // Colour escapes around a prefix: none without `color`.
+        let paint = |out: &mut Vec<u8>, esc: &str, body: &[u8]| {
+            if o.color {
+                out.extend_from_slice(esc.as_bytes());
+                out.extend_from_slice(body);
+                out.extend_from_slice(color::RESET.as_bytes());
+            } else {
+                out.extend_from_slice(body);
+            }
+        };
+        out.reserve(rec.m.url.len() + 48);
+        if o.with_filename {
+            paint(out, color::PATH, rec.file.as_bytes());
+            out.push(if o.null { 0 } else { b':' });
+        }
+        let mut n = itoa::Buffer::new();
+        if o.line_number {
+            paint(out, color::NUMBER, n.format(rec.line).as_bytes());
+            out.push(b':');
+        }
+        if o.byte_offset {
+            paint(out, color::NUMBER, n.format(rec.m.start).as_bytes());
+            out.push(b':');
+        }
+        if o.normalize {
+            let www = rec.m.kind == Kind::Www;
+            let key = match key {
+                Some((k, l)) if l == level => k,
+                _ => dedup::key_into(&rec.m.url, www, level, &mut self.keybuf),
+            };
+            out.extend_from_slice(key);
+        } else {
+            out.extend_from_slice(&rec.m.url);
+        }
+        out.push(b'\n');
     }
 }
 

@@ -418,21 +418,7 @@ fn normalize_parsed_with<S: Spans>(
         // Scheme, `//`, userinfo and host.
         out.extend_from_slice(text.get(..u.host_end).unwrap_or_default());
     } else {
-        if let Some(s) = u.scheme() {
-            out.extend_from_slice(s);
-            if let Some(lower) = out.get_mut(start..) {
-                lower.make_ascii_lowercase();
-            }
-            out.push(b':');
-        }
-        if has_auth {
-            out.extend_from_slice(b"//");
-            if let Some(ui) = u.userinfo() {
-                pct_normalize(ui, out, false);
-                out.push(b'@');
-            }
-            push_host(u.host().unwrap_or_default(), out);
-        }
+        push_scheme_and_authority(u, out);
     }
     // The scheme, lower case, is at the start of what was written.
     let known = u
@@ -446,6 +432,54 @@ fn normalize_parsed_with<S: Spans>(
             out.extend_from_slice(p);
         }
     }
+    let path_start = out.len();
+    push_path(u, verbatim, out);
+    if has_auth && out.len() == path_start && known.is_some() {
+        out.push(b'/');
+    }
+    // Query and fragment together: `?` and `#` are copied as they are.
+    let end = if opts.drop_fragment {
+        u.frag_start
+    } else {
+        text.len()
+    };
+    let tail = text.get(u.query_start..end).unwrap_or_default();
+    if verbatim {
+        out.extend_from_slice(tail);
+    } else {
+        pct_normalize(tail, out, false);
+    }
+}
+
+/// The scheme in lower case and `:`, then for a reference with an
+/// authority `//`, the userinfo and `@`, and the host, each normalized
+/// (RFC 3986 6.2.2.1, 6.2.2.2).
+#[inline(always)]
+fn push_scheme_and_authority(u: &UriRef<'_>, out: &mut Vec<u8>) {
+    let start = out.len();
+    if let Some(s) = u.scheme() {
+        out.extend_from_slice(s);
+        if let Some(lower) = out.get_mut(start..) {
+            lower.make_ascii_lowercase();
+        }
+        out.push(b':');
+    }
+    if u.auth_start > 0 {
+        out.extend_from_slice(b"//");
+        if let Some(ui) = u.userinfo() {
+            pct_normalize(ui, out, false);
+            out.push(b'@');
+        }
+        push_host(u.host().unwrap_or_default(), out);
+    }
+}
+
+/// The path, as it is when `verbatim`, else percent-encoding normalized
+/// and its dot segments removed (6.2.2.2, 6.2.2.3); a path without an
+/// authority that would start with `//` gets `/.` before it.
+#[inline(always)]
+fn push_path(u: &UriRef<'_>, verbatim: bool, out: &mut Vec<u8>) {
+    let has_auth = u.auth_start > 0;
     let path_start = out.len();
     if verbatim {
         out.extend_from_slice(u.path());
@@ -463,21 +497,6 @@ fn normalize_parsed_with<S: Spans>(
     }
     if !has_auth && out.get(path_start..path_start + 2) == Some(b"//") {
         out.splice(path_start..path_start, *b"/.");
-    }
-    if has_auth && out.len() == path_start && known.is_some() {
-        out.push(b'/');
-    }
-    // Query and fragment together: `?` and `#` are copied as they are.
-    let end = if opts.drop_fragment {
-        u.frag_start
-    } else {
-        text.len()
-    };
-    let tail = text.get(u.query_start..end).unwrap_or_default();
-    if verbatim {
-        out.extend_from_slice(tail);
-    } else {
-        pct_normalize(tail, out, false);
     }
 }
 

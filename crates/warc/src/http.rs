@@ -98,32 +98,51 @@ impl<'a> HttpResponse<'a> {
     pub fn body(&self, max: usize) -> (Cow<'a, [u8]>, Option<String>) {
         // The first failure, and whether the body is cut there (else it is
         // left as is).
-        let mut problem: Option<(String, bool)> = None;
-        let te = self.header("Transfer-Encoding").unwrap_or_default();
-        let mut body: Cow<'a, [u8]> = if contains_token(te, b"chunked") {
-            if self.raw_body.is_empty() {
-                Cow::Borrowed(self.raw_body)
-            } else if !starts_chunked(self.raw_body) {
-                // Stored de-chunked with the header kept (as some archivers
-                // write it): the body is read as it is.
-                problem = Some((
-                    "Transfer-Encoding chunked, but the body does not start with a chunk size"
-                        .to_owned(),
-                    false,
-                ));
-                Cow::Borrowed(self.raw_body)
+        let (body, mut problem) = self.transfer_decoded();
+        let body = self.content_decoded(body, max, &mut problem);
+        let body = capped(body, max, &mut problem);
+        let problem = problem.map(|(what, cut)| {
+            if body.is_empty() {
+                format!("{what}: nothing decoded before the break")
+            } else if cut {
+                format!(
+                    "{what}: the {} bytes decoded before the break are read",
+                    body.len()
+                )
             } else {
-                let (b, ok) = dechunk(self.raw_body);
-                if !ok {
-                    problem = Some(("malformed chunked body".to_owned(), true));
-                }
-                Cow::Owned(b)
+                format!("{what}: body left as is")
             }
-        } else {
-            Cow::Borrowed(self.raw_body)
-        };
+        });
+        (body, problem)
+    }
+
+    /// The body with its transfer coding (chunked) undone, and the problem
+    /// met (with whether the body is cut there).
+    fn transfer_decoded(&self) -> (Cow<'a, [u8]>, Option<(String, bool)>) {
+        let te = self.header("Transfer-Encoding").unwrap_or_default();
+        if !contains_token(te, b"chunked") || self.raw_body.is_empty() {
+            return (Cow::Borrowed(self.raw_body), None);
+        }
+        if !starts_chunked(self.raw_body) {
+            // Stored de-chunked with the header kept (as some archivers
+            // write it): the body is read as it is.
+            let what = "Transfer-Encoding chunked, but the body does not start with a chunk size";
+            return (Cow::Borrowed(self.raw_body), Some((what.to_owned(), false)));
+        }
+        let (b, ok) = dechunk(self.raw_body);
+        let problem = (!ok).then(|| ("malformed chunked body".to_owned(), true));
+        (Cow::Owned(b), problem)
+    }
+
+    /// `body` with its content codings undone (in reverse order of listing),
+    /// up to `max` bytes each; the first problem kept in `problem`.
+    fn content_decoded(
+        &self,
+        mut body: Cow<'a, [u8]>,
+        max: usize,
+        problem: &mut Option<(String, bool)>,
+    ) -> Cow<'a, [u8]> {
         let ce = self.header("Content-Encoding").unwrap_or_default();
-        // Codings apply in the order listed, so undo them in reverse.
         for coding in ce.rsplit(|&b| b == b',') {
             let coding = trim(coding).to_ascii_lowercase();
             if coding.is_empty() || coding == b"identity" || body.is_empty() {
@@ -149,32 +168,29 @@ impl<'a> HttpResponse<'a> {
                 }
             }
         }
-        if body.len() > max {
-            problem.get_or_insert((
-                format!("decoded body longer than the cap of {max} bytes"),
-                true,
-            ));
-            body = match body {
-                Cow::Borrowed(b) => Cow::Borrowed(b.get(..max).unwrap_or_default()),
-                Cow::Owned(mut v) => {
-                    v.truncate(max);
-                    Cow::Owned(v)
-                }
-            };
+        body
+    }
+}
+
+/// `body` cut to `max` bytes, with a problem saying so when it was longer.
+fn capped<'a>(
+    body: Cow<'a, [u8]>,
+    max: usize,
+    problem: &mut Option<(String, bool)>,
+) -> Cow<'a, [u8]> {
+    if body.len() <= max {
+        return body;
+    }
+    problem.get_or_insert((
+        format!("decoded body longer than the cap of {max} bytes"),
+        true,
+    ));
+    match body {
+        Cow::Borrowed(b) => Cow::Borrowed(b.get(..max).unwrap_or_default()),
+        Cow::Owned(mut v) => {
+            v.truncate(max);
+            Cow::Owned(v)
         }
-        let problem = problem.map(|(what, cut)| {
-            if body.is_empty() {
-                format!("{what}: nothing decoded before the break")
-            } else if cut {
-                format!(
-                    "{what}: the {} bytes decoded before the break are read",
-                    body.len()
-                )
-            } else {
-                format!("{what}: body left as is")
-            }
-        });
-        (body, problem)
     }
 }
 

@@ -596,49 +596,9 @@ impl<R: Read> Reader<R> {
             self.issue(offset, Severity::Warning, msg.to_owned());
             return;
         };
-        let mut rec = Record {
-            offset,
-            ..Record::default()
-        };
-        let mut length: Option<u64> = None;
         let head = self.buf.get(self.pos..hend).unwrap_or_default();
         let ends = line_ends(head);
-        for line in head.split(|&b| b == b'\n').skip(1) {
-            let line = crate::http::trim_cr(line);
-            if line.is_empty() {
-                continue;
-            }
-            if matches!(line.first(), Some(b' ' | b'\t')) {
-                if let Some((_, v)) = rec.headers.last_mut() {
-                    v.push(' ');
-                    v.push_str(String::from_utf8_lossy(line).trim());
-                }
-                continue;
-            }
-            let Some(colon) = memchr::memchr(b':', line) else {
-                continue;
-            };
-            let name = String::from_utf8_lossy(line.get(..colon).unwrap_or_default())
-                .trim()
-                .to_owned();
-            let value = String::from_utf8_lossy(line.get(colon + 1..).unwrap_or_default())
-                .trim()
-                .to_owned();
-            if name.eq_ignore_ascii_case("Content-Length") {
-                length = value.parse().ok();
-            }
-            rec.headers.push((name, value));
-        }
-        let get = |r: &Record, n: &str| r.header(n).map(str::to_owned);
-        rec.warc_type = get(&rec, "WARC-Type").unwrap_or_default();
-        rec.target_uri = get(&rec, "WARC-Target-URI").map(|u| {
-            u.strip_prefix('<')
-                .and_then(|u| u.strip_suffix('>'))
-                .map_or(u.clone(), str::to_owned)
-        });
-        rec.record_id = get(&rec, "WARC-Record-ID");
-        rec.date = get(&rec, "WARC-Date");
-        rec.content_type = get(&rec, "Content-Type");
+        let (rec, length) = header_record(head, offset);
         for (k, (seen, what)) in [(ends.0, "LF"), (ends.1, "CR CR LF")]
             .into_iter()
             .enumerate()
@@ -980,6 +940,54 @@ impl<R: Read> Iterator for Reader<R> {
             }
         }
     }
+}
+
+/// The record a header (its first line, the version, skipped) describes,
+/// without its block; and its Content-Length, if valid. Folded lines are
+/// joined; `WARC-Target-URI` loses the `<...>` some writers put around it.
+fn header_record(head: &[u8], offset: u64) -> (Record, Option<u64>) {
+    let mut rec = Record {
+        offset,
+        ..Record::default()
+    };
+    let mut length: Option<u64> = None;
+    for line in head.split(|&b| b == b'\n').skip(1) {
+        let line = crate::http::trim_cr(line);
+        if line.is_empty() {
+            continue;
+        }
+        if matches!(line.first(), Some(b' ' | b'\t')) {
+            if let Some((_, v)) = rec.headers.last_mut() {
+                v.push(' ');
+                v.push_str(String::from_utf8_lossy(line).trim());
+            }
+            continue;
+        }
+        let Some(colon) = memchr::memchr(b':', line) else {
+            continue;
+        };
+        let name = String::from_utf8_lossy(line.get(..colon).unwrap_or_default())
+            .trim()
+            .to_owned();
+        let value = String::from_utf8_lossy(line.get(colon + 1..).unwrap_or_default())
+            .trim()
+            .to_owned();
+        if name.eq_ignore_ascii_case("Content-Length") {
+            length = value.parse().ok();
+        }
+        rec.headers.push((name, value));
+    }
+    let get = |r: &Record, n: &str| r.header(n).map(str::to_owned);
+    rec.warc_type = get(&rec, "WARC-Type").unwrap_or_default();
+    rec.target_uri = get(&rec, "WARC-Target-URI").map(|u| {
+        u.strip_prefix('<')
+            .and_then(|u| u.strip_suffix('>'))
+            .map_or(u.clone(), str::to_owned)
+    });
+    rec.record_id = get(&rec, "WARC-Record-ID");
+    rec.date = get(&rec, "WARC-Date");
+    rec.content_type = get(&rec, "Content-Type");
+    (rec, length)
 }
 
 #[cfg(test)]

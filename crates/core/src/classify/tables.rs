@@ -122,12 +122,10 @@ impl ClassTable {
         while k < classes.len() {
             let set = classes[k];
             t.sets[k] = set;
-            // The row pattern: for each high nibble, the low nibbles in the class.
-            let mut pattern = [0u16; 16];
+            let pattern = row_pattern(&set);
             let mut x = 0;
             while x < 256 {
-                if set.contains(x as u8) {
-                    pattern[x >> 4] |= 1 << (x & 15);
+                if pattern[x >> 4] & (1 << (x & 15)) != 0 {
                     t.scalar[x] |= 1 << k;
                     if x >= 0x80 {
                         t.ascii_only = false;
@@ -168,20 +166,7 @@ impl ClassTable {
             }
             k += 1;
         }
-        let mut bit = 0;
-        while bit < nbits {
-            let mut n = 0;
-            while n < 16 {
-                if cols[bit] & (1 << n) != 0 {
-                    t.lo[n] |= 1 << (7 - bit);
-                }
-                if rows[bit] & (1 << n) != 0 {
-                    t.hi[n] |= 1 << (7 - bit);
-                }
-                n += 1;
-            }
-            bit += 1;
-        }
+        (t.lo, t.hi) = nibble_tables(&rows, &cols, nbits);
         t
     }
 
@@ -190,6 +175,42 @@ impl ClassTable {
     pub(crate) const fn nibble_class(&self, x: u8) -> u8 {
         self.lo[(x & 15) as usize] & self.hi[(x >> 4) as usize]
     }
+}
+
+/// The row pattern of a class: for each high nibble, the set of low
+/// nibbles whose byte is in the class.
+const fn row_pattern(set: &ByteSet) -> [u16; 16] {
+    let mut pattern = [0u16; 16];
+    let mut x = 0;
+    while x < 256 {
+        if set.contains(x as u8) {
+            pattern[x >> 4] |= 1 << (x & 15);
+        }
+        x += 1;
+    }
+    pattern
+}
+
+/// The low- and high-nibble lookup tables of `nbits` nibble bits, bit `b`
+/// covering the low nibbles `cols[b]` in the rows `rows[b]` (handed out
+/// from the top bit down).
+const fn nibble_tables(rows: &[u16; 8], cols: &[u16; 8], nbits: usize) -> ([u8; 16], [u8; 16]) {
+    let (mut lo, mut hi) = ([0u8; 16], [0u8; 16]);
+    let mut bit = 0;
+    while bit < nbits {
+        let mut n = 0;
+        while n < 16 {
+            if cols[bit] & (1 << n) != 0 {
+                lo[n] |= 1 << (7 - bit);
+            }
+            if rows[bit] & (1 << n) != 0 {
+                hi[n] |= 1 << (7 - bit);
+            }
+            n += 1;
+        }
+        bit += 1;
+    }
+    (lo, hi)
 }
 
 /// The classes that end a URL, and the closing brackets that may.

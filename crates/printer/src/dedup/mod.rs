@@ -908,36 +908,7 @@ impl Counter {
     ) -> io::Result<Stats> {
         let mut stats = self.stats;
         if self.sorter.is_none() {
-            // In memory: the rows of the table, or of each of its parts.
-            let parts = self.parts.take().unwrap_or_default();
-            let tables = std::iter::once((&self.map, &self.arena))
-                .chain(parts.iter().map(|p| (&p.map, &p.arena)));
-            // Each row with its key's first 8 bytes as a big-endian number
-            // (zero-padded): most ties of count are told apart by that
-            // number, without a byte-wise comparison.
-            let mut rows: Vec<(u64, u64, &[u8])> = tables
-                .flat_map(|(map, arena)| {
-                    map.values().map(|&(c, off, len)| {
-                        let k = &arena[off as usize..(off + len) as usize];
-                        (c, key_prefix(k), k)
-                    })
-                })
-                .collect();
-            // Keys are distinct, so the order is total: the same for any
-            // number of threads and any sort.
-            let order = |a: &(u64, u64, &[u8]), b: &(u64, u64, &[u8])| {
-                b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then_with(|| a.2.cmp(b.2))
-            };
-            if rows.len() < 1 << 17 || rayon::current_num_threads() == 1 {
-                rows.sort_unstable_by(order);
-            } else {
-                rows.par_sort_unstable_by(order);
-            }
-            stats.distinct = rows.len() as u64;
-            for (c, _, k) in rows {
-                out(c, k)?;
-            }
-            return Ok(stats);
+            return self.finish_in_memory(stats, &mut out);
         }
         self.unpartition()?;
         self.spill()?;
@@ -982,6 +953,45 @@ impl Counter {
             let c = !u64::from_be_bytes(key[..8].try_into().unwrap_or_default());
             out(c, &key[8..])
         })?;
+        Ok(stats)
+    }
+
+    /// [`Self::finish`] of a counter that never spilled: its rows (of the
+    /// table, or of each of its parts) sorted in memory.
+    fn finish_in_memory(
+        mut self,
+        mut stats: Stats,
+        out: &mut impl FnMut(u64, &[u8]) -> io::Result<()>,
+    ) -> io::Result<Stats> {
+        // In memory: the rows of the table, or of each of its parts.
+        let parts = self.parts.take().unwrap_or_default();
+        let tables = std::iter::once((&self.map, &self.arena))
+            .chain(parts.iter().map(|p| (&p.map, &p.arena)));
+        // Each row with its key's first 8 bytes as a big-endian number
+        // (zero-padded): most ties of count are told apart by that
+        // number, without a byte-wise comparison.
+        let mut rows: Vec<(u64, u64, &[u8])> = tables
+            .flat_map(|(map, arena)| {
+                map.values().map(|&(c, off, len)| {
+                    let k = &arena[off as usize..(off + len) as usize];
+                    (c, key_prefix(k), k)
+                })
+            })
+            .collect();
+        // Keys are distinct, so the order is total: the same for any
+        // number of threads and any sort.
+        let order = |a: &(u64, u64, &[u8]), b: &(u64, u64, &[u8])| {
+            b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then_with(|| a.2.cmp(b.2))
+        };
+        if rows.len() < 1 << 17 || rayon::current_num_threads() == 1 {
+            rows.sort_unstable_by(order);
+        } else {
+            rows.par_sort_unstable_by(order);
+        }
+        stats.distinct = rows.len() as u64;
+        for (c, _, k) in rows {
+            out(c, k)?;
+        }
         Ok(stats)
     }
 }

@@ -73,26 +73,10 @@ pub(super) fn html_cut(head: &[u8]) -> usize {
     }
 }
 
-/// Scan the HTML document `doc` ([`crate::web::html_document_links`],
-/// against [`Config::base`]) with line numbers counted from its offsets.
-/// Past [`Config::max_html`] bytes (`doc` longer, or `rest` to come), the
-/// document is HTML to its last newline before the cap, and the text rules
-/// read what follows, `doc`'s and then `rest`'s bytes, with offsets and
-/// lines in the whole input.
-pub(super) fn scan_html(
-    cfg: &Config<'_>,
-    name: &str,
-    doc: &[u8],
-    rest: Option<impl Read + Send>,
-    emit: &mut RecordSender<'_>,
-) -> Option<String> {
-    let cap = cfg.max_html;
-    let cut = if doc.len() <= cap && rest.is_none() {
-        doc.len()
-    } else {
-        html_cut(doc.get(..cap).unwrap_or(doc))
-    };
-    let (page, tail) = doc.split_at(cut);
+/// The links and URLs of the HTML page `page` (the document up to the
+/// cap), each with its line and column when the output uses them; a
+/// warning of the page (an unknown charset) reported.
+fn page_links(cfg: &Config<'_>, name: &str, page: &[u8], emit: &mut RecordSender<'_>) {
     let uses_line = emit.formatter.uses_line();
     let mut lines = crate::web::Lines::default();
     let mut columns = parallel::ColumnCounter::default();
@@ -116,6 +100,30 @@ pub(super) fn scan_html(
     if let Some(w) = warning {
         urlsift_core::report!("{name}: {w}");
     }
+}
+
+/// Scan the HTML document `doc` ([`crate::web::html_document_links`],
+/// against [`Config::base`]) with line numbers counted from its offsets.
+/// Past [`Config::max_html`] bytes (`doc` longer, or `rest` to come), the
+/// document is HTML to its last newline before the cap, and the text rules
+/// read what follows, `doc`'s and then `rest`'s bytes, with offsets and
+/// lines in the whole input.
+pub(super) fn scan_html(
+    cfg: &Config<'_>,
+    name: &str,
+    doc: &[u8],
+    rest: Option<impl Read + Send>,
+    emit: &mut RecordSender<'_>,
+) -> Option<String> {
+    let cap = cfg.max_html;
+    let cut = if doc.len() <= cap && rest.is_none() {
+        doc.len()
+    } else {
+        html_cut(doc.get(..cap).unwrap_or(doc))
+    };
+    let (page, tail) = doc.split_at(cut);
+    let uses_line = emit.formatter.uses_line();
+    page_links(cfg, name, page, emit);
     if tail.is_empty() && rest.is_none() {
         return None;
     }
