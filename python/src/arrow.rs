@@ -142,8 +142,6 @@ fn batch(c: Columns, large: bool) -> PyResult<RecordBatch> {
     RecordBatch::try_new(Arc::new(schema), cols).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
-/// scan_arrow(array, *, mail=False, key=None, threads=None) -> pyarrow.RecordBatch
-///
 /// One row per URL: `row` (the input row), `start`, `end` (byte offsets in
 /// that row), `url`, `normalized` (null where the URL cannot be
 /// normalized), `host`, `host_ascii`, `domain`, and with `key` (a

@@ -623,12 +623,34 @@ pub fn find(
     opts: &ReadOptions,
     threads: Threads,
 ) -> Result<(Vec<Record>, Notes), Error> {
+    let mut out = Vec::new();
+    let notes = find_batches(data, opts, threads, |mut b| out.append(&mut b))?;
+    Ok((out, notes))
+}
+
+/// Records per batch handed to the caller of [`find_batches`].
+pub const BATCH_RECORDS: usize = 1 << 12;
+
+/// [`find`]'s records, in order, handed to `on_batch` a batch of at most
+/// [`BATCH_RECORDS`] at a time (for a caller that streams them).
+pub fn find_batches(
+    data: &[u8],
+    opts: &ReadOptions,
+    threads: Threads,
+    mut on_batch: impl FnMut(Vec<Record>) + Send,
+) -> Result<Notes, Error> {
     guarded(|| {
-        let mut out = Vec::new();
+        let mut cur = Vec::new();
         let notes = scan_any(data, opts, threads, true, |m, line, mail, web| {
-            out.push(record(m, line, mail, web))
+            cur.push(record(m, line, mail, web));
+            if cur.len() >= BATCH_RECORDS {
+                on_batch(std::mem::take(&mut cur));
+            }
         })?;
-        Ok((out, notes))
+        if !cur.is_empty() {
+            on_batch(cur);
+        }
+        Ok(notes)
     })
 }
 

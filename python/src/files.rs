@@ -70,8 +70,10 @@ fn input_error(py: Python<'_>, e: &Failed) -> PyErr {
     err
 }
 
-/// An iterator of `pyarrow.RecordBatch`es: the rows `urlsift --format
-/// parquet` writes for the paths (see `scan_files`).
+/// The iterator :func:`scan_files` returns: ``pyarrow.RecordBatch``es
+/// of at most 8192 rows, in input order. Closing it (``close()``, the end of
+/// a ``with`` block, or dropping it) stops the scan and waits for its
+/// threads.
 #[pyclass(frozen, module = "urlsift")]
 pub struct FileScan {
     scan: Mutex<Option<engine::FileScan>>,
@@ -95,6 +97,9 @@ impl FileScan {
         slf
     }
 
+    /// The next ``pyarrow.RecordBatch``. Raises :class:`InputError` at a
+    /// failed input (``errors="raise"``), after every row of the inputs
+    /// before it; the iterator is closed then.
     fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
         loop {
             // Wait for the next batch without the GIL.
@@ -126,8 +131,7 @@ impl FileScan {
         }
     }
 
-    /// Stop the scan (if it is still going) and wait for its thread; the
-    /// iterator then ends. Called when the object is dropped, too.
+    /// Stop the scan and wait for its threads; the iterator ends.
     fn close(&self, py: Python<'_>) {
         self.stop(py);
     }
@@ -142,13 +146,14 @@ impl FileScan {
         false
     }
 
-    /// The `pyarrow.Schema` of the batches: `urlsift --format parquet`'s.
+    /// The ``pyarrow.Schema`` of the batches: ``urlsift --format parquet``'s
+    /// (with the mail columns for ``mail=True``).
     #[getter]
     fn schema<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         engine::file_schema(self.mail).as_ref().to_pyarrow(py)
     }
 
-    /// The remaining batches as one `pyarrow.Table` (with the schema even
+    /// The remaining batches as one ``pyarrow.Table`` (with the schema even
     /// when there are no rows).
     fn read_all<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         let py = slf.py();
@@ -177,11 +182,21 @@ impl Drop for FileScan {
     }
 }
 
-/// scan_files(paths, *, mail=False, html=None, base=None, key=None, threads=None, errors="raise") -> FileScan
+/// The rows ``urlsift --format parquet --output OUT PATHS...`` writes, as an
+/// iterator of ``pyarrow.RecordBatch``es with the same columns and types.
 ///
-/// `key`: a `--dedup-key` level ("whatwg", "surt", ...) for the `key`
-/// column (`urlsift --format parquet --key-field --dedup-key LEVEL`); the
-/// column is null without it.
+/// ``paths``: one path or an iterable of them; directories are walked as
+/// the CLI walks them. gzip and zstd files are decompressed, web archives
+/// (WARC, WET) recognised by content; ``mail=True`` reads mail archives
+/// (``--mail``). ``html``: which inputs are HTML pages, as for
+/// :func:`urls`. ``base``: the base URI of HTML pages and of web archive
+/// records without a target URI (``--base``). ``key``: a ``--dedup-key``
+/// level (``"whatwg"``, ``"surt"``, ...) for the ``key`` column (null
+/// without it). ``threads``: at most this
+/// many threads scan
+/// (default: one per core, or ``RAYON_NUM_THREADS``). ``errors``: at a
+/// failed input, ``"raise"`` :class:`InputError` (after the rows of the
+/// inputs before it) or ``"warn"`` (:class:`InputWarning`) and go on.
 #[pyfunction]
 #[pyo3(signature = (paths, *, mail = false, html = None, base = None, key = None, threads = None, errors = "raise"))]
 #[allow(clippy::too_many_arguments)]

@@ -17,6 +17,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 mod arrow;
 mod engine;
 mod files;
+mod stream;
 
 use engine::{Error, Threads};
 use urlsift_printer::fields::{self, Group};
@@ -25,35 +26,35 @@ create_exception!(
     urlsift,
     URIError,
     PyValueError,
-    "A URI reference that is not valid RFC 3986; `offset` is the byte offset of the first bad byte, `reason` the one-line reason."
+    "A URI reference that is not valid RFC 3986."
 );
 create_exception!(
     urlsift,
     InternalError,
     PyRuntimeError,
-    "A bug in urlsift (the Rust engine panicked); the interpreter is unharmed."
+    "A bug: the Rust engine panicked. The interpreter is unharmed."
 );
 create_exception!(
     urlsift,
     InputError,
     pyo3::exceptions::PyOSError,
-    "An input of scan_files failed (missing, unreadable, a corrupt gzip stream, a broken web archive record): `path` names it, `offset` is the byte offset the CLI names (or None), `reason` what went wrong."
+    "An input of :func:`scan_files` failed: missing, unreadable, a corrupt\ngzip or zstd stream, a broken web archive. ``str(e)`` is the CLI's\nmessage (``PATH: [at] byte N: reason``)."
 );
 create_exception!(
     urlsift,
     InputWarning,
     PyUserWarning,
-    "An input of scan_files(..., errors=\"warn\") failed; the scan went on with the next input."
+    "An input of ``scan_files(..., errors=\"warn\")`` failed (the message is\n:class:`InputError`'s); the scan went on with the next input."
 );
 create_exception!(
     urlsift,
     MailWarning,
     PyUserWarning,
-    "A malformed message in mail input: it was scanned as far as it could be (as `urlsift --mail` reports on standard error)."
+    "A malformed message in mail input (scanned as far as it could be), or\ninput that is not mail (scanned as plain text)."
 );
 
 /// A Python exception for an engine error.
-fn py_err(py: Python<'_>, e: Error) -> PyErr {
+pub(crate) fn py_err(py: Python<'_>, e: Error) -> PyErr {
     match e {
         Error::Uri {
             offset,
@@ -130,7 +131,7 @@ pub(crate) fn check_base(base: Option<&str>) -> PyResult<()> {
     }
 }
 
-fn read_options(
+pub(crate) fn read_options(
     mail: bool,
     html: Option<bool>,
     base: Option<String>,
@@ -145,7 +146,7 @@ fn read_options(
 
 /// Issue the mail problems of a scan as MailWarnings, and a cut HTML
 /// document as a UserWarning (the CLI's message, without the file name).
-fn warn_notes(py: Python<'_>, notes: &engine::Notes) -> PyResult<()> {
+pub(crate) fn warn_notes(py: Python<'_>, notes: &engine::Notes) -> PyResult<()> {
     warn_problems(py, notes.problems.iter().map(|p| (String::new(), p)))?;
     warn_input_problems(py, notes.input_problems.iter().map(|p| (String::new(), p)))?;
     if let Some(cut) = notes.html_cut {
@@ -159,7 +160,7 @@ fn warn_notes(py: Python<'_>, notes: &engine::Notes) -> PyResult<()> {
     Ok(())
 }
 
-fn threads(n: Option<usize>) -> PyResult<Threads> {
+pub(crate) fn threads(n: Option<usize>) -> PyResult<Threads> {
     if n == Some(0) {
         return Err(PyValueError::new_err("threads must be at least 1"));
     }
@@ -204,7 +205,7 @@ fn warn_input_problems<'a>(
 /// A `str` from URL bytes: UTF-8, with any invalid byte kept as a lone
 /// surrogate (`surrogateescape`), so `s.encode("utf-8", "surrogateescape")`
 /// gives back exactly the bytes the CLI prints.
-fn url_str<'py>(py: Python<'py>, b: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+pub(crate) fn url_str<'py>(py: Python<'py>, b: &[u8]) -> PyResult<Bound<'py, PyAny>> {
     let len =
         ffi::Py_ssize_t::try_from(b.len()).map_err(|_| PyValueError::new_err("URL too long"))?;
     // SAFETY: `b` is valid for `len` bytes and the error handler name is a
@@ -421,11 +422,25 @@ enum Mode {
     Refill,
 }
 
-/// urls(data, *, mail=False, html=None, base=None, threads=None) -> list[str]
+/// The URLs in ``data``, in order: the lines ``urlsift FILE`` prints for
+/// the same bytes (``mail=True``: ``urlsift --mail FILE``). Invalid UTF-8 in
+/// a URL is kept as lone surrogates (``surrogateescape``).
 ///
-/// The URLs in `data`, in order: exactly the lines `urlsift FILE` prints
-/// (with `mail=True`, `urlsift --mail FILE`; `html`, `base`: `--html`,
-/// `--no-html`, `--base`) for the same bytes.
+/// ``html``: ``None`` reads ``data`` as an HTML page if its start sniffs as
+/// one (as the CLI does), ``True`` always (``--html``), ``False`` never
+/// (``--no-html``). A page gives its URL attributes, resolved against its
+/// ``<base href>`` or ``base`` (``--base``; with neither, relative links
+/// are left out), and the URLs of its text. ``html=True`` with
+/// ``mail=True`` raises ``ValueError`` (mail decodes its HTML parts itself).
+///
+/// ``threads``: at most this many threads (default: one per core, or
+/// ``RAYON_NUM_THREADS``); 1 scans on the calling thread (a helper thread
+/// makes the ``str`` objects meanwhile). The result is the same for every
+/// value. Mail problems are issued as :class:`MailWarning`.
+///
+/// gzip and zstd bytes are decoded, and a web archive (WARC, ARC, WAT,
+/// WET) is read record by record, as the CLI reads such a file; a record
+/// that cannot be read whole is issued as an :class:`InputWarning`.
 #[pyfunction]
 #[pyo3(signature = (data, *, mail = false, html = None, base = None, threads = None))]
 fn urls<'py>(
@@ -481,10 +496,10 @@ fn urls<'py>(
     PyList::new(py, strs)
 }
 
-/// One URL found by `find`, with the fields of `urlsift --format json
-/// --normalize` under the same names (less `file`).
+/// One URL found by :func:`find`: the fields of ``urlsift --format json
+/// --normalize``, under the same names (without ``file``).
 #[pyclass(frozen, get_all, module = "urlsift")]
-struct Match {
+pub(crate) struct Match {
     start: usize,
     end: usize,
     line: u64,
@@ -580,9 +595,9 @@ impl From<engine::Record> for Match {
 
 #[pymethods]
 impl Match {
-    /// The fields as a dict, keyed and ordered as the CLI's JSON object
-    /// (without `file`; the mail fields only for mail input, the web fields
-    /// only for a link of an HTML page).
+    /// The fields as the CLI's JSON object (less ``file``; mail fields
+    /// only for mail input, web fields only for a link of an HTML page), in
+    /// its order.
     fn to_dict<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(slf.py());
         for f in dict_fields(Group::Record) {
@@ -613,7 +628,9 @@ impl Match {
     }
 }
 
-/// find(data, *, mail=False, html=None, base=None, threads=None) -> list[Match]
+/// Every URL in ``data`` with its span, line, style and components (and
+/// for a link of an HTML page, where it was found); ``mail``, ``html``,
+/// ``base`` as for :func:`urls`.
 #[pyfunction]
 #[pyo3(signature = (data, *, mail = false, html = None, base = None, threads = None))]
 fn find<'py>(
@@ -640,7 +657,10 @@ fn url_arg(u: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
     input(u).map(|i| i.bytes().to_vec())
 }
 
-/// parse(url) -> dict: the fields of `urlsift parse URL`.
+/// The fields of ``urlsift parse URL``: url, valid, scheme, userinfo, host,
+/// host_kind, port, path, query, fragment, host_ascii, domain, error and scheme_error (each
+/// ``{"offset": int, "message": str}`` or ``None``). Never raises for a bad
+/// URL: ``valid`` and ``error`` say what is wrong.
 #[pyfunction]
 fn parse<'py>(py: Python<'py>, url: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
     let b = url_arg(url)?;
@@ -672,7 +692,10 @@ fn parse<'py>(py: Python<'py>, url: &Bound<'py, PyAny>) -> PyResult<Bound<'py, P
     Ok(d)
 }
 
-/// normalize(url, level="scheme", *, drop_fragment=False) -> str
+/// The RFC 3986 section 6 normal form, as ``urlsift normalize``:
+/// ``"scheme"`` (6.2.2 and 6.2.3, the default), ``"syntax"``
+/// (``--syntax-only``), ``"no-fragment"`` (``--drop-fragment``). Raises
+/// :class:`URIError` for an invalid reference.
 #[pyfunction]
 #[pyo3(signature = (url, level = "scheme", *, drop_fragment = false))]
 fn normalize(
@@ -685,16 +708,19 @@ fn normalize(
     engine::normalize(&b, level, drop_fragment).map_err(|e| py_err(py, e))
 }
 
-/// surt(url) -> str: the SURT key (Internet Archive canonicalization), as
-/// the `surt` package computes it; URIError where it has none.
+/// The SURT key of ``url`` with the Internet Archive's canonicalization,
+/// as the ``surt`` package's ``surt.surt(url)`` computes it (``urlsift
+/// normalize --dedup-key surt``). Raises :class:`URIError` where it has
+/// none (a port out of range).
 #[pyfunction]
 fn surt(py: Python<'_>, url: &Bound<'_, PyAny>) -> PyResult<String> {
     let b = url_arg(url)?;
     engine::surt(&b).map_err(|e| py_err(py, e))
 }
 
-/// whatwg(url, base=None) -> str: the WHATWG URL Standard serialization of
-/// `url` parsed against `base`; URIError where the parser fails.
+/// The WHATWG URL Standard serialization (``href``) of ``url`` parsed
+/// against ``base`` (``urlsift normalize --dedup-key whatwg``). Raises
+/// :class:`URIError` where the URL parser fails.
 #[pyfunction]
 #[pyo3(signature = (url, base = None))]
 fn whatwg(py: Python<'_>, url: &Bound<'_, PyAny>, base: Option<&str>) -> PyResult<String> {
@@ -702,19 +728,24 @@ fn whatwg(py: Python<'_>, url: &Bound<'_, PyAny>, base: Option<&str>) -> PyResul
     engine::whatwg(&b, base).map_err(|e| py_err(py, e))
 }
 
-/// domain(host) -> str | None: the registrable domain (Public Suffix List).
+/// The registrable domain (eTLD+1) of ``host`` (Unicode, punycode or
+/// percent-encoded) by the Public Suffix List compiled in, ICANN and
+/// private sections; ``None`` for IP addresses, invalid hosts and public
+/// suffixes.
 #[pyfunction]
 fn domain(host: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
     Ok(engine::domain(&url_arg(host)?))
 }
 
-/// host_ascii(host) -> str | None: the host processed by UTS #46 (punycode).
+/// ``host`` percent-decoded and processed by UTS #46 (punycode), as the
+/// ``host_ascii`` field; ``None`` when UTS #46 refuses it.
 #[pyfunction]
 fn host_ascii(host: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
     Ok(engine::host_ascii(&url_arg(host)?))
 }
 
-/// resolve(base, ref) -> str
+/// The target of ``ref`` against the absolute URI ``base`` (RFC 3986
+/// 5.2), as ``urlsift resolve BASE REF``. Raises :class:`URIError`.
 #[pyfunction]
 #[pyo3(signature = (base, r#ref))]
 fn resolve(py: Python<'_>, base: &Bound<'_, PyAny>, r#ref: &Bound<'_, PyAny>) -> PyResult<String> {
@@ -728,6 +759,10 @@ fn _urlsift(m: &Bound<'_, PyModule>) -> PyResult<()> {
     engine::quiet_mail_parser_panics();
     m.add_function(wrap_pyfunction!(urls, m)?)?;
     m.add_function(wrap_pyfunction!(find, m)?)?;
+    m.add_function(wrap_pyfunction!(stream::iter_urls, m)?)?;
+    m.add_function(wrap_pyfunction!(stream::iter_find, m)?)?;
+    m.add_class::<stream::UrlIter>()?;
+    m.add_class::<stream::MatchIter>()?;
     m.add_function(wrap_pyfunction!(parse, m)?)?;
     m.add_function(wrap_pyfunction!(normalize, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;

@@ -9,6 +9,8 @@ the same result for every ``threads=`` value:
   (HTML pages read as pages: their links resolved, ``html=``, ``base=``);
 - :func:`find` -- each URL with its span, line and components, as
   ``urlsift --format json --normalize`` gives them;
+- :func:`iter_urls`, :func:`iter_find` -- the same, as iterators that
+  scan ahead in the background (for inputs with very many URLs);
 - :func:`scan_arrow` -- the URLs of every row of a pyarrow array, as a
   ``pyarrow.RecordBatch``;
 - :func:`scan_files` -- files and directories (gzip, zstd, mail and web
@@ -33,11 +35,15 @@ from ._urlsift import (
     PSL_VERSION,
     MailWarning,
     Match,
+    MatchIter,
     URIError,
+    UrlIter,
     __version__,
     domain,
     find,
     host_ascii,
+    iter_find,
+    iter_urls,
     normalize,
     parse,
     resolve,
@@ -54,12 +60,16 @@ __all__ = [
     "InternalError",
     "MailWarning",
     "Match",
+    "MatchIter",
     "PSL_VERSION",
     "URIError",
+    "UrlIter",
     "__version__",
     "domain",
     "find",
     "host_ascii",
+    "iter_find",
+    "iter_urls",
     "normalize",
     "parse",
     "resolve",

@@ -143,6 +143,49 @@ def find(
     for a link of an HTML page, where it was found); ``mail``, ``html``,
     ``base`` as for :func:`urls`."""
 
+def iter_urls(
+    data: Union[bytes, str],
+    *,
+    mail: bool = False,
+    html: Optional[bool] = None,
+    base: Optional[str] = None,
+    threads: Optional[int] = None,
+) -> "UrlIter":
+    """:func:`urls` as an iterator: the same URLs in the same order, made into
+    ``str`` objects a batch at a time while a background thread scans ahead
+    (by two batches at most), so that the URLs of a large input are never
+    all held at once. ``data`` is held by the iterator, not copied (a
+    ``str`` is encoded as UTF-8 first). Warnings are issued, and errors
+    raised, when the iterator reaches the end. An iterator dropped early
+    lets the scan of the rest of ``data`` finish in the background and
+    discards its URLs."""
+
+def iter_find(
+    data: Union[bytes, str],
+    *,
+    mail: bool = False,
+    html: Optional[bool] = None,
+    base: Optional[str] = None,
+    threads: Optional[int] = None,
+) -> "MatchIter":
+    """:func:`find` as an iterator: the same :class:`Match` objects in the
+    same order, a batch at a time, as :func:`iter_urls` gives :func:`urls`'
+    URLs."""
+
+class UrlIter(Iterator[str]):
+    """The iterator :func:`iter_urls` returns."""
+
+    def __iter__(self) -> "UrlIter": ...
+    def __next__(self) -> str:
+        """The next URL."""
+
+class MatchIter(Iterator[Match]):
+    """The iterator :func:`iter_find` returns."""
+
+    def __iter__(self) -> "MatchIter": ...
+    def __next__(self) -> Match:
+        """The next :class:`Match`."""
+
 def parse(url: Union[str, bytes]) -> dict[str, Any]:
     """The fields of ``urlsift parse URL``: url, valid, scheme, userinfo, host,
     host_kind, port, path, query, fragment, host_ascii, domain, error and scheme_error (each
@@ -191,7 +234,14 @@ PSL_VERSION: str
 def scan_arrow(
     array: Any, *, mail: bool = False, key: Optional[str] = None, threads: Optional[int] = None
 ) -> Any:
-    """See :func:`urlsift.scan_arrow`."""
+    """One row per URL: `row` (the input row), `start`, `end` (byte offsets in
+    that row), `url`, `normalized` (null where the URL cannot be
+    normalized), `host`, `host_ascii`, `domain`, and with `key` (a
+    `--dedup-key` level: "whatwg", "surt", ...) the URL's `key` at that
+    level, then the web columns (`found` ... `warc_offset`), null but for
+    the links of a row that holds a web archive. Each row is scanned as
+    `urls` scans one buffer (gzip, zstd, web archives and HTML pages
+    recognised)."""
 
 class FileScan(Iterator[Any]):
     """The iterator :func:`scan_files` returns: ``pyarrow.RecordBatch``es
