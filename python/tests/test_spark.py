@@ -122,3 +122,95 @@ def test_spark_job_on_web_archives_matches_cli(cli, archives, tmp_path):
     hosts = pq.read_table(tmp_path / "out/hosts").to_pydict()
     assert dict(zip(hosts["host"], hosts["count"])) == cli_hosts(cli, archives)
 
+
+
+def documentation_pages(limit: int) -> tuple[Path, list[Path]] | None:
+    """`limit` real HTML pages nobody here wrote: the Rust toolchain's own
+    documentation (rustup installs it with the toolchain), spread evenly
+    over its tree; None where it is not installed."""
+    try:
+        sysroot = subprocess.run(["rustc", "--print", "sysroot"], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    root = Path(sysroot.strip()) / "share/doc/rust/html"
+    pages = sorted(p for p in root.rglob("*.html") if 4096 < p.stat().st_size < 40960)
+    if len(pages) < limit:
+        return None
+    step = len(pages) // limit
+    return root, pages[::step][:limit]
+
+
+def write_warc_gz(path: Path, root: Path, pages: list[Path]) -> None:
+    """A WARC/1.0 file of response records, one gzip member per record, as
+    crawlers write them: each page with its HTTP header and target URI."""
+    import gzip
+    import hashlib
+    import uuid
+
+    with open(path, "wb") as out:
+        for i, p in enumerate(pages):
+            body = p.read_bytes()
+            http = (
+                b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n"
+                b"Content-Length: %d\r\n\r\n" % len(body)
+            ) + body
+            uri = "https://doc.rust-lang.org/" + p.relative_to(root).as_posix()
+            rid = uuid.UUID(hashlib.md5(uri.encode()).hexdigest())
+            head = (
+                "WARC/1.0\r\nWARC-Type: response\r\n"
+                f"WARC-Record-ID: <urn:uuid:{rid}>\r\n"
+                f"WARC-Date: 2026-01-01T00:00:{i % 60:02d}Z\r\n"
+                f"WARC-Target-URI: {uri}\r\n"
+                "Content-Type: application/http; msgtype=response\r\n"
+                f"Content-Length: {len(http)}\r\n\r\n"
+            ).encode()
+            out.write(gzip.compress(head + http + b"\r\n\r\n", compresslevel=1, mtime=0))
+
+
+PAGES = 3000
+
+
+@pytest.fixture(scope="module")
+def crawl(tmp_path_factory) -> Path:
+    """Three .warc.gz files of 1,000 real documentation pages each."""
+    found = documentation_pages(PAGES)
+    if found is None:
+        pytest.skip(f"no {PAGES} real HTML pages on this machine (the Rust documentation is not installed)")
+    root, pages = found
+    d = tmp_path_factory.mktemp("crawl")
+    for k in range(3):
+        write_warc_gz(d / f"crawl-{k:05d}.warc.gz", root, pages[k::3])
+    return d
+
+
+def test_spark_job_on_thousands_of_pages_matches_cli(cli, crawl, tmp_path):
+    import pyarrow.parquet as pq
+
+    last = run_job(crawl, tmp_path / "out")
+    want = run_cli(cli, "-I", "--unique", "--normalize", crawl).stdout.splitlines()
+    assert len(want) > 10_000, len(want)
+    assert last == f"distinct {len(want)}"
+    urls = pq.read_table(tmp_path / "out/urls").column("url").to_pylist()
+    assert sorted(urls) == sorted(w.decode() for w in want)
+    hosts = pq.read_table(tmp_path / "out/hosts").to_pydict()
+    assert dict(zip(hosts["host"], hosts["count"])) == cli_hosts(cli, crawl)
+
+
+def test_spark_reads_urlsift_parquet_as_bigint(cli, crawl, tmp_path, capsys):
+    from pyspark.sql import SparkSession
+
+    out = tmp_path / "links.parquet"
+    run_cli(cli, "--format", "parquet", "--output", out, crawl / "crawl-00000.warc.gz")
+    spark = SparkSession.builder.master("local[1]").appName("urlsift-schema").getOrCreate()
+    try:
+        df = spark.read.parquet(str(out))
+        schema = df._jdf.schema().treeString() + "\nSQL types: " + df.schema.simpleString()
+        types = dict(df.dtypes)
+        n = df.count()
+    finally:
+        spark.stop()
+    with capsys.disabled():
+        print("\nSpark's printSchema() of urlsift --format parquet:\n" + schema)
+    for col in ("start", "end", "line", "warc_offset"):
+        assert types[col] == "bigint", (col, types[col])
+    assert n > 1000
