@@ -408,3 +408,51 @@ fn html_cli_hostile_pages_do_not_panic() {
     let out = String::from_utf8(out).unwrap();
     assert!(out.ends_with("\nhttp://after.example/\n") && out.len() > 3 << 20);
 }
+
+#[test]
+fn html_cli_inner_spaces_are_kept_in_url_and_encoded_in_keys() {
+    // A URL attribute keeps its inner spaces (WHATWG attribute rules); the
+    // normal form and the de-duplication keys encode them, so the spaced
+    // href and its encoded twin in the text are one URL.
+    let doc = b"<!DOCTYPE html><a href=\"http://a.example/x y?q=a b\">t</a>\n\
+        http://a.example/x%20y?q=a%20b\n";
+    let dir = tree(&[("p.html", doc)]);
+    let (out, _, code) = run(
+        dir.path(),
+        &["--format", "json", "--normalize", "p.html"],
+        b"",
+    );
+    assert_eq!(code, 0);
+    let rows = json_rows(&out);
+    assert_eq!(
+        urls(&rows),
+        [
+            "http://a.example/x y?q=a b",
+            "http://a.example/x%20y?q=a%20b"
+        ]
+    );
+    for r in &rows {
+        assert_eq!(r["normalized"], "http://a.example/x%20y?q=a%20b", "{r}");
+    }
+    for level in ["scheme", "syntax", "surt", "whatwg"] {
+        let (out, _, code) = run(
+            dir.path(),
+            &["--unique", "--dedup-key", level, "p.html"],
+            b"",
+        );
+        assert_eq!(code, 0);
+        assert_eq!(
+            out.iter().filter(|&&b| b == b'\n').count(),
+            1,
+            "{level}: {}",
+            String::from_utf8_lossy(&out)
+        );
+    }
+    // The raw level compares the URLs as written: two.
+    let (out, _, _) = run(
+        dir.path(),
+        &["--unique", "--dedup-key", "raw", "p.html"],
+        b"",
+    );
+    assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), 2);
+}

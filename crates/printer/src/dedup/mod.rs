@@ -188,6 +188,8 @@ pub fn web_key_into(url: &[u8], www: bool, level: KeyLevel, out: &mut Vec<u8>) -
 /// assert_eq!(k("HTTP://a.example:80/%7Euser#x", KeyLevel::Scheme), "http://a.example/~user#x");
 /// assert_eq!(k("HTTP://a.example:80/%7Euser#x", KeyLevel::NoFragment), "http://a.example/~user");
 /// assert_eq!(key(b"www.Example.com", true, KeyLevel::Scheme).as_ref(), b"http://www.example.com/");
+/// // An HTML attribute's inner spaces are encoded.
+/// assert_eq!(k("http://a.example/x y", KeyLevel::Scheme), "http://a.example/x%20y");
 /// ```
 pub fn key(url: &[u8], www: bool, level: KeyLevel) -> Cow<'_, [u8]> {
     if matches!(level, KeyLevel::Whatwg | KeyLevel::Surt) {
@@ -245,17 +247,49 @@ pub fn key_into<'a>(url: &'a [u8], www: bool, level: KeyLevel, buf: &'a mut Vec<
         }
     } else {
         uri::normalize_into(url, &opts, buf).is_ok()
+            || spaces_encoded(url).is_some_and(|e| {
+                buf.clear();
+                uri::normalize_into(&e, &opts, buf).is_ok()
+            })
     };
     if ok { buf } else { url }
 }
 
+/// `url` with each space percent-encoded as `%20`, or `None` where it has
+/// none. A URL attribute of HTML keeps its inner spaces as written (the
+/// WHATWG attribute rules); its normal forms and keys encode them, as a
+/// browser's URL parser does, so that `a b` and `a%20b` are one URL.
+fn spaces_encoded(url: &[u8]) -> Option<Vec<u8>> {
+    if !url.contains(&b' ') {
+        return None;
+    }
+    let mut out = Vec::with_capacity(url.len() + 8);
+    for &b in url {
+        if b == b' ' {
+            out.extend_from_slice(b"%20");
+        } else {
+            out.push(b);
+        }
+    }
+    Some(out)
+}
+
 /// The normal form of `url` by `opts`; an abbreviated `www.` URI (`www`)
-/// is taken as `http://`.
+/// is taken as `http://`. Inner spaces (which only an HTML attribute's URL
+/// has) are percent-encoded.
+///
 pub(crate) fn normal_form(
     url: &[u8],
     www: bool,
     opts: &NormalizeOptions,
 ) -> Result<String, uri::Error> {
+    normal_form_as_is(url, www, opts).or_else(|e| match spaces_encoded(url) {
+        Some(enc) => normal_form_as_is(&enc, www, opts),
+        None => Err(e),
+    })
+}
+
+fn normal_form_as_is(url: &[u8], www: bool, opts: &NormalizeOptions) -> Result<String, uri::Error> {
     if www {
         let mut t = Vec::with_capacity(url.len() + 7);
         t.extend_from_slice(b"http://");
