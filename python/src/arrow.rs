@@ -149,13 +149,14 @@ fn batch(c: Columns, large: bool) -> PyResult<RecordBatch> {
 /// level, then the web columns (`found` ... `warc_offset`), null but for
 /// the links of a row that holds a web archive. Each row is scanned as
 /// `urls` scans one buffer (gzip, zstd, web archives and HTML pages
-/// recognised).
+/// recognised). ``links_only``: as for :func:`urls`.
 #[pyfunction]
-#[pyo3(signature = (array, *, mail = false, key = None, threads = None))]
+#[pyo3(signature = (array, *, mail = false, links_only = false, key = None, threads = None))]
 pub fn scan_arrow<'py>(
     py: Python<'py>,
     array: &Bound<'py, PyAny>,
     mail: bool,
+    links_only: bool,
     key: Option<&str>,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyAny>> {
@@ -169,7 +170,7 @@ pub fn scan_arrow<'py>(
     let arr = arrow_array::make_array(data);
     let (rows, large) = rows(arr.as_ref())?;
     let mut cols = py
-        .detach(|| engine::scan_rows(&rows, mail, key, t))
+        .detach(|| engine::scan_rows(&rows, mail, links_only, key, t))
         .map_err(|e| crate::py_err(py, e))?;
     let input_problems = std::mem::take(&mut cols.input_problems);
     crate::warn_input_problems(

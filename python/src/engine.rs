@@ -307,6 +307,24 @@ pub struct ReadOptions {
     pub html: HtmlMode,
     /// The base URI of an HTML document's relative links.
     pub base: Option<String>,
+    /// Of HTML, only the links of URL attributes and the URLs of the text
+    /// between tags (`--links-only`); else every URL.
+    pub links_only: bool,
+}
+
+impl ReadOptions {
+    /// How HTML pages and web archive records are read.
+    fn link_options(&self) -> urlsift_warc::LinkOptions {
+        let opts = if self.links_only {
+            urlsift_warc::LinkOptions::links_only()
+        } else {
+            urlsift_warc::LinkOptions::default()
+        };
+        urlsift_warc::LinkOptions {
+            base: self.base.clone(),
+            ..opts
+        }
+    }
 }
 
 /// What a scan reports besides its URLs.
@@ -332,7 +350,7 @@ pub struct Notes {
 /// cut is.
 fn scan_html(
     data: &[u8],
-    base: Option<&str>,
+    opts: &urlsift_warc::LinkOptions,
     threads: Threads,
     lines: bool,
     mut sink: impl FnMut(&Match<'_>, u64, Option<&WebWhere>) + Send,
@@ -345,7 +363,7 @@ fn scan_html(
     };
     let (page, tail) = data.split_at(cut);
     let mut counter = web::Lines::default();
-    web::html_document_links(page, base, |m, w| {
+    web::html_document_links_with(page, opts, |m, w| {
         let line = if lines { counter.at(page, m.start) } else { 0 };
         sink(m, line, Some(w));
     });
@@ -393,13 +411,13 @@ fn scan_any(
         }
         run::Reading::Html => {
             notes.html_cut =
-                scan_html(data, opts.base.as_deref(), threads, lines, |m, line, w| {
+                scan_html(data, &opts.link_options(), threads, lines, |m, line, w| {
                     sink(m, line, None, w)
                 })?;
         }
         run::Reading::WebArchive => {
             notes.input_problems =
-                scan_archive(data, opts.base.as_deref(), |m, w| sink(m, 0, None, Some(w)));
+                scan_archive(data, &opts.link_options(), |m, w| sink(m, 0, None, Some(w)));
         }
         run::Reading::Text => {
             scan_plain(data, threads, lines, |m, line| sink(m, line, None, None))?;
@@ -436,18 +454,14 @@ fn decompress(data: &[u8]) -> (Vec<u8>, Option<Problem>) {
 /// `base`). Returns the problems of the records, each at its byte offset.
 fn scan_archive(
     data: &[u8],
-    base: Option<&str>,
+    opts: &urlsift_warc::LinkOptions,
     mut sink: impl FnMut(&Match<'_>, &WebWhere),
 ) -> Vec<Problem> {
-    let opts = urlsift_warc::LinkOptions {
-        base: base.map(str::to_owned),
-        ..urlsift_warc::LinkOptions::default()
-    };
     let mut problems = Vec::new();
     for item in urlsift_warc::Reader::new(data) {
         match item {
             Ok(rec) => {
-                let problem = web::record_links(&rec, &opts, &mut sink);
+                let problem = web::record_links(&rec, opts, &mut sink);
                 if let Some(what) = problem.filter(|_| !rec.truncated) {
                     problems.push(Problem {
                         offset: rec.offset,
@@ -909,7 +923,7 @@ impl Columns {
 fn scan_row(
     i: usize,
     data: &[u8],
-    mail: bool,
+    opts: &ReadOptions,
     key: Option<KeyLevel>,
     threads: Threads,
 ) -> Result<Columns, Error> {
@@ -917,20 +931,7 @@ fn scan_row(
         key_level: key,
         ..Columns::default()
     };
-    // Each row read as `urls` reads one buffer: mail with `mail`; web
-    // archives, gzip, zstd and HTML pages recognised.
-    let opts = ReadOptions {
-        mail,
-        html: if mail {
-            HtmlMode::Never
-        } else {
-            HtmlMode::Auto
-        },
-        base: None,
-    };
-    let notes = scan_any(data, &opts, threads, false, |m, _, _, web| {
-        c.push(i, m, web)
-    })?;
+    let notes = scan_any(data, opts, threads, false, |m, _, _, web| c.push(i, m, web))?;
     c.problems = notes.problems.into_iter().map(|p| (i, p)).collect();
     c.input_problems = notes.input_problems.into_iter().map(|p| (i, p)).collect();
     Ok(c)
@@ -942,9 +943,22 @@ fn scan_row(
 pub fn scan_rows(
     rows: &[Option<&[u8]>],
     mail: bool,
+    links_only: bool,
     key: Option<KeyLevel>,
     threads: Threads,
 ) -> Result<Columns, Error> {
+    // Each row read as `urls` reads one buffer: mail with `mail`; web
+    // archives, gzip, zstd and HTML pages recognised.
+    let opts = ReadOptions {
+        mail,
+        html: if mail {
+            HtmlMode::Never
+        } else {
+            HtmlMode::Auto
+        },
+        base: None,
+        links_only,
+    };
     guarded(|| {
         let mut all = Columns {
             key_level: key,
@@ -954,7 +968,7 @@ pub fn scan_rows(
             Threads::Caller => {
                 for (i, r) in rows.iter().enumerate() {
                     if let Some(d) = r {
-                        all.append(scan_row(i, d, mail, key, threads)?);
+                        all.append(scan_row(i, d, &opts, key, threads)?);
                     }
                 }
             }
@@ -963,7 +977,7 @@ pub fn scan_rows(
                     rows.par_iter()
                         .enumerate()
                         .map(|(i, r)| match r {
-                            Some(d) => scan_row(i, d, mail, key, threads),
+                            Some(d) => scan_row(i, d, &opts, key, threads),
                             None => Ok(Columns::default()),
                         })
                         .collect()
@@ -1029,6 +1043,8 @@ pub struct FileOptions {
     /// The base URI of HTML inputs and of web archive records without a
     /// target URI (`--base`).
     pub base: Option<String>,
+    /// Of HTML, only links and text (`--links-only`).
+    pub links_only: bool,
     /// The level of the `key` column (`--key-field --dedup-key LEVEL`);
     /// `None`: the column is null.
     pub key: Option<KeyLevel>,
@@ -1214,6 +1230,7 @@ fn file_run(paths: Vec<PathBuf>, opts: FileOptions, threads: Threads, tx: SyncSe
             mail: opts.mail.then_some(&mail),
             base: opts.base.clone(),
             html: opts.html,
+            links_only: opts.links_only,
             ..run::Config::new(out_opts, Extractor::new())
         };
         let feed = RefCell::new(Feed {

@@ -190,7 +190,8 @@ impl Drop for FileScan {
 /// (WARC, WET) recognised by content; ``mail=True`` reads mail archives
 /// (``--mail``). ``html``: which inputs are HTML pages, as for
 /// :func:`urls`. ``base``: the base URI of HTML pages and of web archive
-/// records without a target URI (``--base``). ``key``: a ``--dedup-key``
+/// records without a target URI (``--base``). ``links_only``: as for
+/// :func:`urls` (``--links-only``). ``key``: a ``--dedup-key``
 /// level (``"whatwg"``, ``"surt"``, ...) for the ``key`` column (null
 /// without it). ``threads``: at most this
 /// many threads scan
@@ -198,7 +199,7 @@ impl Drop for FileScan {
 /// failed input, ``"raise"`` :class:`InputError` (after the rows of the
 /// inputs before it) or ``"warn"`` (:class:`InputWarning`) and go on.
 #[pyfunction]
-#[pyo3(signature = (paths, *, mail = false, html = None, base = None, key = None, threads = None, errors = "raise"))]
+#[pyo3(signature = (paths, *, mail = false, html = None, base = None, links_only = false, key = None, threads = None, errors = "raise"))]
 #[allow(clippy::too_many_arguments)]
 pub fn scan_files(
     py: Python<'_>,
@@ -206,6 +207,7 @@ pub fn scan_files(
     mail: bool,
     html: Option<bool>,
     base: Option<String>,
+    links_only: bool,
     key: Option<&str>,
     threads: Option<usize>,
     errors: &str,
@@ -233,6 +235,7 @@ pub fn scan_files(
             mail,
             html,
             base,
+            links_only,
             key,
         },
         t,

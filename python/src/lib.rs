@@ -135,12 +135,14 @@ pub(crate) fn read_options(
     mail: bool,
     html: Option<bool>,
     base: Option<String>,
+    links_only: bool,
 ) -> PyResult<engine::ReadOptions> {
     check_base(base.as_deref())?;
     Ok(engine::ReadOptions {
         mail,
         html: html_mode(html, mail)?,
         base,
+        links_only,
     })
 }
 
@@ -430,8 +432,11 @@ enum Mode {
 /// one (as the CLI does), ``True`` always (``--html``), ``False`` never
 /// (``--no-html``). A page gives its URL attributes, resolved against its
 /// ``<base href>`` or ``base`` (``--base``; with neither, relative links
-/// are left out), and the URLs of its text. ``html=True`` with
-/// ``mail=True`` raises ``ValueError`` (mail decodes its HTML parts itself).
+/// are left out), and every absolute URL elsewhere in it (other
+/// attributes, scripts, styles, comments, text). ``links_only=True``
+/// (``--links-only``) keeps only the links of URL attributes and the URLs
+/// of the text between tags. ``html=True`` with ``mail=True`` raises
+/// ``ValueError`` (mail decodes its HTML parts itself).
 ///
 /// ``threads``: at most this many threads (default: one per core, or
 /// ``RAYON_NUM_THREADS``); 1 scans on the calling thread (a helper thread
@@ -442,18 +447,19 @@ enum Mode {
 /// WET) is read record by record, as the CLI reads such a file; a record
 /// that cannot be read whole is issued as an :class:`InputWarning`.
 #[pyfunction]
-#[pyo3(signature = (data, *, mail = false, html = None, base = None, threads = None))]
+#[pyo3(signature = (data, *, mail = false, html = None, base = None, links_only = false, threads = None))]
 fn urls<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
     mail: bool,
     html: Option<bool>,
     base: Option<String>,
+    links_only: bool,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyList>> {
     let inp = input(data)?;
     let t = self::threads(threads)?;
-    let opts = read_options(mail, html, base)?;
+    let opts = read_options(mail, html, base, links_only)?;
     let bytes = inp.bytes();
     // The scan runs without the GIL (on this thread, or in the pool); a
     // helper thread takes the GIL for each batch it has and turns it into
@@ -630,20 +636,21 @@ impl Match {
 
 /// Every URL in ``data`` with its span, line, style and components (and
 /// for a link of an HTML page, where it was found); ``mail``, ``html``,
-/// ``base`` as for :func:`urls`.
+/// ``base``, ``links_only`` as for :func:`urls`.
 #[pyfunction]
-#[pyo3(signature = (data, *, mail = false, html = None, base = None, threads = None))]
+#[pyo3(signature = (data, *, mail = false, html = None, base = None, links_only = false, threads = None))]
 fn find<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
     mail: bool,
     html: Option<bool>,
     base: Option<String>,
+    links_only: bool,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyList>> {
     let inp = input(data)?;
     let t = self::threads(threads)?;
-    let opts = read_options(mail, html, base)?;
+    let opts = read_options(mail, html, base, links_only)?;
     let bytes = inp.bytes();
     let (records, notes) = py
         .detach(|| engine::find(bytes, &opts, t))

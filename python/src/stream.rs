@@ -182,9 +182,10 @@ fn options(
     mail: bool,
     html: Option<bool>,
     base: Option<String>,
+    links_only: bool,
     n: Option<usize>,
 ) -> PyResult<(ReadOptions, Threads)> {
-    Ok((read_options(mail, html, base)?, threads(n)?))
+    Ok((read_options(mail, html, base, links_only)?, threads(n)?))
 }
 
 /// :func:`urls` as an iterator: the same URLs in the same order, made into
@@ -196,16 +197,17 @@ fn options(
 /// lets the scan of the rest of ``data`` finish in the background and
 /// discards its URLs.
 #[pyfunction]
-#[pyo3(signature = (data, *, mail = false, html = None, base = None, threads = None))]
+#[pyo3(signature = (data, *, mail = false, html = None, base = None, links_only = false, threads = None))]
 pub fn iter_urls(
     data: &Bound<'_, PyAny>,
     mail: bool,
     html: Option<bool>,
     base: Option<String>,
+    links_only: bool,
     threads: Option<usize>,
 ) -> PyResult<UrlIter> {
     let data = held(data)?;
-    let (opts, t) = options(mail, html, base, threads)?;
+    let (opts, t) = options(mail, html, base, links_only, threads)?;
     let stream = Stream::start(data, move |bytes, send| engine::urls(bytes, &opts, t, send));
     Ok(UrlIter {
         stream,
@@ -218,16 +220,17 @@ pub fn iter_urls(
 /// same order, a batch at a time, as :func:`iter_urls` gives :func:`urls`'
 /// URLs.
 #[pyfunction]
-#[pyo3(signature = (data, *, mail = false, html = None, base = None, threads = None))]
+#[pyo3(signature = (data, *, mail = false, html = None, base = None, links_only = false, threads = None))]
 pub fn iter_find(
     data: &Bound<'_, PyAny>,
     mail: bool,
     html: Option<bool>,
     base: Option<String>,
+    links_only: bool,
     threads: Option<usize>,
 ) -> PyResult<MatchIter> {
     let data = held(data)?;
-    let (opts, t) = options(mail, html, base, threads)?;
+    let (opts, t) = options(mail, html, base, links_only, threads)?;
     let stream = Stream::start(data, move |bytes, send| {
         engine::find_batches(bytes, &opts, t, send)
     });

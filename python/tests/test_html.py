@@ -195,3 +195,35 @@ def test_scan_files_html_as_cli_parquet(cli, tmp_path):
         got = urlsift.scan_files(d, **kw).read_all()
         assert got.schema.names == want.schema.names and got.equals(want), kw
         assert "source" in got.schema.names and got.num_rows > 5
+
+
+@pytest.mark.parametrize("links_only", [False, True])
+def test_links_only_as_the_cli(cli, tmp_path, links_only):
+    flag = ["--links-only"] if links_only else []
+    f = tmp_path / "page.html"
+    f.write_bytes(PAGE)
+    base = "https://ex.org/x/index.html"
+    want = cli_lines(run_cli(cli, *flag, "--base", base, f).stdout)
+    got = urlsift.urls(PAGE, base=base, links_only=links_only)
+    assert got == want
+    assert list(urlsift.iter_urls(PAGE, base=base, links_only=links_only)) == want
+    assert [m.url for m in urlsift.find(PAGE, base=base, links_only=links_only)] == want
+    # Scripts and comments give URLs only without links_only.
+    assert ("http://script.example/" in got) is not links_only
+    assert ("http://comment.example/" in got) is not links_only
+    rows = urlsift.scan_files(f, base=base, links_only=links_only).read_all()
+    assert rows.column("url").to_pylist() == want
+    pa = pytest.importorskip("pyarrow")
+    batch = urlsift.scan_arrow(pa.array([PAGE]), links_only=links_only)
+    want_nobase = cli_lines(run_cli(cli, *flag, f).stdout)
+    assert batch.column("url").to_pylist() == want_nobase
+
+
+def test_links_only_of_a_web_archive_as_the_cli(cli):
+    from conftest import ROOT
+
+    path = ROOT / "crates/warc/tests/data/sample.warc.gz"
+    for flag, lo in (([], False), (["--links-only"], True)):
+        want = cli_lines(run_cli(cli, *flag, path).stdout)
+        assert urlsift.urls(path.read_bytes(), links_only=lo) == want
+    assert len(urlsift.urls(path.read_bytes(), links_only=True)) < len(urlsift.urls(path.read_bytes()))

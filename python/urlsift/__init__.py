@@ -82,7 +82,12 @@ __all__ = [
 
 
 def scan_arrow(
-    array: Any, *, mail: bool = False, key: str | None = None, threads: int | None = None
+    array: Any,
+    *,
+    mail: bool = False,
+    links_only: bool = False,
+    key: str | None = None,
+    threads: int | None = None,
 ) -> Any:
     """Scan every row of a pyarrow ``binary``, ``string``, ``large_binary``
     or ``large_string`` array (or a ``ChunkedArray`` of one), each row as
@@ -97,20 +102,20 @@ def scan_arrow(
     URL's ``key`` at that level (null where it has none), then the web
     columns (``found`` ... ``warc_offset``), null but for the links of a
     row that holds a web archive (read record by record, as the CLI reads
-    a ``.warc.gz``) or an HTML page. gzip and zstd rows are decoded. Null rows have no URLs; a sliced
+    a ``.warc.gz``) or an HTML page (``links_only``: as for :func:`urls`). gzip and zstd rows are decoded. Null rows have no URLs; a sliced
     array is scanned as its slice (``row`` counts from the slice's start).
     The input's buffers are read in place through Arrow's C data interface.
     """
     import pyarrow as pa
 
     if not isinstance(array, pa.ChunkedArray):
-        return _urlsift.scan_arrow(array, mail=mail, key=key, threads=threads)
+        return _urlsift.scan_arrow(array, mail=mail, links_only=links_only, key=key, threads=threads)
     import pyarrow.compute as pc
 
     parts = []
     offset = 0
     for chunk in array.chunks:
-        b = _urlsift.scan_arrow(chunk, mail=mail, key=key, threads=threads)
+        b = _urlsift.scan_arrow(chunk, mail=mail, links_only=links_only, key=key, threads=threads)
         if offset and len(b):
             cols = [pc.add(b.column(0), offset)] + b.columns[1:]
             b = pa.RecordBatch.from_arrays(cols, schema=b.schema)
@@ -118,7 +123,7 @@ def scan_arrow(
         offset += len(chunk)
     if not parts:
         return _urlsift.scan_arrow(
-            pa.array([], type=array.type), mail=mail, key=key, threads=threads
+            pa.array([], type=array.type), mail=mail, links_only=links_only, key=key, threads=threads
         )
     if len(parts) == 1 or sum(len(b) for b in parts) == 0:
         return parts[0]

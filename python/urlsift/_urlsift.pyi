@@ -108,6 +108,7 @@ def urls(
     mail: bool = False,
     html: Optional[bool] = None,
     base: Optional[str] = None,
+    links_only: bool = False,
     threads: Optional[int] = None,
 ) -> list[str]:
     """The URLs in ``data``, in order: the lines ``urlsift FILE`` prints for
@@ -118,8 +119,11 @@ def urls(
     one (as the CLI does), ``True`` always (``--html``), ``False`` never
     (``--no-html``). A page gives its URL attributes, resolved against its
     ``<base href>`` or ``base`` (``--base``; with neither, relative links
-    are left out), and the URLs of its text. ``html=True`` with
-    ``mail=True`` raises ``ValueError`` (mail decodes its HTML parts itself).
+    are left out), and every absolute URL elsewhere in it (other
+    attributes, scripts, styles, comments, text). ``links_only=True``
+    (``--links-only``) keeps only the links of URL attributes and the URLs
+    of the text between tags. ``html=True`` with ``mail=True`` raises
+    ``ValueError`` (mail decodes its HTML parts itself).
 
     ``threads``: at most this many threads (default: one per core, or
     ``RAYON_NUM_THREADS``); 1 scans on the calling thread (a helper thread
@@ -137,11 +141,12 @@ def find(
     mail: bool = False,
     html: Optional[bool] = None,
     base: Optional[str] = None,
+    links_only: bool = False,
     threads: Optional[int] = None,
 ) -> list[Match]:
     """Every URL in ``data`` with its span, line, style and components (and
     for a link of an HTML page, where it was found); ``mail``, ``html``,
-    ``base`` as for :func:`urls`."""
+    ``base``, ``links_only`` as for :func:`urls`."""
 
 def iter_urls(
     data: Union[bytes, str],
@@ -149,6 +154,7 @@ def iter_urls(
     mail: bool = False,
     html: Optional[bool] = None,
     base: Optional[str] = None,
+    links_only: bool = False,
     threads: Optional[int] = None,
 ) -> "UrlIter":
     """:func:`urls` as an iterator: the same URLs in the same order, made into
@@ -166,6 +172,7 @@ def iter_find(
     mail: bool = False,
     html: Optional[bool] = None,
     base: Optional[str] = None,
+    links_only: bool = False,
     threads: Optional[int] = None,
 ) -> "MatchIter":
     """:func:`find` as an iterator: the same :class:`Match` objects in the
@@ -232,7 +239,12 @@ PSL_VERSION: str
 """The compiled-in Public Suffix List's version (its date)."""
 
 def scan_arrow(
-    array: Any, *, mail: bool = False, key: Optional[str] = None, threads: Optional[int] = None
+    array: Any,
+    *,
+    mail: bool = False,
+    links_only: bool = False,
+    key: Optional[str] = None,
+    threads: Optional[int] = None,
 ) -> Any:
     """One row per URL: `row` (the input row), `start`, `end` (byte offsets in
     that row), `url`, `normalized` (null where the URL cannot be
@@ -241,7 +253,7 @@ def scan_arrow(
     level, then the web columns (`found` ... `warc_offset`), null but for
     the links of a row that holds a web archive. Each row is scanned as
     `urls` scans one buffer (gzip, zstd, web archives and HTML pages
-    recognised)."""
+    recognised). ``links_only``: as for :func:`urls`."""
 
 class FileScan(Iterator[Any]):
     """The iterator :func:`scan_files` returns: ``pyarrow.RecordBatch``es
@@ -272,6 +284,7 @@ def scan_files(
     mail: bool = False,
     html: Optional[bool] = None,
     base: Optional[str] = None,
+    links_only: bool = False,
     key: Optional[str] = None,
     threads: Optional[int] = None,
     errors: Literal["raise", "warn"] = "raise",
@@ -284,7 +297,8 @@ def scan_files(
     (WARC, WET) recognised by content; ``mail=True`` reads mail archives
     (``--mail``). ``html``: which inputs are HTML pages, as for
     :func:`urls`. ``base``: the base URI of HTML pages and of web archive
-    records without a target URI (``--base``). ``key``: a ``--dedup-key``
+    records without a target URI (``--base``). ``links_only``: as for
+    :func:`urls` (``--links-only``). ``key``: a ``--dedup-key``
     level (``"whatwg"``, ``"surt"``, ...) for the ``key`` column (null
     without it). ``threads``: at most this
     many threads scan
