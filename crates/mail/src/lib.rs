@@ -51,11 +51,10 @@ use std::ops::{AddAssign, Range};
 use std::sync::Mutex;
 
 use rayon::prelude::*;
-use serde::Serialize;
-
 use urlsift_core::extract::{Extractor, Match};
 
 pub mod charset;
+mod contain;
 pub mod decode;
 #[cfg(test)]
 mod differential;
@@ -68,59 +67,7 @@ mod overlong;
 pub mod rfc2047;
 pub mod simple;
 
-/// Where a URL found in a mail archive came from.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct MailWhere {
-    /// The message's 1-based index in its file.
-    pub message: u64,
-    /// Its Message-ID (without `<>`), when it has one.
-    pub message_id: Option<String>,
-    /// The byte offset of the message (its first header) in the file.
-    pub message_offset: u64,
-    /// The part: 0 is the message's header block; body parts are numbered
-    /// from 1 in depth-first order (multipart containers count). A part's
-    /// own header block has the part's number and content type `header`.
-    /// The rest of a message longer than [`MAX_MESSAGE`] is one more part,
-    /// after those, `text/plain`, as it is stored.
-    pub part: u32,
-    /// The part's `type/subtype` (`header` for a header block).
-    pub content_type: String,
-    /// The byte offset of the part's raw (still encoded) body in the file;
-    /// for a header block, of its first header; for a multipart's text
-    /// outside its parts, of that text.
-    pub part_offset: u64,
-    /// For one URL: its byte offset in the decoded part text (the record's
-    /// own `start` and `line` are in the file).
-    pub part_start: u64,
-    /// For one URL: its 1-based line in the decoded part text.
-    pub part_line: u64,
-}
-
-impl MailWhere {
-    /// Where a URL came from in an input that is not mail, scanned as plain
-    /// text ([`MailRun::plain_text`]): the whole input is one `text/plain`
-    /// part, message 1 and part 1, at offset 0, with no Message-ID; so the
-    /// URL's place in the part is its place in the file, `start` (a byte
-    /// offset) and `line` (1-based).
-    ///
-    /// ```
-    /// let w = urlsift_mail::MailWhere::plain_text(120, 4);
-    /// assert_eq!((w.message, w.part, w.content_type.as_str()), (1, 1, "text/plain"));
-    /// assert_eq!((w.part_offset, w.part_start, w.part_line), (0, 120, 4));
-    /// ```
-    pub fn plain_text(start: u64, line: u64) -> MailWhere {
-        MailWhere {
-            message: 1,
-            message_id: None,
-            message_offset: 0,
-            part: 1,
-            content_type: "text/plain".to_string(),
-            part_offset: 0,
-            part_start: start,
-            part_line: line,
-        }
-    }
-}
+pub use urlsift_origin::MailWhere;
 
 /// Something wrong with a message. It was scanned as far as it could be.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -131,6 +78,33 @@ pub struct Problem {
     pub offset: u64,
     /// What is wrong, in one line.
     pub what: String,
+}
+
+impl Problem {
+    /// The problem as it is reported for the input `name`.
+    ///
+    /// ```
+    /// let p = urlsift_mail::Problem { message: 2, offset: 90, what: "no message headers".into() };
+    /// assert_eq!(p.describe("in.mbox"), "in.mbox: byte 90: message 2: no message headers");
+    /// ```
+    pub fn describe(&self, name: &str) -> String {
+        format!(
+            "{name}: byte {}: message {}: {}",
+            self.offset, self.message, self.what
+        )
+    }
+}
+
+/// What reading one input as mail ([`MailRun::scan_map`]) ended with,
+/// besides its URLs and problems.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MailEnd {
+    /// The read error that ended a stream early, naming the input and the
+    /// byte where it broke.
+    pub error: Option<String>,
+    /// The input did not start like mail ([`mbox::starts_like_mail`]); it
+    /// was read all the same ([`not_mail_message`] says so).
+    pub not_mail: bool,
 }
 
 /// Counts for `--stats`.
@@ -1082,7 +1056,7 @@ fn scan_messages<T: Send>(
     (true, last)
 }
 
-/// Problems printed per file; the rest are only counted (`--stats`).
+/// Problems a caller shows per file; the rest are only counted (`--stats`).
 pub const MAX_PROBLEMS_SHOWN: u64 = 10;
 
 /// One input of a `--mail` run, as it was opened.
@@ -1114,25 +1088,28 @@ impl Default for MailRun {
 
 impl MailRun {
     /// Scan one opened input as a mail archive or message (a stream block by
-    /// block). URLs go to `on_match` in order; problems are printed on
-    /// standard error (`urlsift: FILE: byte N: message M: what`, the first
-    /// [`MAX_PROBLEMS_SHOWN`]) and counted. Returns a read error, if any.
+    /// block). URLs go to `on_match` in order, problems to `on_problem`
+    /// (the caller reports them: [`Problem::describe`]); all are counted.
     pub fn scan(
         &self,
         ex: &Extractor,
         name: &str,
         input: MailInput<'_>,
         mut on_match: impl FnMut(&MailWhere, u64, &Match<'_>),
-    ) -> Option<String> {
+        on_problem: impl FnMut(&Problem),
+    ) -> MailEnd {
         self.scan_map(
             ex,
             name,
             input,
-            |_| (),
-            |(), b| {
-                b.each(&mut on_match);
-                true
-            },
+            (
+                |_: &MailBatch<'_>| (),
+                |(), b: &MailBatch<'_>| {
+                    b.each(&mut on_match);
+                    true
+                },
+            ),
+            on_problem,
             || true,
         )
     }
@@ -1149,40 +1126,34 @@ impl MailRun {
     /// use urlsift_mail::{MailInput, MailRun};
     /// let msg = b"Subject: x\n\nsee http://a.example/\n";
     /// let mut n = 0;
-    /// let err = MailRun::default().scan_map(
+    /// let end = MailRun::default().scan_map(
     ///     &Extractor::new(),
     ///     "a.eml",
     ///     MailInput::Whole(msg),
-    ///     |b| b.len(),
-    ///     |k, _| {
-    ///         n += k;
-    ///         true
-    ///     },
+    ///     (
+    ///         |b: &urlsift_mail::MailBatch<'_>| b.len(),
+    ///         |k, _: &urlsift_mail::MailBatch<'_>| {
+    ///             n += k;
+    ///             true
+    ///         },
+    ///     ),
+    ///     |p| panic!("{p:?}"),
     ///     || true,
     /// );
-    /// assert_eq!((n, err), (1, None));
+    /// assert_eq!((n, end.error, end.not_mail), (1, None, false));
     /// ```
     pub fn scan_map<T: Send>(
         &self,
         ex: &Extractor,
         name: &str,
         input: MailInput<'_>,
-        map: impl Fn(&MailBatch<'_>) -> T + Sync,
-        sink: impl FnMut(T, &MailBatch<'_>) -> bool,
+        (map, sink): (
+            impl Fn(&MailBatch<'_>) -> T + Sync,
+            impl FnMut(T, &MailBatch<'_>) -> bool,
+        ),
+        on_problem: impl FnMut(&Problem),
         paused: impl FnMut() -> bool,
-    ) -> Option<String> {
-        let mut shown = 0u64;
-        let on_problem = |p: &Problem| {
-            shown += 1;
-            if shown <= MAX_PROBLEMS_SHOWN {
-                urlsift_core::report!(
-                    "{name}: byte {}: message {}: {}",
-                    p.offset,
-                    p.message,
-                    p.what
-                );
-            }
-        };
+    ) -> MailEnd {
         let (stats, error) = match input {
             MailInput::Whole(data) => (
                 scan_archive_capped(ex, data, self.max_message, (map, sink, on_problem)),
@@ -1202,38 +1173,31 @@ impl MailRun {
                 (stats, read.err().map(|e| format!("{name}: {e}")))
             }
         };
-        if shown > MAX_PROBLEMS_SHOWN {
-            urlsift_core::report!(
-                "{name}: {} more problems not shown",
-                shown - MAX_PROBLEMS_SHOWN
-            );
-        }
         if let Ok(mut s) = self.stats.lock() {
             *s += &stats;
         }
-        if error.is_none() && stats.not_mail > 0 {
+        MailEnd {
             // A warning, as every other problem in mail: the text was scanned.
-            not_mail_warning(name);
+            not_mail: error.is_none() && stats.not_mail > 0,
+            error,
         }
-        error
     }
 
-    /// An input that is not mail ([`is_plain_text`]), which the caller scans as plain text rather than with
-    /// [`MailRun::scan`]: counted in [`MailStats::not_mail`] and reported
-    /// (`urlsift: FILE: byte 0: not mail (...); scanned as plain text`).
-    /// Its URLs are in no message: give each the place of
-    /// [`MailWhere::plain_text`].
+    /// An input that is not mail ([`is_plain_text`]), which the caller
+    /// scans as plain text rather than with [`MailRun::scan`]: counted in
+    /// [`MailStats::not_mail`]; the caller reports it
+    /// ([`not_mail_message`]). Its URLs are in no message: give each the
+    /// place of [`MailWhere::plain_text`].
     ///
     /// ```
     /// let run = urlsift_mail::MailRun::default();
-    /// run.plain_text("notes.txt");
+    /// run.plain_text();
     /// assert_eq!(run.stats.lock().unwrap().not_mail, 1);
     /// ```
-    pub fn plain_text(&self, name: &str) {
+    pub fn plain_text(&self) {
         if let Ok(mut s) = self.stats.lock() {
             s.not_mail += 1;
         }
-        not_mail_warning(name);
     }
 }
 
@@ -1241,9 +1205,13 @@ impl MailRun {
 /// 0): see [`is_plain_text`].
 pub const NOT_MAIL: &str = "not mail (no mbox From line or header block); scanned as plain text";
 
-/// The warning for an input under `--mail` that is not mail.
-fn not_mail_warning(name: &str) {
-    urlsift_core::report!("{name}: byte 0: {NOT_MAIL}");
+/// The warning for the input `name` under `--mail` that is not mail.
+///
+/// ```
+/// assert!(urlsift_mail::not_mail_message("a.txt").starts_with("a.txt: byte 0: not mail"));
+/// ```
+pub fn not_mail_message(name: &str) -> String {
+    format!("{name}: byte 0: {NOT_MAIL}")
 }
 
 /// How much of an input's start [`is_plain_text`] reads.

@@ -305,11 +305,9 @@ pub(super) fn scan_unquoted(
     }
     // mail-parser panics on some malformed messages: such a message is
     // scanned as plain text, with a warning, and the run goes on.
-    let parsed =
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parser.parse(&uq.text[..])));
-    let (msg, parser_failed) = match parsed {
-        Ok(m) => (m, false),
-        Err(_) => (None, true),
+    let (msg, parser_failed) = match crate::contain::catch(|| parser.parse(&uq.text[..])) {
+        Some(m) => (m, false),
+        None => (None, true),
     };
     let mut w = Walk {
         ex,
