@@ -77,6 +77,33 @@ struct Walk<'a> {
     boundary_budget: usize,
 }
 
+impl<'a> Walk<'a> {
+    /// A walk over the message `uq` (the `index`-th of its file, at
+    /// `file_offset`), its parts numbered from `next_part`.
+    fn new(
+        ex: &'a Extractor,
+        uq: &'a Unquoted<'a>,
+        (file_offset, index): (u64, u64),
+        message_id: Option<String>,
+        next_part: u32,
+        out: &'a mut Scanned,
+    ) -> Self {
+        Walk {
+            ex,
+            uq,
+            file_offset,
+            index,
+            message_id,
+            next_part,
+            out,
+            problems: 0,
+            buf: Vec::new(),
+            covered: 0,
+            boundary_budget: boundary_budget(uq.text.len()),
+        }
+    }
+}
+
 /// The bytes the boundary checks of a message of `len` bytes may search:
 /// a few times the message. Each check searches its part, and nested parts
 /// lie within one another, so on multiparts nested ever deeper that never
@@ -270,36 +297,19 @@ pub(super) fn scan_unquoted(
         (w.message_id, w.next_part)
     };
     if let Some(sm) = simple::parse(&uq.text) {
-        let mut w = Walk {
-            ex,
-            uq,
-            file_offset,
-            index,
-            message_id: sm.message_id.clone(),
-            next_part: 2,
-            out,
-            problems: 0,
-            buf: Vec::new(),
-            covered: 0,
-            boundary_budget: boundary_budget(uq.text.len()),
-        };
+        let mut w = Walk::new(ex, uq, (file_offset, index), sm.message_id.clone(), 2, out);
         w.simple(&uq.text, &sm);
         return end(w);
     }
     if let Some(walked) = mime::walk(&uq.text).filter(|_| fast) {
-        let mut w = Walk {
+        let mut w = Walk::new(
             ex,
             uq,
-            file_offset,
-            index,
-            message_id: walked.message_id.clone(),
-            next_part: 1,
+            (file_offset, index),
+            walked.message_id.clone(),
+            1,
             out,
-            problems: 0,
-            buf: Vec::new(),
-            covered: 0,
-            boundary_budget: boundary_budget(uq.text.len()),
-        };
+        );
         w.walked(&uq.text, &walked);
         return end(w);
     }
@@ -309,19 +319,14 @@ pub(super) fn scan_unquoted(
         Some(m) => (m, false),
         None => (None, true),
     };
-    let mut w = Walk {
+    let mut w = Walk::new(
         ex,
         uq,
-        file_offset,
-        index,
-        message_id: msg.as_ref().and_then(|m| m.message_id()).map(str::to_owned),
-        next_part: 1,
+        (file_offset, index),
+        msg.as_ref().and_then(|m| m.message_id()).map(str::to_owned),
+        1,
         out,
-        problems: 0,
-        buf: Vec::new(),
-        covered: 0,
-        boundary_budget: boundary_budget(uq.text.len()),
-    };
+    );
     match &msg {
         Some(m) => {
             // mail-parser gives the offsets of nested messages' parts in
@@ -330,32 +335,17 @@ pub(super) fn scan_unquoted(
             w.headers(raw, m, 0);
             w.parts(raw, m);
         }
-        None if parser_failed => {
-            w.problem(
-                file_offset,
-                "the MIME parser failed on this message; scanned as plain text".into(),
-            );
-            w.scan(
-                &uq.text,
-                0,
-                "text/plain".into(),
-                file_offset,
-                Origin::Same(&uq.text),
-            );
-        }
         None => {
-            // Not even a header block: scan the bytes as they are.
-            w.problem(
-                file_offset,
-                "no message headers; scanned as plain text".into(),
-            );
-            w.scan(
-                &uq.text,
-                0,
-                "text/plain".into(),
-                file_offset,
-                Origin::Same(&uq.text),
-            );
+            // Not even a header block, or a parser that failed: scan the
+            // bytes as they are.
+            let what = if parser_failed {
+                "the MIME parser failed on this message; scanned as plain text"
+            } else {
+                "no message headers; scanned as plain text"
+            };
+            w.problem(file_offset, what.into());
+            let (text, ty) = (&uq.text[..], "text/plain".into());
+            w.scan(text, 0, ty, file_offset, Origin::Same(text));
         }
     }
     let ended = end(w);
