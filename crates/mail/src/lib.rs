@@ -16,9 +16,14 @@
 //! - the header block of every MIME part is scanned the same way, as that
 //!   part with content type `header` (`Content-Location:` in MHTML,
 //!   `message/external-body`'s `URL=`);
-//! - every text part is scanned after decoding; text/html parts have their
-//!   character references decoded first ([`html::decode_refs`]), so
-//!   `href="...?a=1&amp;b=2"` gives `...?a=1&b=2`;
+//! - every text part is scanned after decoding; text/html parts are read
+//!   by the one HTML reader of HTML files and web archives
+//!   ([`urlsift_warc::decoded_html_links`], in the charset the part's
+//!   headers give): URL attributes by the WHATWG attribute-value and
+//!   character reference rules (a wrapped `href` is one URL, a quoted
+//!   space stays in it, `&amp;` is `&`), resolved against the part's
+//!   `<base href>` (left out without one), and every absolute URL of
+//!   other attributes, scripts, styles, comments and text;
 //! - the text of a multipart outside its parts (the preamble, the delimiter
 //!   lines, the epilogue, and whatever a broken structure leaves unplaced,
 //!   such as the text before a wrong boundary line) is scanned as it is, as
@@ -59,7 +64,6 @@ mod contain;
 pub mod decode;
 #[cfg(test)]
 mod differential;
-pub mod html;
 pub mod mbox;
 pub mod message;
 pub mod mime;

@@ -14,7 +14,6 @@ use super::mime;
 use super::rfc2047;
 use super::simple::{self, Cte};
 
-use super::html::decode_refs;
 use super::mbox::{Unquoted, unquote};
 use super::{Found, MailWhere, Problem, Scanned};
 use urlsift_core::extract::{Extractor, Match};
@@ -645,14 +644,6 @@ impl Walk<'_> {
                 Cow::Borrowed(transfer)
             }
         };
-        let text = if html {
-            match decode_refs(&text) {
-                Cow::Borrowed(_) => text,
-                Cow::Owned(v) => Cow::Owned(v),
-            }
-        } else {
-            text
-        };
         self.out.stats.parts_scanned += 1;
         self.out.stats.decoded_bytes += text.len() as u64;
         let origin = if matches!(&text, Cow::Borrowed(t) if t.as_ptr() == body.as_ptr() && t.len() == body.len())
@@ -661,11 +652,12 @@ impl Walk<'_> {
         } else {
             Origin::Decoded(body, cte)
         };
+        let read = if html { Reading::Html } else { Reading::Text };
         if undecoded {
-            self.scan(&text, n, ty.clone(), at, origin);
+            self.read(&text, (n, ty.clone(), at), origin, read);
             self.scan(body, n, ty, at, Origin::Same(body));
         } else {
-            self.scan(&text, n, ty, at, origin);
+            self.read(&text, (n, ty, at), origin, read);
         }
         drop(text);
         self.buf = buf;
@@ -727,14 +719,35 @@ impl Walk<'_> {
     /// from the message's bytes as `origin` says: each URL also gets its
     /// position in the file ([`Found::file_start`]).
     fn scan(&mut self, text: &[u8], part: u32, ty: String, at: u64, origin: Origin<'_>) {
-        let mut lines = LineCounter::default();
+        self.read(text, (part, ty, at), origin, Reading::Text);
+    }
+
+    /// [`Walk::scan`], with the text read as `reading` says.
+    fn read(
+        &mut self,
+        text: &[u8],
+        (part, ty, at): (u32, String, u64),
+        origin: Origin<'_>,
+        reading: Reading,
+    ) {
+        // (An HTML reading's offsets may go back: then counted again.)
+        let (mut pos, mut line) = (0, 1);
+        let mut line_at = |at: usize| {
+            let at = at.min(text.len());
+            if at < pos {
+                (pos, line) = (0, 1);
+            }
+            line += urlsift_core::parallel::newlines(&text[pos..at]);
+            pos = at;
+            line
+        };
         let mut where_at: Option<usize> = None;
         let out = &mut *self.out;
         let first = out.found.len();
         let mut ty = Some(ty);
         let message_id = &self.message_id;
         let (index, message_offset) = (self.index, self.file_offset);
-        self.ex.scan(text, 0, text.len(), 0, |m| {
+        reading.urls(self.ex, text, |m| {
             let wi = *where_at.get_or_insert_with(|| {
                 out.wheres.push(MailWhere {
                     message: index,
@@ -748,7 +761,7 @@ impl Walk<'_> {
                 });
                 out.wheres.len() - 1
             });
-            let line = lines.line_at(text, m.start);
+            let line = line_at(m.start);
             out.found.push(Found {
                 part: wi,
                 line,
@@ -767,6 +780,38 @@ impl Walk<'_> {
                 Some(b) => file_offset + uq.original(b + k) as u64,
                 None => at + k as u64,
             };
+        }
+    }
+}
+
+/// How a part's text is read.
+#[derive(Clone, Copy)]
+enum Reading {
+    /// By the text rules (RFC 3986 Appendix C / RFC 2396 Appendix E).
+    Text,
+    /// As HTML, by the one HTML reader of files and web archives
+    /// ([`urlsift_warc::decoded_html_links`]): URL attributes (WHATWG
+    /// attribute and character reference rules) and every absolute URL
+    /// elsewhere; a relative reference is resolved against the part's
+    /// `<base href>`, and left out without one.
+    Html,
+}
+
+impl Reading {
+    /// Each URL of `text`, in order.
+    fn urls(self, ex: &Extractor, text: &[u8], mut each: impl FnMut(Match<'_>)) {
+        match self {
+            Reading::Text => {
+                ex.scan(text, 0, text.len(), 0, each);
+            }
+            Reading::Html => {
+                let opts = urlsift_warc::LinkOptions::default();
+                urlsift_warc::decoded_html_links(text, None, &opts, |link| {
+                    if let Some(m) = urlsift_warc::link_match(&link) {
+                        each(m);
+                    }
+                });
+            }
         }
     }
 }
