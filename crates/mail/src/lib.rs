@@ -56,7 +56,7 @@ use std::ops::{AddAssign, Range};
 use std::sync::Mutex;
 
 use rayon::prelude::*;
-use urlsift_core::extract::{Extractor, Match};
+use urlsift_core::extract::Match;
 use urlsift_core::parallel::{Filled, fill_or_pause, fill_while_or_pause};
 
 pub mod charset;
@@ -69,9 +69,11 @@ pub mod message;
 pub mod mime;
 #[cfg(test)]
 mod overlong;
+mod part;
 pub mod rfc2047;
 pub mod simple;
 
+pub use part::{PartKind, PartReader, PartText, html_part_urls};
 pub use urlsift_origin::MailWhere;
 
 /// Something wrong with a message. It was scanned as far as it could be.
@@ -206,7 +208,7 @@ pub const MAX_MESSAGE: usize = 64 << 20;
 /// Scan a whole archive (an mbox, or one message): `on_match(where, line,
 /// match)` for every URL in file order, `on_problem` for every problem.
 pub fn scan_archive(
-    ex: &Extractor,
+    ex: &dyn PartReader,
     data: &[u8],
     mut on_match: impl FnMut(&MailWhere, u64, &Match<'_>),
     on_problem: impl FnMut(&Problem),
@@ -252,7 +254,7 @@ pub fn scan_archive(
 /// assert_eq!(lines, ["4 1 http://a.example/", "9 2 http://b.example/"]);
 /// ```
 pub fn scan_archive_map<T: Send>(
-    ex: &Extractor,
+    ex: &dyn PartReader,
     data: &[u8],
     map: impl Fn(&MailBatch<'_>) -> T + Sync,
     sink: impl FnMut(T, &MailBatch<'_>) -> bool,
@@ -267,7 +269,7 @@ pub fn scan_archive_map<T: Send>(
 /// scanned and handed on before the next, so only one piece's URLs are
 /// held at a time; the messages between such ones are scanned as ever.
 fn scan_archive_capped<T: Send>(
-    ex: &Extractor,
+    ex: &dyn PartReader,
     data: &[u8],
     cap: usize,
     (map, mut sink, mut on_problem): (
@@ -388,7 +390,7 @@ pub const STREAM_BLOCK: usize = urlsift_core::parallel::DEFAULT_BLOCK_SIZE;
 /// read as text, a piece at a time). The output is the same as
 /// [`scan_archive`] on the whole input.
 pub fn scan_reader<R: Read + Send>(
-    ex: &Extractor,
+    ex: &dyn PartReader,
     r: R,
     block: usize,
     mut on_match: impl FnMut(&MailWhere, u64, &Match<'_>),
@@ -443,7 +445,7 @@ pub fn scan_reader<R: Read + Send>(
 /// assert_eq!(stats.messages, 2);
 /// ```
 pub fn scan_reader_map<R: Read + Send, T: Send>(
-    ex: &Extractor,
+    ex: &dyn PartReader,
     r: R,
     block: usize,
     map: impl Fn(&MailBatch<'_>) -> T + Sync,
@@ -465,7 +467,7 @@ pub fn scan_reader_map<R: Read + Send, T: Send>(
 /// [`scan_reader_map`], counting into `stats`, which keep what was counted
 /// before a read error.
 fn read_archive<R: Read + Send, T: Send>(
-    ex: &Extractor,
+    ex: &dyn PartReader,
     mut r: R,
     (block, cap): (usize, usize),
     (map, mut sink, mut on_problem, mut paused): (
@@ -1014,7 +1016,7 @@ impl Item {
 /// the scan; and, when the last item is a long message's head or rest,
 /// where its rest goes on.
 fn scan_messages<T: Send>(
-    ex: &Extractor,
+    ex: &dyn PartReader,
     data: &[u8],
     items: &[Item],
     at: At,
@@ -1143,7 +1145,7 @@ impl<'d> BatchPlan<'d> {
     /// Batch `b` scanned, and the newlines of its slice.
     fn scan(
         &self,
-        ex: &Extractor,
+        ex: &dyn PartReader,
         parser: &mail_parser::MessageParser,
         b: usize,
     ) -> (Scanned, u64) {
@@ -1210,7 +1212,7 @@ impl MailRun {
     /// (the caller reports them: [`Problem::describe`]); all are counted.
     pub fn scan(
         &self,
-        ex: &Extractor,
+        ex: &dyn PartReader,
         name: &str,
         input: MailInput<'_>,
         mut on_match: impl FnMut(&MailWhere, u64, &Match<'_>),
@@ -1262,7 +1264,7 @@ impl MailRun {
     /// ```
     pub fn scan_map<T: Send>(
         &self,
-        ex: &Extractor,
+        ex: &dyn PartReader,
         name: &str,
         input: MailInput<'_>,
         (map, sink): (

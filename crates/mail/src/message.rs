@@ -16,7 +16,9 @@ use super::simple::{self, Cte};
 
 use super::mbox::{Unquoted, unquote};
 use super::{Found, MailWhere, Problem, Scanned};
-use urlsift_core::extract::{Extractor, Match};
+use urlsift_core::extract::Match;
+
+use crate::part::{PartKind, PartReader, PartText};
 use urlsift_core::parallel::LineCounter;
 
 /// The content type reported for a message's header block.
@@ -59,7 +61,7 @@ fn block_transfer_encoding(block: &[u8]) -> Cte {
 }
 
 struct Walk<'a> {
-    ex: &'a Extractor,
+    ex: &'a dyn PartReader,
     uq: &'a Unquoted<'a>,
     file_offset: u64,
     index: u64,
@@ -80,7 +82,7 @@ impl<'a> Walk<'a> {
     /// A walk over the message `uq` (the `index`-th of its file, at
     /// `file_offset`), its parts numbered from `next_part`.
     fn new(
-        ex: &'a Extractor,
+        ex: &'a dyn PartReader,
         uq: &'a Unquoted<'a>,
         (file_offset, index): (u64, u64),
         message_id: Option<String>,
@@ -121,7 +123,7 @@ fn boundary_budget(len: usize) -> usize {
 /// the same way ([`scan_rest`]), and a problem says where it starts. So the
 /// memory a message takes is bounded by `cap`, whatever its size.
 pub fn scan_message(
-    ex: &Extractor,
+    ex: &dyn PartReader,
     parser: &MessageParser,
     raw: &[u8],
     (file_offset, index, mboxrd): (u64, u64, bool),
@@ -178,7 +180,7 @@ pub struct Rest {
 /// its rest starts, and the rest is counted as a text part). Returns the
 /// rest's place, for [`scan_rest`].
 pub fn scan_head(
-    ex: &Extractor,
+    ex: &dyn PartReader,
     parser: &MessageParser,
     raw: &[u8],
     (file_offset, index, mboxrd): (u64, u64, bool),
@@ -219,7 +221,7 @@ pub fn scan_head(
 /// ([`head_len`]), as part [`Rest`] says; `rest` then says how much of it
 /// was read. Whether `text` comes whole or in pieces cut by [`head_len`]
 /// (a stream), the URLs are the same.
-pub fn scan_rest(ex: &Extractor, text: &[u8], rest: &mut Rest, cap: usize, out: &mut Scanned) {
+pub fn scan_rest(ex: &dyn PartReader, text: &[u8], rest: &mut Rest, cap: usize, out: &mut Scanned) {
     let mut at = 0;
     while at < text.len() {
         let left = &text[at..];
@@ -234,11 +236,15 @@ pub fn scan_rest(ex: &Extractor, text: &[u8], rest: &mut Rest, cap: usize, out: 
 }
 
 /// One piece of a message's rest, by the text rules.
-fn scan_rest_piece(ex: &Extractor, piece: &[u8], rest: &mut Rest, out: &mut Scanned) {
+fn scan_rest_piece(ex: &dyn PartReader, piece: &[u8], rest: &mut Rest, out: &mut Scanned) {
     let mut lines = LineCounter::default();
     let mut where_at: Option<usize> = None;
     let (read, before) = (rest.read, rest.lines);
-    ex.scan(piece, 0, piece.len(), 0, |m| {
+    let text = PartText {
+        text: piece,
+        kind: PartKind::Text,
+    };
+    ex.read(text, &mut |m| {
         let wi = *where_at.get_or_insert_with(|| {
             out.wheres.push(MailWhere {
                 message: rest.index,
@@ -276,7 +282,7 @@ fn scan_rest_piece(ex: &Extractor, piece: &[u8], rest: &mut Rest, out: &mut Scan
 /// Returns the Message-ID and the first part number not given.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn scan_unquoted(
-    ex: &Extractor,
+    ex: &dyn PartReader,
     parser: &MessageParser,
     uq: &Unquoted<'_>,
     file_offset: u64,
@@ -652,7 +658,7 @@ impl Walk<'_> {
         } else {
             Origin::Decoded(body, cte)
         };
-        let read = if html { Reading::Html } else { Reading::Text };
+        let read = if html { PartKind::Html } else { PartKind::Text };
         if undecoded {
             self.read(&text, (n, ty.clone(), at), origin, read);
             self.scan(body, n, ty, at, Origin::Same(body));
@@ -719,7 +725,7 @@ impl Walk<'_> {
     /// from the message's bytes as `origin` says: each URL also gets its
     /// position in the file ([`Found::file_start`]).
     fn scan(&mut self, text: &[u8], part: u32, ty: String, at: u64, origin: Origin<'_>) {
-        self.read(text, (part, ty, at), origin, Reading::Text);
+        self.read(text, (part, ty, at), origin, PartKind::Text);
     }
 
     /// [`Walk::scan`], with the text read as `reading` says.
@@ -728,7 +734,7 @@ impl Walk<'_> {
         text: &[u8],
         (part, ty, at): (u32, String, u64),
         origin: Origin<'_>,
-        reading: Reading,
+        kind: PartKind,
     ) {
         // (An HTML reading's offsets may go back: then counted again.)
         let (mut pos, mut line) = (0, 1);
@@ -747,7 +753,7 @@ impl Walk<'_> {
         let mut ty = Some(ty);
         let message_id = &self.message_id;
         let (index, message_offset) = (self.index, self.file_offset);
-        reading.urls(self.ex, text, |m| {
+        self.ex.read(PartText { text, kind }, &mut |m| {
             let wi = *where_at.get_or_insert_with(|| {
                 out.wheres.push(MailWhere {
                     message: index,
@@ -780,38 +786,6 @@ impl Walk<'_> {
                 Some(b) => file_offset + uq.original(b + k) as u64,
                 None => at + k as u64,
             };
-        }
-    }
-}
-
-/// How a part's text is read.
-#[derive(Clone, Copy)]
-enum Reading {
-    /// By the text rules (RFC 3986 Appendix C / RFC 2396 Appendix E).
-    Text,
-    /// As HTML, by the one HTML reader of files and web archives
-    /// ([`urlsift_warc::decoded_html_links`]): URL attributes (WHATWG
-    /// attribute and character reference rules) and every absolute URL
-    /// elsewhere; a relative reference is resolved against the part's
-    /// `<base href>`, and left out without one.
-    Html,
-}
-
-impl Reading {
-    /// Each URL of `text`, in order.
-    fn urls(self, ex: &Extractor, text: &[u8], mut each: impl FnMut(Match<'_>)) {
-        match self {
-            Reading::Text => {
-                ex.scan(text, 0, text.len(), 0, each);
-            }
-            Reading::Html => {
-                let opts = urlsift_warc::LinkOptions::default();
-                urlsift_warc::decoded_html_links(text, None, &opts, |link| {
-                    if let Some(m) = urlsift_warc::link_match(&link) {
-                        each(m);
-                    }
-                });
-            }
         }
     }
 }

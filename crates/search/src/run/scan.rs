@@ -274,15 +274,16 @@ fn scan_mail(input: &InputScan<'_>, opened: Opened, emit: &mut RecordSender<'_>)
         Opened::Stream(r) => MailInput::Stream(Box::new(input.stopping(r))),
         Opened::Warc(r) => MailInput::Stream(Box::new(input.stopping(r))),
     };
+    let parts = MailParts::new(input.cfg);
     let mut problems = MailProblems {
         name: input.name,
         seen: 0,
     };
     let on_problem = |p: &urlsift_mail::Problem| problems.report(p);
     let end = if emit.parallel() {
-        scan_mail_parallel(input, mail, mail_input, emit, on_problem)
+        scan_mail_parallel(input, (mail, &parts), mail_input, emit, on_problem)
     } else {
-        scan_mail_serial(input, mail, mail_input, emit, on_problem)
+        scan_mail_serial(input, (mail, &parts), mail_input, emit, on_problem)
     };
     let error = problems.end(end);
     if input.stopped_on_purpose() {
@@ -290,6 +291,39 @@ fn scan_mail(input: &InputScan<'_>, opened: Opened, emit: &mut RecordSender<'_>)
         return None;
     }
     error
+}
+
+/// How a mail input's decoded parts are scanned: text by the run's
+/// extractor, HTML by the HTML reader.
+struct MailParts<'c> {
+    extractor: &'c urlsift_core::extract::Extractor,
+    links: urlsift_warc::LinkOptions,
+}
+
+impl<'c> MailParts<'c> {
+    fn new(cfg: &'c Config<'_>) -> Self {
+        MailParts {
+            extractor: &cfg.extractor,
+            links: urlsift_warc::LinkOptions::default(),
+        }
+    }
+}
+
+impl urlsift_mail::PartReader for MailParts<'_> {
+    fn read(
+        &self,
+        part: urlsift_mail::PartText<'_>,
+        found: &mut dyn FnMut(urlsift_core::extract::Match<'_>),
+    ) {
+        match part.kind {
+            urlsift_mail::PartKind::Text => {
+                urlsift_mail::PartReader::read(self.extractor, part, found)
+            }
+            urlsift_mail::PartKind::Html => {
+                urlsift_mail::html_part_urls(part.text, &self.links, found)
+            }
+        }
+    }
 }
 
 /// The problems of one mail input, reported as they come: the first
@@ -327,7 +361,7 @@ impl MailProblems<'_> {
 /// flushed.
 fn scan_mail_parallel(
     input: &InputScan<'_>,
-    mail: &urlsift_mail::MailRun,
+    (mail, parts): (&urlsift_mail::MailRun, &MailParts<'_>),
     mail_input: MailInput<'_>,
     emit: &mut RecordSender<'_>,
     on_problem: impl FnMut(&urlsift_mail::Problem),
@@ -336,7 +370,7 @@ fn scan_mail_parallel(
     let (file, plan, spares) = (emit.formatter.file, emit.formatter.plan, emit.spares);
     let tx = emit.tx;
     mail.scan_map(
-        &cfg.extractor,
+        parts,
         input.name,
         mail_input,
         (
@@ -352,7 +386,7 @@ fn scan_mail_parallel(
 /// run stops), as a plain stream's does.
 fn scan_mail_serial(
     input: &InputScan<'_>,
-    mail: &urlsift_mail::MailRun,
+    (mail, parts): (&urlsift_mail::MailRun, &MailParts<'_>),
     mail_input: MailInput<'_>,
     emit: &mut RecordSender<'_>,
     on_problem: impl FnMut(&urlsift_mail::Problem),
@@ -360,7 +394,7 @@ fn scan_mail_serial(
     let cfg = input.cfg;
     let emit = std::cell::RefCell::new(emit);
     mail.scan_map(
-        &cfg.extractor,
+        parts,
         input.name,
         mail_input,
         (
