@@ -122,6 +122,31 @@ fn relative_href_resolved_against_base_else_left_out() {
 }
 
 #[test]
+fn base_and_links_only_apply_to_html_parts_as_to_html_files() {
+    let html =
+        "<a href=\"/docs/guide.html\">guide</a><script>var u = 'https://s.example/x';</script>";
+    let message = format!(
+        "From: a@example.org\nSubject: docs\nMessage-ID: <d@example.org>\n\
+Content-Type: text/html; charset=utf-8\n\n{html}\n"
+    );
+    let base = ["--base", "https://ex.org/a/"];
+    let (got, _) = urlsift(&message, "d.eml", &["--mail", base[0], base[1]]);
+    assert_eq!(
+        got,
+        ["https://ex.org/docs/guide.html", "https://s.example/x"]
+    );
+    let args = ["--mail", base[0], base[1], "--links-only"];
+    let (got, _) = urlsift(&message, "d.eml", &args);
+    assert_eq!(got, ["https://ex.org/docs/guide.html"]);
+    // The same page as a file.
+    let (file, _) = urlsift(&format!("<!DOCTYPE html>\n{html}\n"), "d.html", &base);
+    assert_eq!(
+        file,
+        ["https://ex.org/docs/guide.html", "https://s.example/x"]
+    );
+}
+
+#[test]
 fn a_wrapped_href_is_one_url() {
     // Wrapped as a mail client wraps a long line: the line breaks are not
     // part of the value (WHATWG), whatever the line after holds.

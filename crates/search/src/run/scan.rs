@@ -294,7 +294,8 @@ fn scan_mail(input: &InputScan<'_>, opened: Opened, emit: &mut RecordSender<'_>)
 }
 
 /// How a mail input's decoded parts are scanned: text by the run's
-/// extractor, HTML by the HTML reader.
+/// extractor, HTML by the HTML reader with the options of HTML files
+/// (`--base`, `--links-only`).
 struct MailParts<'c> {
     extractor: &'c urlsift_core::extract::Extractor,
     links: urlsift_warc::LinkOptions,
@@ -304,7 +305,10 @@ impl<'c> MailParts<'c> {
     fn new(cfg: &'c Config<'_>) -> Self {
         MailParts {
             extractor: &cfg.extractor,
-            links: urlsift_warc::LinkOptions::default(),
+            links: urlsift_warc::LinkOptions {
+                base: cfg.base.clone(),
+                ..cfg.link_options()
+            },
         }
     }
 }
