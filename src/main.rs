@@ -41,19 +41,6 @@ use urlsift_search::run::{RecordWriter, ShardBy};
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    // mail-parser panics on some malformed messages; the mail reader catches
-    // that and reports the message as a problem of its own, so that panic's
-    // message is not shown. Every other panic is shown as usual.
-    let default_hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        if info
-            .location()
-            .is_some_and(|l| l.file().contains("mail-parser"))
-        {
-            return;
-        }
-        default_hook(info);
-    }));
     let version: &'static str = Box::leak(
         format!(
             "{}\n{}\npublic suffix list: {}",

@@ -16,9 +16,14 @@
 //! - the header block of every MIME part is scanned the same way, as that
 //!   part with content type `header` (`Content-Location:` in MHTML,
 //!   `message/external-body`'s `URL=`);
-//! - every text part is scanned after decoding; text/html parts have their
-//!   character references decoded first ([`html::decode_refs`]), so
-//!   `href="...?a=1&amp;b=2"` gives `...?a=1&b=2`;
+//! - every text part is scanned after decoding; text/html parts are read
+//!   by the one HTML reader of HTML files and web archives
+//!   ([`urlsift_warc::decoded_html_links`], in the charset the part's
+//!   headers give): URL attributes by the WHATWG attribute-value and
+//!   character reference rules (a wrapped `href` is one URL, a quoted
+//!   space stays in it, `&amp;` is `&`), resolved against the part's
+//!   `<base href>` (left out without one), and every absolute URL of
+//!   other attributes, scripts, styles, comments and text;
 //! - the text of a multipart outside its parts (the preamble, the delimiter
 //!   lines, the epilogue, and whatever a broken structure leaves unplaced,
 //!   such as the text before a wrong boundary line) is scanned as it is, as
@@ -51,76 +56,25 @@ use std::ops::{AddAssign, Range};
 use std::sync::Mutex;
 
 use rayon::prelude::*;
-use serde::Serialize;
-
-use urlsift_core::extract::{Extractor, Match};
+use urlsift_core::extract::Match;
+use urlsift_core::parallel::{Filled, fill_or_pause, fill_while_or_pause};
 
 pub mod charset;
+mod contain;
 pub mod decode;
 #[cfg(test)]
 mod differential;
-pub mod html;
 pub mod mbox;
 pub mod message;
 pub mod mime;
 #[cfg(test)]
 mod overlong;
+mod part;
 pub mod rfc2047;
 pub mod simple;
 
-/// Where a URL found in a mail archive came from.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct MailWhere {
-    /// The message's 1-based index in its file.
-    pub message: u64,
-    /// Its Message-ID (without `<>`), when it has one.
-    pub message_id: Option<String>,
-    /// The byte offset of the message (its first header) in the file.
-    pub message_offset: u64,
-    /// The part: 0 is the message's header block; body parts are numbered
-    /// from 1 in depth-first order (multipart containers count). A part's
-    /// own header block has the part's number and content type `header`.
-    /// The rest of a message longer than [`MAX_MESSAGE`] is one more part,
-    /// after those, `text/plain`, as it is stored.
-    pub part: u32,
-    /// The part's `type/subtype` (`header` for a header block).
-    pub content_type: String,
-    /// The byte offset of the part's raw (still encoded) body in the file;
-    /// for a header block, of its first header; for a multipart's text
-    /// outside its parts, of that text.
-    pub part_offset: u64,
-    /// For one URL: its byte offset in the decoded part text (the record's
-    /// own `start` and `line` are in the file).
-    pub part_start: u64,
-    /// For one URL: its 1-based line in the decoded part text.
-    pub part_line: u64,
-}
-
-impl MailWhere {
-    /// Where a URL came from in an input that is not mail, scanned as plain
-    /// text ([`MailRun::plain_text`]): the whole input is one `text/plain`
-    /// part, message 1 and part 1, at offset 0, with no Message-ID; so the
-    /// URL's place in the part is its place in the file, `start` (a byte
-    /// offset) and `line` (1-based).
-    ///
-    /// ```
-    /// let w = urlsift_mail::MailWhere::plain_text(120, 4);
-    /// assert_eq!((w.message, w.part, w.content_type.as_str()), (1, 1, "text/plain"));
-    /// assert_eq!((w.part_offset, w.part_start, w.part_line), (0, 120, 4));
-    /// ```
-    pub fn plain_text(start: u64, line: u64) -> MailWhere {
-        MailWhere {
-            message: 1,
-            message_id: None,
-            message_offset: 0,
-            part: 1,
-            content_type: "text/plain".to_string(),
-            part_offset: 0,
-            part_start: start,
-            part_line: line,
-        }
-    }
-}
+pub use part::{PartKind, PartReader, PartText, html_part_urls};
+pub use urlsift_origin::MailWhere;
 
 /// Something wrong with a message. It was scanned as far as it could be.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -131,6 +85,33 @@ pub struct Problem {
     pub offset: u64,
     /// What is wrong, in one line.
     pub what: String,
+}
+
+impl Problem {
+    /// The problem as it is reported for the input `name`.
+    ///
+    /// ```
+    /// let p = urlsift_mail::Problem { message: 2, offset: 90, what: "no message headers".into() };
+    /// assert_eq!(p.describe("in.mbox"), "in.mbox: byte 90: message 2: no message headers");
+    /// ```
+    pub fn describe(&self, name: &str) -> String {
+        format!(
+            "{name}: byte {}: message {}: {}",
+            self.offset, self.message, self.what
+        )
+    }
+}
+
+/// What reading one input as mail ([`MailRun::scan_map`]) ended with,
+/// besides its URLs and problems.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MailEnd {
+    /// The read error that ended a stream early, naming the input and the
+    /// byte where it broke.
+    pub error: Option<String>,
+    /// The input did not start like mail ([`mbox::starts_like_mail`]); it
+    /// was read all the same ([`not_mail_message`] says so).
+    pub not_mail: bool,
 }
 
 /// Counts for `--stats`.
@@ -227,7 +208,7 @@ pub const MAX_MESSAGE: usize = 64 << 20;
 /// Scan a whole archive (an mbox, or one message): `on_match(where, line,
 /// match)` for every URL in file order, `on_problem` for every problem.
 pub fn scan_archive(
-    ex: &Extractor,
+    ex: &dyn PartReader,
     data: &[u8],
     mut on_match: impl FnMut(&MailWhere, u64, &Match<'_>),
     on_problem: impl FnMut(&Problem),
@@ -273,7 +254,7 @@ pub fn scan_archive(
 /// assert_eq!(lines, ["4 1 http://a.example/", "9 2 http://b.example/"]);
 /// ```
 pub fn scan_archive_map<T: Send>(
-    ex: &Extractor,
+    ex: &dyn PartReader,
     data: &[u8],
     map: impl Fn(&MailBatch<'_>) -> T + Sync,
     sink: impl FnMut(T, &MailBatch<'_>) -> bool,
@@ -288,7 +269,7 @@ pub fn scan_archive_map<T: Send>(
 /// scanned and handed on before the next, so only one piece's URLs are
 /// held at a time; the messages between such ones are scanned as ever.
 fn scan_archive_capped<T: Send>(
-    ex: &Extractor,
+    ex: &dyn PartReader,
     data: &[u8],
     cap: usize,
     (map, mut sink, mut on_problem): (
@@ -409,7 +390,7 @@ pub const STREAM_BLOCK: usize = urlsift_core::parallel::DEFAULT_BLOCK_SIZE;
 /// read as text, a piece at a time). The output is the same as
 /// [`scan_archive`] on the whole input.
 pub fn scan_reader<R: Read + Send>(
-    ex: &Extractor,
+    ex: &dyn PartReader,
     r: R,
     block: usize,
     mut on_match: impl FnMut(&MailWhere, u64, &Match<'_>),
@@ -464,7 +445,7 @@ pub fn scan_reader<R: Read + Send>(
 /// assert_eq!(stats.messages, 2);
 /// ```
 pub fn scan_reader_map<R: Read + Send, T: Send>(
-    ex: &Extractor,
+    ex: &dyn PartReader,
     r: R,
     block: usize,
     map: impl Fn(&MailBatch<'_>) -> T + Sync,
@@ -486,7 +467,7 @@ pub fn scan_reader_map<R: Read + Send, T: Send>(
 /// [`scan_reader_map`], counting into `stats`, which keep what was counted
 /// before a read error.
 fn read_archive<R: Read + Send, T: Send>(
-    ex: &Extractor,
+    ex: &dyn PartReader,
     mut r: R,
     (block, cap): (usize, usize),
     (map, mut sink, mut on_problem, mut paused): (
@@ -497,157 +478,32 @@ fn read_archive<R: Read + Send, T: Send>(
     ),
     stats: &mut MailStats,
 ) -> io::Result<()> {
-    use urlsift_core::parallel::{Filled, fill_or_pause, fill_while_or_pause};
-    let block = block.max(1);
-    let cap = cap.max(1);
-    let mut buf: Vec<u8> = Vec::new();
-    let mut at = At {
-        offset: 0,
-        line: 0,
-        index: 0,
-        mboxrd: false,
-        cap,
-    };
-    let mut first = true;
-    let mut judged = false;
-    // When `buf` is within the rest of a message longer than the cap
-    // (past its head, or a piece of the rest): where the rest goes on,
-    // and how many bytes before it `buf` keeps (whether a `From ` line
-    // right after them follows a blank line).
-    let mut rest: Option<message::Rest> = None;
-    let mut behind = 0;
-    // `buf` starts within the `From ` line of its first message.
-    let mut in_from_line = false;
+    let mut s = StreamRead::new(block, cap);
     // The next block, read while the messages before it are scanned.
-    let mut next: Vec<u8> = Vec::new();
     let mut ahead: Option<io::Result<Filled>> = None;
-    // A pause ends a read once the buffer holds more than this: after a
-    // pause, only once something new came.
-    let mut pause_after = 0;
     loop {
-        let read = match ahead.take() {
-            Some(read) => read,
-            None => {
-                let want = buf.len() + block;
-                fill_or_pause(&mut r, &mut buf, want, pause_after)
-            }
-        };
-        // A broken stream: what came before the break is scanned, as the
-        // plain reader does, then the error says where it broke.
-        let (eof, pause, failed) = match read {
-            Ok(f) => (f == Filled::End, f == Filled::Paused, None),
-            Err(e) => {
-                let at = at.offset + buf.len() as u64;
-                (
-                    true,
-                    false,
-                    Some(io::Error::new(e.kind(), format!("at byte {at}: {e}"))),
-                )
-            }
-        };
-        pause_after = 0;
-        if first && (eof || mbox::mbox_start_known(&buf)) {
-            first = false;
-            at.mboxrd = mbox::mbox_start(&buf).is_some();
-        }
-        // Mail or not is judged by the whole head, or by what came before a
-        // pause when more cannot change it. Nothing is dropped from `buf`
-        // before: only an mbox is, and its `From ` line decides at once.
-        if !judged && (eof || mbox::decided_early(&buf)) {
-            judged = true;
-            if !mbox::starts_like_mail(&buf) {
-                stats.not_mail += 1;
-            }
-        }
-        // What `buf` holds: the rest of a long message first, if it is in
-        // one, then messages; the last may be incomplete. Not an mbox: one
-        // message (not sure yet: nothing).
-        let units = match &rest {
-            Some(_) if at.mboxrd => mbox::split_within(&buf, behind),
-            Some(_) => std::iter::once(behind..buf.len()).collect(),
-            None if first => Vec::new(),
-            None if at.mboxrd && in_from_line => mbox::split_in_from_line(&buf),
-            None if at.mboxrd => mbox::split(&buf),
-            None => std::iter::once(0..buf.len()).collect(),
-        };
-        let mut items: Vec<Item> = units
-            .iter()
-            .enumerate()
-            .map(|(i, u)| match &rest {
-                Some(rest) if i == 0 => Item::Rest(u.clone(), rest.clone()),
-                _ => Item::Message(u.clone()),
-            })
-            .collect();
+        let read = ahead.take().unwrap_or_else(|| s.fill(&mut r));
+        let (eof, pause, failed) = s.outcome(read);
+        s.pause_after = 0;
+        s.judge(eof, stats);
+        let units = s.units();
+        let mut items = s.items(&units);
         if eof {
-            // (A `From ` line let go ended in blanks: still a message.)
-            if rest.is_some()
-                || in_from_line
-                || buf.len() > cap
-                || !buf.iter().all(u8::is_ascii_whitespace)
-            {
-                scan_messages(
-                    ex,
-                    &buf,
-                    &items,
-                    at,
-                    (&map, &mut sink),
-                    &mut on_problem,
-                    stats,
-                );
+            if s.holds_a_message() {
+                let consumers = (&map, &mut sink);
+                scan_messages(ex, &s.buf, &items, s.at, consumers, &mut on_problem, stats);
             }
-            return match failed {
-                Some(e) => Err(e),
-                None => Ok(()),
-            };
+            return failed.map_or(Ok(()), Err);
         }
         // Scan every unit but the last, which may be incomplete; of that,
         // a piece of the cap, once more than the cap of it is sure to
         // belong to it. Otherwise read on.
-        let n = units.len();
-        let long = units
-            .last()
-            .filter(|u| u.len() >= cap.saturating_add(mbox::DECIDED_AFTER))
-            .cloned();
-        let is_long = long.is_some();
-        let cut = if let Some(last) = long {
-            let piece = last.start..last.start + message::head_len(&buf[last], cap);
-            let end = piece.end;
-            let head = match items.pop() {
-                Some(Item::Rest(_, rest)) => Item::Rest(piece, rest),
-                _ => Item::Head(piece),
-            };
-            items.push(head);
-            end
-        } else if n >= 2 {
-            items.pop();
-            units[n - 2].end
-        } else {
-            // A `From ` line that has not ended yet: its bytes are never
-            // scanned, so all but its last two are let go (they say
-            // whether a `From ` line after it follows a blank line).
-            if at.mboxrd && rest.is_none() && n == 1 {
-                let from = if in_from_line {
-                    0
-                } else {
-                    mbox::mbox_start(&buf).unwrap_or(0)
-                };
-                if buf.len() - from > mbox::DECIDED_AFTER
-                    && memchr::memchr(b'\n', &buf[from..]).is_none()
-                {
-                    let drop = buf.len() - 2;
-                    at.line += urlsift_core::parallel::newlines(&buf[..drop]);
-                    at.offset += drop as u64;
-                    buf.drain(..drop);
-                    in_from_line = true;
-                }
-            }
+        let Some((cut, is_long)) = s.cut(&units, &mut items) else {
+            s.let_go_of_from_line(units.len());
             // At a pause, what was found before is handed on all the same,
             // and the next read waits for more.
-            if pause {
-                pause_after = buf.len();
-                if !paused() {
-                    return Ok(());
-                }
+            if !s.go_on_after(pause, &mut paused) {
+                return Ok(());
             }
             continue;
         };
@@ -655,17 +511,13 @@ fn read_archive<R: Read + Send, T: Send>(
         // kept, to read a `From ` line right after them.
         let keep_behind = if is_long { cut.min(2) } else { 0 };
         let drop = cut - keep_behind;
+        // Unless at a pause, the next block is read while these are scanned.
+        let want = if pause { 0 } else { s.start_next(drop) };
         let mut carried = None;
         let mut scan = || {
-            let (go, r) = scan_messages(
-                ex,
-                &buf,
-                &items,
-                at,
-                (&map, &mut sink),
-                &mut on_problem,
-                stats,
-            );
+            let consumers = (&map, &mut sink);
+            let (go, r) =
+                scan_messages(ex, &s.buf, &items, s.at, consumers, &mut on_problem, stats);
             carried = r;
             go
         };
@@ -674,13 +526,9 @@ fn read_archive<R: Read + Send, T: Send>(
             // read ahead.
             scan()
         } else {
-            // The next block starts with the last message, maybe incomplete.
-            next.clear();
-            next.extend_from_slice(&buf[drop..]);
-            let want = next.len() + block;
             // No thread to be had: the next block is read after these
             // messages, by the loop's own fill.
-            let (go, read) = fill_while_or_pause(&mut r, &mut next, want, || {
+            let (go, read) = fill_while_or_pause(&mut r, &mut s.next, want, || {
                 let go = scan();
                 (go, go)
             });
@@ -690,26 +538,233 @@ fn read_archive<R: Read + Send, T: Send>(
         if !go {
             return Ok(());
         }
-        rest = if is_long { carried } else { None };
-        behind = keep_behind;
-        in_from_line = false;
-        at.line += urlsift_core::parallel::newlines(&buf[..drop]);
-        if ahead.is_some() {
-            std::mem::swap(&mut buf, &mut next);
-        } else {
-            buf.drain(..drop);
+        let rest = if is_long { carried } else { None };
+        s.advance((drop, keep_behind), rest, &items, ahead.is_some());
+        if !s.go_on_after(pause, &mut paused) {
+            return Ok(());
         }
-        at.offset += drop as u64;
-        at.index += items
+    }
+}
+
+/// Where [`read_archive`] is in its stream.
+struct StreamRead {
+    /// Bytes read at a time.
+    block: usize,
+    /// The most bytes of a message read as mail.
+    cap: usize,
+    /// What was read and not yet let go.
+    buf: Vec<u8>,
+    /// Where `buf` lies in the file.
+    at: At,
+    /// Whether the stream is an mbox is not known yet.
+    first: bool,
+    /// Whether the stream starts like mail was judged.
+    judged: bool,
+    /// When `buf` is within the rest of a message longer than the cap
+    /// (past its head, or a piece of the rest): where the rest goes on.
+    rest: Option<message::Rest>,
+    /// How many bytes before that rest `buf` keeps (whether a `From ` line
+    /// right after them follows a blank line).
+    behind: usize,
+    /// `buf` starts within the `From ` line of its first message.
+    in_from_line: bool,
+    /// The next block, read while the messages before it are scanned.
+    next: Vec<u8>,
+    /// A pause ends a read once the buffer holds more than this: after a
+    /// pause, only once something new came.
+    pause_after: usize,
+}
+
+impl StreamRead {
+    fn new(block: usize, cap: usize) -> Self {
+        let cap = cap.max(1);
+        StreamRead {
+            block: block.max(1),
+            cap,
+            buf: Vec::new(),
+            at: At {
+                offset: 0,
+                line: 0,
+                index: 0,
+                mboxrd: false,
+                cap,
+            },
+            first: true,
+            judged: false,
+            rest: None,
+            behind: 0,
+            in_from_line: false,
+            next: Vec::new(),
+            pause_after: 0,
+        }
+    }
+
+    /// After a `pause` of the source, `paused()`, and the next read waits
+    /// for more than `buf` holds; false when the reading stops.
+    fn go_on_after(&mut self, pause: bool, paused: &mut impl FnMut() -> bool) -> bool {
+        if !pause {
+            return true;
+        }
+        self.pause_after = self.buf.len();
+        paused()
+    }
+
+    /// The next block starts with the last message, maybe incomplete (the
+    /// bytes of `buf` from `drop`): how many bytes it wants.
+    fn start_next(&mut self, drop: usize) -> usize {
+        self.next.clear();
+        self.next.extend_from_slice(&self.buf[drop..]);
+        self.next.len() + self.block
+    }
+
+    /// Read a block more into `buf`, or to a pause.
+    fn fill(&mut self, r: &mut impl Read) -> io::Result<Filled> {
+        let want = self.buf.len() + self.block;
+        fill_or_pause(r, &mut self.buf, want, self.pause_after)
+    }
+
+    /// What a read gave: the end, a pause, and the error that broke the
+    /// stream, saying where. What came before the break is scanned, as the
+    /// plain reader does.
+    fn outcome(&self, read: io::Result<Filled>) -> (bool, bool, Option<io::Error>) {
+        match read {
+            Ok(f) => (f == Filled::End, f == Filled::Paused, None),
+            Err(e) => {
+                let at = self.at.offset + self.buf.len() as u64;
+                let e = io::Error::new(e.kind(), format!("at byte {at}: {e}"));
+                (true, false, Some(e))
+            }
+        }
+    }
+
+    /// Whether the stream is an mbox, once its start says; whether it is
+    /// mail, judged by the whole head, or by what came before a pause when
+    /// more cannot change it. Nothing is dropped from `buf` before: only
+    /// an mbox is, and its `From ` line decides at once.
+    fn judge(&mut self, eof: bool, stats: &mut MailStats) {
+        if self.first && (eof || mbox::mbox_start_known(&self.buf)) {
+            self.first = false;
+            self.at.mboxrd = mbox::mbox_start(&self.buf).is_some();
+        }
+        if !self.judged && (eof || mbox::decided_early(&self.buf)) {
+            self.judged = true;
+            if !mbox::starts_like_mail(&self.buf) {
+                stats.not_mail += 1;
+            }
+        }
+    }
+
+    /// What `buf` holds: the rest of a long message first, if it is in
+    /// one, then messages; the last may be incomplete. Not an mbox: one
+    /// message (not sure yet: nothing).
+    fn units(&self) -> Vec<Range<usize>> {
+        let buf = &self.buf;
+        match &self.rest {
+            Some(_) if self.at.mboxrd => mbox::split_within(buf, self.behind),
+            Some(_) => std::iter::once(self.behind..buf.len()).collect(),
+            None if self.first => Vec::new(),
+            None if self.at.mboxrd && self.in_from_line => mbox::split_in_from_line(buf),
+            None if self.at.mboxrd => mbox::split(buf),
+            None => std::iter::once(0..buf.len()).collect(),
+        }
+    }
+
+    /// The units as items to scan: the first is the rest of a long
+    /// message when `buf` is in one.
+    fn items(&self, units: &[Range<usize>]) -> Vec<Item> {
+        units
+            .iter()
+            .enumerate()
+            .map(|(i, u)| match &self.rest {
+                Some(rest) if i == 0 => Item::Rest(u.clone(), rest.clone()),
+                _ => Item::Message(u.clone()),
+            })
+            .collect()
+    }
+
+    /// At the end: whether `buf` holds anything to scan. (A `From ` line
+    /// let go ended in blanks: still a message.)
+    fn holds_a_message(&self) -> bool {
+        self.rest.is_some()
+            || self.in_from_line
+            || self.buf.len() > self.cap
+            || !self.buf.iter().all(u8::is_ascii_whitespace)
+    }
+
+    /// Where what is scanned now ends, and whether it ends in a piece of a
+    /// long message (`items` then ends with that piece); `None` when
+    /// nothing can be scanned yet.
+    fn cut(&self, units: &[Range<usize>], items: &mut Vec<Item>) -> Option<(usize, bool)> {
+        let n = units.len();
+        let long = units
+            .last()
+            .filter(|u| u.len() >= self.cap.saturating_add(mbox::DECIDED_AFTER));
+        if let Some(last) = long {
+            let piece =
+                last.start..last.start + message::head_len(&self.buf[last.clone()], self.cap);
+            let end = piece.end;
+            let head = match items.pop() {
+                Some(Item::Rest(_, rest)) => Item::Rest(piece, rest),
+                _ => Item::Head(piece),
+            };
+            items.push(head);
+            Some((end, true))
+        } else if n >= 2 {
+            items.pop();
+            Some((units[n - 2].end, false))
+        } else {
+            None
+        }
+    }
+
+    /// A `From ` line that has not ended yet (`units` of `buf`, nothing
+    /// to scan): its bytes are never scanned, so all but its last two are
+    /// let go (they say whether a `From ` line after it follows a blank
+    /// line).
+    fn let_go_of_from_line(&mut self, units: usize) {
+        if !(self.at.mboxrd && self.rest.is_none() && units == 1) {
+            return;
+        }
+        let from = if self.in_from_line {
+            0
+        } else {
+            mbox::mbox_start(&self.buf).unwrap_or(0)
+        };
+        if self.buf.len() - from > mbox::DECIDED_AFTER
+            && memchr::memchr(b'\n', &self.buf[from..]).is_none()
+        {
+            let drop = self.buf.len() - 2;
+            self.at.line += urlsift_core::parallel::newlines(&self.buf[..drop]);
+            self.at.offset += drop as u64;
+            self.buf.drain(..drop);
+            self.in_from_line = true;
+        }
+    }
+
+    /// After `items` were scanned: `drop` bytes let go, `behind` kept
+    /// before a long message's `rest`; the block read ahead, if any, is
+    /// the buffer now.
+    fn advance(
+        &mut self,
+        (drop, behind): (usize, usize),
+        rest: Option<message::Rest>,
+        items: &[Item],
+        read_ahead: bool,
+    ) {
+        self.rest = rest;
+        self.behind = behind;
+        self.in_from_line = false;
+        self.at.line += urlsift_core::parallel::newlines(&self.buf[..drop]);
+        if read_ahead {
+            std::mem::swap(&mut self.buf, &mut self.next);
+        } else {
+            self.buf.drain(..drop);
+        }
+        self.at.offset += drop as u64;
+        self.at.index += items
             .iter()
             .filter(|i| !matches!(i, Item::Rest(..)))
             .count() as u64;
-        if pause {
-            pause_after = buf.len();
-            if !paused() {
-                return Ok(());
-            }
-        }
     }
 }
 
@@ -961,7 +1016,7 @@ impl Item {
 /// the scan; and, when the last item is a long message's head or rest,
 /// where its rest goes on.
 fn scan_messages<T: Send>(
-    ex: &Extractor,
+    ex: &dyn PartReader,
     data: &[u8],
     items: &[Item],
     at: At,
@@ -972,62 +1027,15 @@ fn scan_messages<T: Send>(
     on_problem: &mut impl FnMut(&Problem),
     stats: &mut MailStats,
 ) -> (bool, Option<message::Rest>) {
-    let ranges: Vec<Range<usize>> = items.iter().map(|i| i.range().clone()).collect();
-    let batches = batches(&ranges, BATCH_BYTES);
+    let plan = BatchPlan::new(data, items, at);
+    let batches = &plan.batches;
     let parser = message::parser();
-    // The 1-based index of each item's message in the file.
-    let mut index = Vec::with_capacity(items.len());
-    let mut before = at.index;
-    for i in items {
-        if !matches!(i, Item::Rest(..)) {
-            before += 1;
-        }
-        index.push(before);
-    }
-    // A batch's slice of `data`: from its first message (the start of
-    // `data` for the first batch) to the next batch's first message, so the
-    // slices cover `data` and every newline is counted once.
-    let slice = |b: usize| {
-        let from = if b == 0 {
-            0
-        } else {
-            ranges[batches[b].start].start
-        };
-        let to = batches
-            .get(b + 1)
-            .map_or(data.len(), |n| ranges[n.start].start);
-        from..to
-    };
-    let scan_batch = |b: usize| {
-        let mut s = Scanned::default();
-        for i in batches[b].clone() {
-            let r = ranges[i].clone();
-            let place = (at.offset + r.start as u64, index[i], at.mboxrd);
-            match &items[i] {
-                Item::Message(_) => {
-                    message::scan_message(ex, &parser, &data[r], place, at.cap, &mut s);
-                    s.rest = None;
-                }
-                Item::Head(_) => {
-                    let rest =
-                        message::scan_head(ex, &parser, &data[r], place, Some(at.cap), &mut s);
-                    s.rest = Some(rest);
-                }
-                Item::Rest(_, rest) => {
-                    let mut rest = rest.clone();
-                    message::scan_rest(ex, &data[r], &mut rest, at.cap, &mut s);
-                    s.rest = Some(rest);
-                }
-            }
-        }
-        let newlines = urlsift_core::parallel::newlines(&data[slice(b)]);
-        (s, newlines)
-    };
+    let scan_batch = |b: usize| plan.scan(ex, &parser, b);
     let finish = |(b, mut s, line): (usize, Scanned, u64)| {
         let rest = s.rest.take();
         let problems = std::mem::take(&mut s.problems);
         let st = std::mem::take(&mut s.stats);
-        let r = slice(b);
+        let r = plan.slice(b);
         let batch = MailBatch {
             scanned: s,
             offset: at.offset + r.start as u64,
@@ -1082,7 +1090,93 @@ fn scan_messages<T: Send>(
     (true, last)
 }
 
-/// Problems printed per file; the rest are only counted (`--stats`).
+/// The items of a slice of an archive, grouped in batches of about
+/// [`BATCH_BYTES`] for [`scan_messages`].
+struct BatchPlan<'d> {
+    data: &'d [u8],
+    items: &'d [Item],
+    at: At,
+    /// Each item's range in `data`.
+    ranges: Vec<Range<usize>>,
+    /// The batches, as ranges of `items`.
+    batches: Vec<Range<usize>>,
+    /// The 1-based index of each item's message in the file.
+    index: Vec<u64>,
+}
+
+impl<'d> BatchPlan<'d> {
+    fn new(data: &'d [u8], items: &'d [Item], at: At) -> Self {
+        let ranges: Vec<Range<usize>> = items.iter().map(|i| i.range().clone()).collect();
+        let batches = batches(&ranges, BATCH_BYTES);
+        let mut index = Vec::with_capacity(items.len());
+        let mut before = at.index;
+        for i in items {
+            if !matches!(i, Item::Rest(..)) {
+                before += 1;
+            }
+            index.push(before);
+        }
+        BatchPlan {
+            data,
+            items,
+            at,
+            ranges,
+            batches,
+            index,
+        }
+    }
+
+    /// A batch's slice of `data`: from its first message (the start of
+    /// `data` for the first batch) to the next batch's first message, so
+    /// the slices cover `data` and every newline is counted once.
+    fn slice(&self, b: usize) -> Range<usize> {
+        let from = if b == 0 {
+            0
+        } else {
+            self.ranges[self.batches[b].start].start
+        };
+        let to = self
+            .batches
+            .get(b + 1)
+            .map_or(self.data.len(), |n| self.ranges[n.start].start);
+        from..to
+    }
+
+    /// Batch `b` scanned, and the newlines of its slice.
+    fn scan(
+        &self,
+        ex: &dyn PartReader,
+        parser: &mail_parser::MessageParser,
+        b: usize,
+    ) -> (Scanned, u64) {
+        let (data, at) = (self.data, self.at);
+        let mut s = Scanned::default();
+        for i in self.batches[b].clone() {
+            let r = self.ranges[i].clone();
+            let place = (at.offset + r.start as u64, self.index[i], at.mboxrd);
+            match &self.items[i] {
+                Item::Message(_) => {
+                    message::scan_message(ex, parser, &data[r], place, at.cap, &mut s);
+                    s.rest = None;
+                }
+                Item::Head(_) => {
+                    let rest =
+                        message::scan_head(ex, parser, &data[r], place, Some(at.cap), &mut s);
+                    s.rest = Some(rest);
+                }
+                Item::Rest(_, rest) => {
+                    let mut rest = rest.clone();
+                    message::scan_rest(ex, &data[r], &mut rest, at.cap, &mut s);
+                    s.rest = Some(rest);
+                }
+            }
+        }
+        let newlines = urlsift_core::parallel::newlines(&data[self.slice(b)]);
+        (s, newlines)
+    }
+}
+
+/// Problems a caller shows per file; the rest are only counted (`--stats`).
 pub const MAX_PROBLEMS_SHOWN: u64 = 10;
 
 /// One input of a `--mail` run, as it was opened.
@@ -1114,25 +1208,28 @@ impl Default for MailRun {
 
 impl MailRun {
     /// Scan one opened input as a mail archive or message (a stream block by
-    /// block). URLs go to `on_match` in order; problems are printed on
-    /// standard error (`urlsift: FILE: byte N: message M: what`, the first
-    /// [`MAX_PROBLEMS_SHOWN`]) and counted. Returns a read error, if any.
+    /// block). URLs go to `on_match` in order, problems to `on_problem`
+    /// (the caller reports them: [`Problem::describe`]); all are counted.
     pub fn scan(
         &self,
-        ex: &Extractor,
+        ex: &dyn PartReader,
         name: &str,
         input: MailInput<'_>,
         mut on_match: impl FnMut(&MailWhere, u64, &Match<'_>),
-    ) -> Option<String> {
+        on_problem: impl FnMut(&Problem),
+    ) -> MailEnd {
         self.scan_map(
             ex,
             name,
             input,
-            |_| (),
-            |(), b| {
-                b.each(&mut on_match);
-                true
-            },
+            (
+                |_: &MailBatch<'_>| (),
+                |(), b: &MailBatch<'_>| {
+                    b.each(&mut on_match);
+                    true
+                },
+            ),
+            on_problem,
             || true,
         )
     }
@@ -1149,40 +1246,34 @@ impl MailRun {
     /// use urlsift_mail::{MailInput, MailRun};
     /// let msg = b"Subject: x\n\nsee http://a.example/\n";
     /// let mut n = 0;
-    /// let err = MailRun::default().scan_map(
+    /// let end = MailRun::default().scan_map(
     ///     &Extractor::new(),
     ///     "a.eml",
     ///     MailInput::Whole(msg),
-    ///     |b| b.len(),
-    ///     |k, _| {
-    ///         n += k;
-    ///         true
-    ///     },
+    ///     (
+    ///         |b: &urlsift_mail::MailBatch<'_>| b.len(),
+    ///         |k, _: &urlsift_mail::MailBatch<'_>| {
+    ///             n += k;
+    ///             true
+    ///         },
+    ///     ),
+    ///     |p| panic!("{p:?}"),
     ///     || true,
     /// );
-    /// assert_eq!((n, err), (1, None));
+    /// assert_eq!((n, end.error, end.not_mail), (1, None, false));
     /// ```
     pub fn scan_map<T: Send>(
         &self,
-        ex: &Extractor,
+        ex: &dyn PartReader,
         name: &str,
         input: MailInput<'_>,
-        map: impl Fn(&MailBatch<'_>) -> T + Sync,
-        sink: impl FnMut(T, &MailBatch<'_>) -> bool,
+        (map, sink): (
+            impl Fn(&MailBatch<'_>) -> T + Sync,
+            impl FnMut(T, &MailBatch<'_>) -> bool,
+        ),
+        on_problem: impl FnMut(&Problem),
         paused: impl FnMut() -> bool,
-    ) -> Option<String> {
-        let mut shown = 0u64;
-        let on_problem = |p: &Problem| {
-            shown += 1;
-            if shown <= MAX_PROBLEMS_SHOWN {
-                urlsift_core::report!(
-                    "{name}: byte {}: message {}: {}",
-                    p.offset,
-                    p.message,
-                    p.what
-                );
-            }
-        };
+    ) -> MailEnd {
         let (stats, error) = match input {
             MailInput::Whole(data) => (
                 scan_archive_capped(ex, data, self.max_message, (map, sink, on_problem)),
@@ -1202,38 +1293,31 @@ impl MailRun {
                 (stats, read.err().map(|e| format!("{name}: {e}")))
             }
         };
-        if shown > MAX_PROBLEMS_SHOWN {
-            urlsift_core::report!(
-                "{name}: {} more problems not shown",
-                shown - MAX_PROBLEMS_SHOWN
-            );
-        }
         if let Ok(mut s) = self.stats.lock() {
             *s += &stats;
         }
-        if error.is_none() && stats.not_mail > 0 {
+        MailEnd {
             // A warning, as every other problem in mail: the text was scanned.
-            not_mail_warning(name);
+            not_mail: error.is_none() && stats.not_mail > 0,
+            error,
         }
-        error
     }
 
-    /// An input that is not mail ([`is_plain_text`]), which the caller scans as plain text rather than with
-    /// [`MailRun::scan`]: counted in [`MailStats::not_mail`] and reported
-    /// (`urlsift: FILE: byte 0: not mail (...); scanned as plain text`).
-    /// Its URLs are in no message: give each the place of
-    /// [`MailWhere::plain_text`].
+    /// An input that is not mail ([`is_plain_text`]), which the caller
+    /// scans as plain text rather than with [`MailRun::scan`]: counted in
+    /// [`MailStats::not_mail`]; the caller reports it
+    /// ([`not_mail_message`]). Its URLs are in no message: give each the
+    /// place of [`MailWhere::plain_text`].
     ///
     /// ```
     /// let run = urlsift_mail::MailRun::default();
-    /// run.plain_text("notes.txt");
+    /// run.plain_text();
     /// assert_eq!(run.stats.lock().unwrap().not_mail, 1);
     /// ```
-    pub fn plain_text(&self, name: &str) {
+    pub fn plain_text(&self) {
         if let Ok(mut s) = self.stats.lock() {
             s.not_mail += 1;
         }
-        not_mail_warning(name);
     }
 }
 
@@ -1241,9 +1325,13 @@ impl MailRun {
 /// 0): see [`is_plain_text`].
 pub const NOT_MAIL: &str = "not mail (no mbox From line or header block); scanned as plain text";
 
-/// The warning for an input under `--mail` that is not mail.
-fn not_mail_warning(name: &str) {
-    urlsift_core::report!("{name}: byte 0: {NOT_MAIL}");
+/// The warning for the input `name` under `--mail` that is not mail.
+///
+/// ```
+/// assert!(urlsift_mail::not_mail_message("a.txt").starts_with("a.txt: byte 0: not mail"));
+/// ```
+pub fn not_mail_message(name: &str) -> String {
+    format!("{name}: byte 0: {NOT_MAIL}")
 }
 
 /// How much of an input's start [`is_plain_text`] reads.

@@ -14,10 +14,11 @@ use super::mime;
 use super::rfc2047;
 use super::simple::{self, Cte};
 
-use super::html::decode_refs;
 use super::mbox::{Unquoted, unquote};
 use super::{Found, MailWhere, Problem, Scanned};
-use urlsift_core::extract::{Extractor, Match};
+use urlsift_core::extract::Match;
+
+use crate::part::{PartKind, PartReader, PartText};
 use urlsift_core::parallel::LineCounter;
 
 /// The content type reported for a message's header block.
@@ -60,7 +61,7 @@ fn block_transfer_encoding(block: &[u8]) -> Cte {
 }
 
 struct Walk<'a> {
-    ex: &'a Extractor,
+    ex: &'a dyn PartReader,
     uq: &'a Unquoted<'a>,
     file_offset: u64,
     index: u64,
@@ -75,6 +76,33 @@ struct Walk<'a> {
     covered: usize,
     /// Bytes the boundary checks may still search ([`Walk::check_boundary`]).
     boundary_budget: usize,
+}
+
+impl<'a> Walk<'a> {
+    /// A walk over the message `uq` (the `index`-th of its file, at
+    /// `file_offset`), its parts numbered from `next_part`.
+    fn new(
+        ex: &'a dyn PartReader,
+        uq: &'a Unquoted<'a>,
+        (file_offset, index): (u64, u64),
+        message_id: Option<String>,
+        next_part: u32,
+        out: &'a mut Scanned,
+    ) -> Self {
+        Walk {
+            ex,
+            uq,
+            file_offset,
+            index,
+            message_id,
+            next_part,
+            out,
+            problems: 0,
+            buf: Vec::new(),
+            covered: 0,
+            boundary_budget: boundary_budget(uq.text.len()),
+        }
+    }
 }
 
 /// The bytes the boundary checks of a message of `len` bytes may search:
@@ -95,7 +123,7 @@ fn boundary_budget(len: usize) -> usize {
 /// the same way ([`scan_rest`]), and a problem says where it starts. So the
 /// memory a message takes is bounded by `cap`, whatever its size.
 pub fn scan_message(
-    ex: &Extractor,
+    ex: &dyn PartReader,
     parser: &MessageParser,
     raw: &[u8],
     (file_offset, index, mboxrd): (u64, u64, bool),
@@ -152,7 +180,7 @@ pub struct Rest {
 /// its rest starts, and the rest is counted as a text part). Returns the
 /// rest's place, for [`scan_rest`].
 pub fn scan_head(
-    ex: &Extractor,
+    ex: &dyn PartReader,
     parser: &MessageParser,
     raw: &[u8],
     (file_offset, index, mboxrd): (u64, u64, bool),
@@ -193,7 +221,7 @@ pub fn scan_head(
 /// ([`head_len`]), as part [`Rest`] says; `rest` then says how much of it
 /// was read. Whether `text` comes whole or in pieces cut by [`head_len`]
 /// (a stream), the URLs are the same.
-pub fn scan_rest(ex: &Extractor, text: &[u8], rest: &mut Rest, cap: usize, out: &mut Scanned) {
+pub fn scan_rest(ex: &dyn PartReader, text: &[u8], rest: &mut Rest, cap: usize, out: &mut Scanned) {
     let mut at = 0;
     while at < text.len() {
         let left = &text[at..];
@@ -208,11 +236,15 @@ pub fn scan_rest(ex: &Extractor, text: &[u8], rest: &mut Rest, cap: usize, out: 
 }
 
 /// One piece of a message's rest, by the text rules.
-fn scan_rest_piece(ex: &Extractor, piece: &[u8], rest: &mut Rest, out: &mut Scanned) {
+fn scan_rest_piece(ex: &dyn PartReader, piece: &[u8], rest: &mut Rest, out: &mut Scanned) {
     let mut lines = LineCounter::default();
     let mut where_at: Option<usize> = None;
     let (read, before) = (rest.read, rest.lines);
-    ex.scan(piece, 0, piece.len(), 0, |m| {
+    let text = PartText {
+        text: piece,
+        kind: PartKind::Text,
+    };
+    ex.read(text, &mut |m| {
         let wi = *where_at.get_or_insert_with(|| {
             out.wheres.push(MailWhere {
                 message: rest.index,
@@ -250,7 +282,7 @@ fn scan_rest_piece(ex: &Extractor, piece: &[u8], rest: &mut Rest, out: &mut Scan
 /// Returns the Message-ID and the first part number not given.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn scan_unquoted(
-    ex: &Extractor,
+    ex: &dyn PartReader,
     parser: &MessageParser,
     uq: &Unquoted<'_>,
     file_offset: u64,
@@ -270,60 +302,36 @@ pub(super) fn scan_unquoted(
         (w.message_id, w.next_part)
     };
     if let Some(sm) = simple::parse(&uq.text) {
-        let mut w = Walk {
-            ex,
-            uq,
-            file_offset,
-            index,
-            message_id: sm.message_id.clone(),
-            next_part: 2,
-            out,
-            problems: 0,
-            buf: Vec::new(),
-            covered: 0,
-            boundary_budget: boundary_budget(uq.text.len()),
-        };
+        let mut w = Walk::new(ex, uq, (file_offset, index), sm.message_id.clone(), 2, out);
         w.simple(&uq.text, &sm);
         return end(w);
     }
     if let Some(walked) = mime::walk(&uq.text).filter(|_| fast) {
-        let mut w = Walk {
+        let mut w = Walk::new(
             ex,
             uq,
-            file_offset,
-            index,
-            message_id: walked.message_id.clone(),
-            next_part: 1,
+            (file_offset, index),
+            walked.message_id.clone(),
+            1,
             out,
-            problems: 0,
-            buf: Vec::new(),
-            covered: 0,
-            boundary_budget: boundary_budget(uq.text.len()),
-        };
+        );
         w.walked(&uq.text, &walked);
         return end(w);
     }
     // mail-parser panics on some malformed messages: such a message is
     // scanned as plain text, with a warning, and the run goes on.
-    let parsed =
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parser.parse(&uq.text[..])));
-    let (msg, parser_failed) = match parsed {
-        Ok(m) => (m, false),
-        Err(_) => (None, true),
+    let (msg, parser_failed) = match crate::contain::catch(|| parser.parse(&uq.text[..])) {
+        Some(m) => (m, false),
+        None => (None, true),
     };
-    let mut w = Walk {
+    let mut w = Walk::new(
         ex,
         uq,
-        file_offset,
-        index,
-        message_id: msg.as_ref().and_then(|m| m.message_id()).map(str::to_owned),
-        next_part: 1,
+        (file_offset, index),
+        msg.as_ref().and_then(|m| m.message_id()).map(str::to_owned),
+        1,
         out,
-        problems: 0,
-        buf: Vec::new(),
-        covered: 0,
-        boundary_budget: boundary_budget(uq.text.len()),
-    };
+    );
     match &msg {
         Some(m) => {
             // mail-parser gives the offsets of nested messages' parts in
@@ -332,32 +340,17 @@ pub(super) fn scan_unquoted(
             w.headers(raw, m, 0);
             w.parts(raw, m);
         }
-        None if parser_failed => {
-            w.problem(
-                file_offset,
-                "the MIME parser failed on this message; scanned as plain text".into(),
-            );
-            w.scan(
-                &uq.text,
-                0,
-                "text/plain".into(),
-                file_offset,
-                Origin::Same(&uq.text),
-            );
-        }
         None => {
-            // Not even a header block: scan the bytes as they are.
-            w.problem(
-                file_offset,
-                "no message headers; scanned as plain text".into(),
-            );
-            w.scan(
-                &uq.text,
-                0,
-                "text/plain".into(),
-                file_offset,
-                Origin::Same(&uq.text),
-            );
+            // Not even a header block, or a parser that failed: scan the
+            // bytes as they are.
+            let what = if parser_failed {
+                "the MIME parser failed on this message; scanned as plain text"
+            } else {
+                "no message headers; scanned as plain text"
+            };
+            w.problem(file_offset, what.into());
+            let (text, ty) = (&uq.text[..], "text/plain".into());
+            w.scan(text, 0, ty, file_offset, Origin::Same(text));
         }
     }
     let ended = end(w);
@@ -657,14 +650,6 @@ impl Walk<'_> {
                 Cow::Borrowed(transfer)
             }
         };
-        let text = if html {
-            match decode_refs(&text) {
-                Cow::Borrowed(_) => text,
-                Cow::Owned(v) => Cow::Owned(v),
-            }
-        } else {
-            text
-        };
         self.out.stats.parts_scanned += 1;
         self.out.stats.decoded_bytes += text.len() as u64;
         let origin = if matches!(&text, Cow::Borrowed(t) if t.as_ptr() == body.as_ptr() && t.len() == body.len())
@@ -673,11 +658,12 @@ impl Walk<'_> {
         } else {
             Origin::Decoded(body, cte)
         };
+        let read = if html { PartKind::Html } else { PartKind::Text };
         if undecoded {
-            self.scan(&text, n, ty.clone(), at, origin);
+            self.read(&text, (n, ty.clone(), at), origin, read);
             self.scan(body, n, ty, at, Origin::Same(body));
         } else {
-            self.scan(&text, n, ty, at, origin);
+            self.read(&text, (n, ty, at), origin, read);
         }
         drop(text);
         self.buf = buf;
@@ -739,14 +725,35 @@ impl Walk<'_> {
     /// from the message's bytes as `origin` says: each URL also gets its
     /// position in the file ([`Found::file_start`]).
     fn scan(&mut self, text: &[u8], part: u32, ty: String, at: u64, origin: Origin<'_>) {
-        let mut lines = LineCounter::default();
+        self.read(text, (part, ty, at), origin, PartKind::Text);
+    }
+
+    /// [`Walk::scan`], with the text read as `reading` says.
+    fn read(
+        &mut self,
+        text: &[u8],
+        (part, ty, at): (u32, String, u64),
+        origin: Origin<'_>,
+        kind: PartKind,
+    ) {
+        // (An HTML reading's offsets may go back: then counted again.)
+        let (mut pos, mut line) = (0, 1);
+        let mut line_at = |at: usize| {
+            let at = at.min(text.len());
+            if at < pos {
+                (pos, line) = (0, 1);
+            }
+            line += urlsift_core::parallel::newlines(&text[pos..at]);
+            pos = at;
+            line
+        };
         let mut where_at: Option<usize> = None;
         let out = &mut *self.out;
         let first = out.found.len();
         let mut ty = Some(ty);
         let message_id = &self.message_id;
         let (index, message_offset) = (self.index, self.file_offset);
-        self.ex.scan(text, 0, text.len(), 0, |m| {
+        self.ex.read(PartText { text, kind }, &mut |m| {
             let wi = *where_at.get_or_insert_with(|| {
                 out.wheres.push(MailWhere {
                     message: index,
@@ -760,7 +767,7 @@ impl Walk<'_> {
                 });
                 out.wheres.len() - 1
             });
-            let line = lines.line_at(text, m.start);
+            let line = line_at(m.start);
             out.found.push(Found {
                 part: wi,
                 line,

@@ -6,6 +6,7 @@ use std::io::{self, Read};
 
 use super::differential::Rng;
 use super::*;
+use urlsift_core::extract::Extractor;
 
 type Seen = (Vec<(MailWhere, u64, String)>, Vec<Problem>, MailStats);
 
@@ -148,6 +149,14 @@ fn inputs() -> Vec<Vec<u8>> {
     multi.extend_from_slice(b"--b--\n");
     multi.extend_from_slice(&filler(4000, 9));
     out.push(multi);
+    out.extend(edge_inputs());
+    out
+}
+
+/// Inputs whose shape is at an edge: text like a header block, messages
+/// about a cap long, long `From ` lines, blanks, a long line.
+fn edge_inputs() -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
     // Text shaped like a header block (a package list): one message.
     let mut fields = Vec::new();
     for i in 0..600 {

@@ -32,6 +32,8 @@ use crate::dedup::KeyLevel;
 use urlsift_core::extract::{Kind, Match};
 use urlsift_uri::UriRef;
 
+pub use urlsift_origin::{MailWhere, WebWhere};
+
 #[cfg(feature = "arrow")]
 pub mod arrow;
 #[cfg(feature = "parquet")]
@@ -138,44 +140,10 @@ pub struct Record<'a, 'h> {
     pub m: &'a Match<'h>,
     /// With `--mail`: the message and part the URL came from (offsets and
     /// `line` then refer to the decoded part text).
-    pub mail: Option<&'a urlsift_mail::MailWhere>,
+    pub mail: Option<&'a MailWhere>,
     /// In a web archive: the record and the place in the page the link
     /// came from.
     pub web: Option<&'a WebWhere>,
-}
-
-/// Where a link of a web page came from: a record of a web archive
-/// (WARC/WET), or an HTML file. Its fields follow the record's own in JSON
-/// output; the `warc_*` fields are `None` (null) for a plain HTML file.
-///
-/// ```
-/// use urlsift_printer::WebWhere;
-/// let w = WebWhere { source: "attribute", source_name: Some("a@href".into()), ..WebWhere::default() };
-/// assert!(w.warc_offset.is_none() && w.warc_type.is_none());
-/// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct WebWhere {
-    /// The link as written, when it differs from `url` (relative,
-    /// entity-encoded, or with whitespace removed).
-    pub found: Option<String>,
-    /// Where in the page or record: `attribute`, `css`, `attribute-text`,
-    /// `script`, `style`, `comment`, `text` or `header`.
-    pub source: &'static str,
-    /// For an attribute, `tag@attribute` (`a@href`, `img@srcset`); for a
-    /// header, its name (`Location`). Borrowed from a static table for the
-    /// usual names, so most links allocate nothing for it.
-    pub source_name: Option<Cow<'static, str>>,
-    /// The record's `WARC-Target-URI`.
-    pub warc_target_uri: Option<String>,
-    /// The record's `WARC-Record-ID`.
-    pub warc_record_id: Option<String>,
-    /// The record's `WARC-Date`.
-    pub warc_date: Option<String>,
-    /// The record's `WARC-Type` (`None` outside a web archive).
-    pub warc_type: Option<String>,
-    /// The record's byte offset in the file; in a `.warc.gz`, that of its
-    /// gzip member (as CDX indexes give it). `None` outside a web archive.
-    pub warc_offset: Option<u64>,
 }
 
 /// Formats one record at a time into a byte buffer, in any of the

@@ -3,9 +3,9 @@
 //! record for CSV/TSV.
 
 use super::*;
+use crate::MailWhere;
 use proptest::prelude::*;
 use urlsift_core::extract::Style;
-use urlsift_mail::MailWhere;
 
 /// The reference JSON Lines writer: serde over [`Row`].
 fn old_json(rec: &Record<'_, '_>, normalize: Option<KeyLevel>) -> Vec<u8> {
@@ -298,7 +298,7 @@ struct Row<'a> {
     host_ascii: Option<String>,
     domain: Option<String>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    mail: Option<&'a urlsift_mail::MailWhere>,
+    mail: Option<&'a MailWhere>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     web: Option<&'a WebWhere>,
 }

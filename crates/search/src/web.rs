@@ -17,7 +17,7 @@
 
 use std::borrow::Cow;
 
-use urlsift_core::extract::{Kind, Match, Style};
+use urlsift_core::extract::Match;
 use urlsift_printer::WebWhere;
 use urlsift_warc::{Link, LinkOptions, Source};
 
@@ -215,26 +215,17 @@ pub(crate) fn record_links_while(
 /// a relative reference that found no base is left out. Returns what
 /// `each` does (true when it is left out).
 fn emit(
-    link: Link,
+    mut link: Link,
     web: &mut WebWhere,
     each: &mut impl FnMut(&Match<'_>, &WebWhere) -> bool,
 ) -> bool {
-    let text = link.source.is_text();
-    if !link.resolved && !text {
+    let found = link.found.take();
+    let Some(m) = urlsift_warc::link_match(&link) else {
         return true;
-    }
-    let www = !link.resolved && link.url.len() >= 4 && link.url[..4].eq_ignore_ascii_case("www.");
-    let m = Match {
-        start: link.offset,
-        end: link.end,
-        url: Cow::Borrowed(link.url.as_bytes()),
-        style: if text { Style::Bare } else { Style::Quoted },
-        kind: if www { Kind::Www } else { Kind::Uri },
-        ambiguous: false,
     };
     web.source = link.source.kind();
     web.source_name = source_name(&link.source);
-    web.found = link.found;
+    web.found = found;
     each(&m, web)
 }
 
@@ -285,6 +276,7 @@ fn attribute_name(tag: &str, attr: &str) -> Cow<'static, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use urlsift_core::extract::Kind;
 
     #[test]
     fn attribute_names_come_from_the_table_or_are_made() {

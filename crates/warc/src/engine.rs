@@ -1,5 +1,6 @@
 //! Every use of the other urlsift crates (the extractor of `urlsift-core`
-//! and the resolver of `urlsift-uri`), in one place.
+//! and the resolver of `urlsift-uri`), in one place, but for the matches
+//! made of links ([`crate::decoded`]).
 
 use urlsift_core::extract::{Extractor, Kind};
 use urlsift_uri::{UriRef, resolve_parsed};

@@ -36,6 +36,7 @@
 
 mod binary;
 mod charset;
+mod decoded;
 mod engine;
 mod entities;
 mod html;
@@ -48,6 +49,7 @@ mod wat;
 mod windows;
 
 pub use charset::{PRESCAN_LEN, PageEncoding, page_encoding};
+pub use decoded::{decoded_html_links, link_match};
 pub use entities::decode_char_refs;
 pub use html::{SNIFF_LEN, sniff_html};
 pub use http::{HttpResponse, dechunk};

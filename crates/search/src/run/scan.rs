@@ -14,7 +14,7 @@ use super::warc::scan_warc;
 use super::{Config, HtmlMode, InputEnd, InputKind, Msg, RunShared};
 use crate::input::{Data, Opened, Source, Stream};
 use urlsift_core::parallel::{self, LineCounter};
-use urlsift_mail::MailInput;
+use urlsift_mail::{MailBatch, MailInput};
 
 /// Fails every read once the run is stopping, or the input has taken all
 /// the URLs it may (`-m`), so a stream scan ends early.
@@ -147,7 +147,8 @@ pub(super) fn scan_source(run: &RunShared<'_>, src: &Source, tx: &SyncSender<Msg
     let mail_like = reading == Reading::Text
         && matches!(&opened, Opened::Whole(d) if urlsift_mail::looks_like_mail(&name, d));
     if let (Reading::MailAsText, Some(mail)) = (reading, cfg.mail) {
-        mail.plain_text(&name);
+        mail.plain_text();
+        urlsift_core::report!("{}", urlsift_mail::not_mail_message(&name));
     }
     // The input's size as stored: a whole file's length; a regular file
     // read as a stream (compressed, an archive, --no-mmap) is sized after.
@@ -273,11 +274,18 @@ fn scan_mail(input: &InputScan<'_>, opened: Opened, emit: &mut RecordSender<'_>)
         Opened::Stream(r) => MailInput::Stream(Box::new(input.stopping(r))),
         Opened::Warc(r) => MailInput::Stream(Box::new(input.stopping(r))),
     };
-    let error = if emit.parallel() {
-        scan_mail_parallel(input, mail, mail_input, emit)
-    } else {
-        scan_mail_serial(input, mail, mail_input, emit)
+    let parts = MailParts::new(input.cfg);
+    let mut problems = MailProblems {
+        name: input.name,
+        seen: 0,
     };
+    let on_problem = |p: &urlsift_mail::Problem| problems.report(p);
+    let end = if emit.parallel() {
+        scan_mail_parallel(input, (mail, &parts), mail_input, emit, on_problem)
+    } else {
+        scan_mail_serial(input, (mail, &parts), mail_input, emit, on_problem)
+    };
+    let error = problems.end(end);
     if input.stopped_on_purpose() {
         // Stopped on purpose: the read that failed was told to.
         return None;
@@ -285,24 +293,95 @@ fn scan_mail(input: &InputScan<'_>, opened: Opened, emit: &mut RecordSender<'_>)
     error
 }
 
+/// How a mail input's decoded parts are scanned: text by the run's
+/// extractor, HTML by the HTML reader with the options of HTML files
+/// (`--base`, `--links-only`).
+struct MailParts<'c> {
+    extractor: &'c urlsift_core::extract::Extractor,
+    links: urlsift_warc::LinkOptions,
+}
+
+impl<'c> MailParts<'c> {
+    fn new(cfg: &'c Config<'_>) -> Self {
+        MailParts {
+            extractor: &cfg.extractor,
+            links: urlsift_warc::LinkOptions {
+                base: cfg.base.clone(),
+                ..cfg.link_options()
+            },
+        }
+    }
+}
+
+impl urlsift_mail::PartReader for MailParts<'_> {
+    fn read(
+        &self,
+        part: urlsift_mail::PartText<'_>,
+        found: &mut dyn FnMut(urlsift_core::extract::Match<'_>),
+    ) {
+        match part.kind {
+            urlsift_mail::PartKind::Text => {
+                urlsift_mail::PartReader::read(self.extractor, part, found)
+            }
+            urlsift_mail::PartKind::Html => {
+                urlsift_mail::html_part_urls(part.text, &self.links, found)
+            }
+        }
+    }
+}
+
+/// The problems of one mail input, reported as they come: the first
+/// [`urlsift_mail::MAX_PROBLEMS_SHOWN`], then how many more there were.
+struct MailProblems<'n> {
+    name: &'n str,
+    seen: u64,
+}
+
+impl MailProblems<'_> {
+    fn report(&mut self, p: &urlsift_mail::Problem) {
+        self.seen += 1;
+        if self.seen <= urlsift_mail::MAX_PROBLEMS_SHOWN {
+            urlsift_core::report!("{}", p.describe(self.name));
+        }
+    }
+
+    /// The input's end reported: the problems not shown, a warning for an
+    /// input that is not mail; the read error, if any.
+    fn end(self, end: urlsift_mail::MailEnd) -> Option<String> {
+        let name = self.name;
+        if self.seen > urlsift_mail::MAX_PROBLEMS_SHOWN {
+            let more = self.seen - urlsift_mail::MAX_PROBLEMS_SHOWN;
+            urlsift_core::report!("{name}: {more} more problems not shown");
+        }
+        if end.not_mail {
+            urlsift_core::report!("{}", urlsift_mail::not_mail_message(name));
+        }
+        end.error
+    }
+}
+
 /// Each batch of messages formatted on the pool, as a chunk of a plain
 /// file is. Each batch is sent as it is made: at a pause, what was sent is
 /// flushed.
 fn scan_mail_parallel(
     input: &InputScan<'_>,
-    mail: &urlsift_mail::MailRun,
+    (mail, parts): (&urlsift_mail::MailRun, &MailParts<'_>),
     mail_input: MailInput<'_>,
     emit: &mut RecordSender<'_>,
-) -> Option<String> {
+    on_problem: impl FnMut(&urlsift_mail::Problem),
+) -> urlsift_mail::MailEnd {
     let cfg = input.cfg;
     let (file, plan, spares) = (emit.formatter.file, emit.formatter.plan, emit.spares);
     let tx = emit.tx;
     mail.scan_map(
-        &cfg.extractor,
+        parts,
         input.name,
         mail_input,
-        |b| format_mail(RecordFormatter::new(cfg, file, plan), b, spares),
-        |batch, _| emit.take(batch) && !emit.stopped(),
+        (
+            |b: &MailBatch<'_>| format_mail(RecordFormatter::new(cfg, file, plan), b, spares),
+            |batch, _: &MailBatch<'_>| emit.take(batch) && !emit.stopped(),
+        ),
+        on_problem,
         || tx.send(Msg::Flush).is_ok(),
     )
 }
@@ -311,26 +390,32 @@ fn scan_mail_parallel(
 /// run stops), as a plain stream's does.
 fn scan_mail_serial(
     input: &InputScan<'_>,
-    mail: &urlsift_mail::MailRun,
+    (mail, parts): (&urlsift_mail::MailRun, &MailParts<'_>),
     mail_input: MailInput<'_>,
     emit: &mut RecordSender<'_>,
-) -> Option<String> {
+    on_problem: impl FnMut(&urlsift_mail::Problem),
+) -> urlsift_mail::MailEnd {
     let cfg = input.cfg;
     let emit = std::cell::RefCell::new(emit);
     mail.scan_map(
-        &cfg.extractor,
+        parts,
         input.name,
         mail_input,
-        |_| (),
-        |(), b| {
-            let mut emit = emit.borrow_mut();
-            if cfg.column {
-                b.each_at(|w, line, column, m| emit.record_at(m, (line, column), Some(w), None));
-            } else {
-                b.each(|w, line, m| emit.record_in(m, line, Some(w)));
-            }
-            !emit.stopped()
-        },
+        (
+            |_: &MailBatch<'_>| (),
+            |(), b: &MailBatch<'_>| {
+                let mut emit = emit.borrow_mut();
+                if cfg.column {
+                    b.each_at(|w, line, column, m| {
+                        emit.record_at(m, (line, column), Some(w), None)
+                    });
+                } else {
+                    b.each(|w, line, m| emit.record_in(m, line, Some(w)));
+                }
+                !emit.stopped()
+            },
+        ),
+        on_problem,
         || {
             let mut emit = emit.borrow_mut();
             emit.send();
