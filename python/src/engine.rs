@@ -94,23 +94,6 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, Error>) -> Result<T, Error> {
     }
 }
 
-/// Install a panic hook that keeps quiet about the panics of mail-parser,
-/// which the mail reader catches and reports as a problem of the message
-/// (as the CLI's `main` does). Every other panic is shown as usual. The
-/// hook is this extension's own: Rust code in other modules has its own.
-pub fn quiet_mail_parser_panics() {
-    let default_hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        if info
-            .location()
-            .is_some_and(|l| l.file().contains("mail-parser"))
-        {
-            return;
-        }
-        default_hook(info);
-    }));
-}
-
 /// How many threads a scan uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Threads {

@@ -763,7 +763,6 @@ fn resolve(py: Python<'_>, base: &Bound<'_, PyAny>, r#ref: &Bound<'_, PyAny>) ->
 
 #[pymodule]
 fn _urlsift(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    engine::quiet_mail_parser_panics();
     m.add_function(wrap_pyfunction!(urls, m)?)?;
     m.add_function(wrap_pyfunction!(find, m)?)?;
     m.add_function(wrap_pyfunction!(stream::iter_urls, m)?)?;
