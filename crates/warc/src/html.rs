@@ -35,6 +35,8 @@ pub(crate) struct AttrUrl<'a> {
     /// A CSS `url()` (or `@import` string): in a `style` attribute (`attr`
     /// is `"style"`) or a `<style>` element (`attr` is `""`).
     pub css: bool,
+    /// The `rel` of the tag ([`rel_of`]), for a URL attribute's value.
+    pub rel: Option<String>,
 }
 
 /// What a stretch of the gathered text is.
@@ -675,6 +677,44 @@ struct StartTag<'t, 'n> {
     seen: Vec<&'t [u8]>,
     /// The index of the next attribute.
     k: usize,
+    /// The tag's `rel` ([`rel_of`]).
+    rel: Option<String>,
+}
+
+/// The `rel` of the tag whose name ends at `name_end` (its first `rel`
+/// attribute): its link types, character references decoded, in ASCII
+/// lower case, separated by one space; `None` without one. Tokenised only
+/// when the tag can hold one: the bytes to its first `>` name `rel`, or
+/// hold a quote (a `>` inside a quoted value may not end the tag).
+pub(crate) fn rel_of(html: &[u8], name_end: usize) -> Option<String> {
+    let rest = html.get(name_end..).unwrap_or_default();
+    let head = rest
+        .get(..find(b'>', rest).unwrap_or(rest.len()))
+        .unwrap_or_default();
+    let named = head.windows(3).any(|w| w.eq_ignore_ascii_case(b"rel"));
+    if !named && memchr::memchr2(b'"', b'\'', head).is_none() {
+        return None;
+    }
+    let mut rel = None;
+    tag(html, name_end, |(a, b, c, d)| {
+        let name = html.get(a..b).unwrap_or_default();
+        if !name.eq_ignore_ascii_case(b"rel") {
+            return true;
+        }
+        let v = decode_attr(html.get(c..d).unwrap_or_default());
+        let mut out = String::new();
+        for (s, e) in tokens(&v) {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(
+                &String::from_utf8_lossy(v.get(s..e).unwrap_or_default()).to_ascii_lowercase(),
+            );
+        }
+        rel = Some(out);
+        false
+    });
+    rel
 }
 
 impl<'t, 'n> StartTag<'t, 'n> {
@@ -713,6 +753,11 @@ impl<'t, 'n> StartTag<'t, 'n> {
                 });
             }
         }
+        let rel = if matches!(tag.0, b"a" | b"area" | b"link" | b"form") {
+            rel_of(html, tag.2)
+        } else {
+            None
+        };
         StartTag {
             html,
             tag,
@@ -720,6 +765,7 @@ impl<'t, 'n> StartTag<'t, 'n> {
             meta_content,
             seen: Vec::new(),
             k: 0,
+            rel,
         }
     }
 
@@ -764,6 +810,7 @@ impl<'t, 'n> StartTag<'t, 'n> {
             return;
         }
         let tag_name = tag_name(tag);
+        let rel = &self.rel;
         let borrowed = matches!(value, Cow::Borrowed(_));
         let mut push = |(us, ue): (usize, usize), css: bool| {
             let (raw_start, raw_end) = if parts == Parts::Whole {
@@ -783,6 +830,7 @@ impl<'t, 'n> StartTag<'t, 'n> {
                 raw_end,
                 value: sub(&value, us, ue),
                 css,
+                rel: if css { None } else { rel.clone() },
             });
         };
         match parts {
@@ -987,6 +1035,7 @@ fn raw_text<'a>(
                 raw_end: from + ue,
                 value: Cow::Borrowed(css.get(us..ue).unwrap_or_default()),
                 css: true,
+                rel: None,
             });
         }
     }

@@ -50,7 +50,7 @@ mod windows;
 pub use charset::{PRESCAN_LEN, PageEncoding, page_encoding};
 pub use entities::decode_char_refs;
 pub use html::{SNIFF_LEN, sniff_html};
-pub use http::{HttpResponse, dechunk};
+pub use http::{HttpResponse, dechunk, http_status};
 pub use links::{
     BodyKind, Link, LinkOptions, Payload, Source, body_kind, header_links, html_links,
     html_page_links, payload, record_links, record_links_while, text_links,

@@ -118,6 +118,10 @@ pub struct Link {
     pub offset: usize,
     /// Byte offset one past the link as written (as `offset`).
     pub end: usize,
+    /// For a URL attribute of a tag with a `rel` (`<a>`, `<area>`,
+    /// `<link>`, `<form>`): its link types, in ASCII lower case, separated
+    /// by one space (`nofollow noopener`); `None` for other links.
+    pub rel: Option<String>,
 }
 
 /// What the link pass looks at. The default reads every URL of an HTML
@@ -489,6 +493,7 @@ fn reference(
         resolved,
         offset,
         end: offset + written.len(),
+        rel: None,
     }
 }
 
@@ -625,7 +630,9 @@ pub(crate) fn html_links_in(
                 attr: a.attr,
             }
         };
-        reference(base, &a.value, written, source, a.raw_start)
+        let mut link = reference(base, &a.value, written, source, a.raw_start);
+        link.rel = a.rel;
+        link
     };
     let lower = |(a, b): (usize, usize)| -> Cow<'static, str> {
         let name = html.get(a..b).unwrap_or_default().to_ascii_lowercase();
@@ -709,6 +716,7 @@ fn text_link(url: &[u8], written: &[u8], www: bool, offset: usize, source: Sourc
         resolved: !www,
         offset,
         end: offset + written.len(),
+        rel: None,
     }
 }
 
@@ -725,4 +733,64 @@ pub fn text_links(text: &[u8], mut sink: impl FnMut(Link)) {
         let written = text.get(m.start..m.end).unwrap_or_default();
         sink(text_link(m.url, written, m.www, m.start, Source::Text));
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rels(html: &str) -> Vec<(String, Option<String>)> {
+        let mut got = Vec::new();
+        html_links(
+            html.as_bytes(),
+            Some("http://a.example/"),
+            &LinkOptions::links_only(),
+            |l| {
+                got.push((l.url, l.rel));
+            },
+        );
+        got
+    }
+
+    #[test]
+    fn a_link_has_its_tags_rel() {
+        let got = rels(
+            "<a href=x rel='NoFollow  noopener'>x</a><link REL=canonical href=/c>\
+             <img src=i rel=x><a title='a>b' href=y rel=&#110;ext>y</a><a href=z>z</a>\
+             <area rel=tag href=t><a rel=nofollow style='background:url(s)' href=u>",
+        );
+        let want = [
+            ("http://a.example/x", Some("nofollow noopener")),
+            ("http://a.example/c", Some("canonical")),
+            ("http://a.example/i", None),
+            ("http://a.example/y", Some("next")),
+            ("http://a.example/z", None),
+            ("http://a.example/t", Some("tag")),
+            ("http://a.example/s", None),
+            ("http://a.example/u", Some("nofollow")),
+        ];
+        let want: Vec<_> = want
+            .iter()
+            .map(|(u, r)| (u.to_string(), r.map(str::to_owned)))
+            .collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn a_rel_is_found_whatever_the_window() {
+        let page = "<a href=a rel=nofollow>a</a>".repeat(50);
+        let mut small = Vec::new();
+        html_links_in(
+            page.as_bytes(),
+            Some("http://a.example/"),
+            &LinkOptions::links_only(),
+            html::Window { attrs: 1, text: 16 },
+            &mut |l| {
+                small.push(l.rel);
+                true
+            },
+        );
+        assert_eq!(small.len(), 50);
+        assert!(small.iter().all(|r| r.as_deref() == Some("nofollow")));
+    }
 }

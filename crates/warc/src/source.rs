@@ -447,6 +447,18 @@ impl<R: Read> Source<R> {
         self.segment_start
     }
 
+    /// Offset in the input just past the current segment, once it has all
+    /// been read (a gzip member inflated to its trailer, an LZ4 frame to its
+    /// end mark and checksum); `None` before that, and for plain input.
+    pub(crate) fn segment_end(&self) -> Option<u64> {
+        match &self.state {
+            State::Whole(c) => Some(c.offset()),
+            State::Member(d) => Some(d.get_ref().offset()),
+            State::Lz4(d) => Some(d.get_ref().c.offset()),
+            _ => None,
+        }
+    }
+
     /// Start the next segment: in gzip input, the member at the current
     /// position. Returns false at the end of the input. Bytes between members
     /// that are not a gzip member are reported as `Err` with their offset,
