@@ -194,8 +194,15 @@ fn warc_cli_broken_archives_report_the_offset_and_keep_the_rest() {
 
 /// The web columns of CSV, TSV and Parquet output, for a text URL from
 /// standard input then the links of a web archive: (source, target URI,
-/// offset), empty or null for the text URL.
-type WebCols = Vec<(Option<String>, Option<String>, Option<u64>)>;
+/// offset, length, HTTP status, rel), empty or null for the text URL.
+type WebCols = Vec<(
+    Option<String>,
+    Option<String>,
+    Option<u64>,
+    Option<u64>,
+    Option<u64>,
+    Option<String>,
+)>;
 
 fn web_cols_of_json(out: &[u8]) -> WebCols {
     json_rows(out)
@@ -205,6 +212,9 @@ fn web_cols_of_json(out: &[u8]) -> WebCols {
                 r["source"].as_str().map(String::from),
                 r["warc_target_uri"].as_str().map(String::from),
                 r["warc_offset"].as_u64(),
+                r["warc_length"].as_u64(),
+                r["http_status"].as_u64(),
+                r["rel"].as_str().map(String::from),
             )
         })
         .collect()
@@ -218,17 +228,22 @@ fn web_cols_of_csv(out: &[u8], delimiter: u8) -> WebCols {
     let header = r.headers().unwrap().clone();
     let at = |n: &str| header.iter().position(|h| h == n).unwrap();
     let (s, t, o) = (at("source"), at("warc_target_uri"), at("warc_offset"));
+    let (l, h, rel) = (at("warc_length"), at("http_status"), at("rel"));
     // The web columns come last, after the record's own.
     assert_eq!(at("domain") + 1, at("found"));
-    assert_eq!(o + 1, header.len());
+    assert_eq!(rel + 1, header.len());
     let text = |v: &str| (!v.is_empty()).then(|| v.to_string());
+    let int = |v: &str| text(v).map(|v| v.parse().unwrap());
     r.records()
         .map(|rec| {
             let rec = rec.unwrap();
             (
                 text(&rec[s]),
                 text(&rec[t]),
-                text(&rec[o]).map(|v| v.parse().unwrap()),
+                int(&rec[o]),
+                int(&rec[l]),
+                int(&rec[h]),
+                text(&rec[rel]),
             )
         })
         .collect()
@@ -242,9 +257,13 @@ fn warc_cli_csv_tsv_and_parquet_carry_the_web_columns() {
     assert_eq!(code, 0, "{err}");
     let want = web_cols_of_json(&json);
     assert!(want.len() > 500);
-    assert_eq!(want[0], (None, None, None));
+    assert_eq!(want[0], (None, None, None, None, None, None));
     assert!(want[1..].iter().all(|w| w.0.is_some() && w.2.is_some()));
     assert!(want.iter().any(|w| w.2 > Some(0) && w.1.is_some()));
+    // Every record of a gzip member each has a length; responses a status.
+    assert!(want[1..].iter().all(|w| w.3 > Some(0)));
+    assert!(want.iter().any(|w| w.4 == Some(200)));
+    assert!(want.iter().any(|w| w.5.as_deref() == Some("stylesheet")));
     for (format, delimiter) in [("csv", b','), ("tsv", b'\t')] {
         let (out, err, code) = run(&args(format), Some(stdin));
         assert_eq!(code, 0, "{err}");
@@ -282,12 +301,19 @@ fn parquet_web_cols(path: &str) -> WebCols {
             Field::Null => None,
             f => panic!("{n}: {f:?}"),
         };
-        let off = match col("warc_offset") {
+        let int = |n: &str| match col(n) {
             Field::Long(o) => Some(u64::try_from(o).unwrap()),
             Field::Null => None,
-            f => panic!("warc_offset: {f:?}"),
+            f => panic!("{n}: {f:?}"),
         };
-        got.push((text("source"), text("warc_target_uri"), off));
+        got.push((
+            text("source"),
+            text("warc_target_uri"),
+            int("warc_offset"),
+            int("warc_length"),
+            int("http_status"),
+            text("rel"),
+        ));
     }
     got
 }
@@ -954,4 +980,58 @@ fn warc_cli_record_type_content_type_and_status_filter_records() {
     let (_, err, code) = run(&["--status", "2x", file], None);
     assert_eq!(code, 2);
     assert!(err.contains("2x"), "{err}");
+}
+
+/// `warc_offset` and `warc_length` fetch a record by byte range: the slice
+/// of the file they give, read alone, gives that record's links, with the
+/// same fields (its offset 0).
+#[test]
+fn warc_cli_offset_and_length_slice_out_each_record() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in [
+        "sample.warc.gz",
+        "sample.warc",
+        "others/warcio-example.warc.gz",
+    ] {
+        let file = std::fs::read(std::path::Path::new(DATA).join(name)).unwrap();
+        let (out, err, code) = run(&["--format", "json", name], None);
+        assert_eq!(code, 0, "{err}");
+        let rows = json_rows(&out);
+        let mut records: Vec<(u64, u64)> = rows
+            .iter()
+            .map(|r| {
+                (
+                    r["warc_offset"].as_u64().unwrap(),
+                    r["warc_length"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        records.dedup();
+        assert!(!records.is_empty(), "{name}");
+        let strip = |r: &serde_json::Value| {
+            let mut r = r.clone();
+            let o = r.as_object_mut().unwrap();
+            o.remove("file");
+            o.remove("warc_offset");
+            r
+        };
+        for (off, len) in records {
+            let part = dir.path().join("part");
+            std::fs::write(&part, &file[off as usize..(off + len) as usize]).unwrap();
+            let (got, err, code) = run(&["--format", "json", part.to_str().unwrap()], None);
+            assert_eq!(code, 0, "{name} at {off}: {err}");
+            let got = json_rows(&got);
+            assert!(got.iter().all(|r| r["warc_offset"] == 0), "{name} at {off}");
+            let want: Vec<_> = rows
+                .iter()
+                .filter(|r| r["warc_offset"] == off)
+                .map(strip)
+                .collect();
+            assert_eq!(
+                got.iter().map(strip).collect::<Vec<_>>(),
+                want,
+                "{name} at {off}"
+            );
+        }
+    }
 }

@@ -176,6 +176,16 @@ pub struct WebWhere {
     /// The record's byte offset in the file; in a `.warc.gz`, that of its
     /// gzip member (as CDX indexes give it). `None` outside a web archive.
     pub warc_offset: Option<u64>,
+    /// The record's length in the file (in a `.warc.gz`, of its gzip
+    /// member): `warc_offset .. warc_offset + warc_length` is the record
+    /// alone. `None` outside a web archive, and for a record that cannot
+    /// be fetched alone.
+    pub warc_length: Option<u64>,
+    /// The HTTP status of a `response` or `revisit` record.
+    pub http_status: Option<u16>,
+    /// The `rel` of the link's tag (`nofollow`), for a link from an
+    /// attribute of `<a>`, `<area>`, `<link>` or `<form>`.
+    pub rel: Option<String>,
 }
 
 /// Formats one record at a time into a byte buffer, in any of the
@@ -768,6 +778,17 @@ fn write_web_json(w: &WebWhere, out: &mut Vec<u8>) {
         ),
         None => json_raw(out, b",\"warc_offset\":", b"null"),
     }
+    let mut n = itoa::Buffer::new();
+    for (key, v) in [
+        (&b",\"warc_length\":"[..], w.warc_length),
+        (b",\"http_status\":", w.http_status.map(u64::from)),
+    ] {
+        match v {
+            Some(v) => json_raw(out, key, n.format(v).as_bytes()),
+            None => json_raw(out, key, b"null"),
+        }
+    }
+    json_opt(out, b",\"rel\":", w.rel.as_deref());
     out.push(b'}');
 }
 
@@ -946,6 +967,15 @@ fn write_csv(mut row: CsvRow<'_>, rec: &Record<'_, '_>, f: &Fields<'_>, extra: E
                 Some(off) => row.field_checked(n.format(off), false),
                 None => row.field_checked("", false),
             }
+            match w.warc_length {
+                Some(len) => row.field_checked(n.format(len), false),
+                None => row.field_checked("", false),
+            }
+            match w.http_status {
+                Some(s) => row.field_checked(n.format(s), false),
+                None => row.field_checked("", false),
+            }
+            row.field(w.rel.as_deref().unwrap_or(""));
         }
         None => row.empty(web_columns()),
     }
@@ -1003,6 +1033,9 @@ fn write_row(
     r.text(web.and_then(|w| w.warc_date.as_deref()));
     r.text(web.and_then(|w| w.warc_type.as_deref()));
     r.int(web.and_then(|w| w.warc_offset));
+    r.int(web.and_then(|w| w.warc_length));
+    r.int(web.and_then(|w| w.http_status.map(u64::from)));
+    r.text(web.and_then(|w| w.rel.as_deref()));
     r.end()
 }
 

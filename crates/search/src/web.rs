@@ -206,6 +206,8 @@ pub(crate) fn record_links_while(
         warc_date: rec.date.clone(),
         warc_type: Some(rec.warc_type.clone()),
         warc_offset: Some(rec.offset),
+        warc_length: rec.length,
+        http_status: urlsift_warc::http_status(rec),
         ..WebWhere::default()
     };
     urlsift_warc::record_links_while(rec, opts, |link| emit(link, &mut web, &mut each))
@@ -235,6 +237,7 @@ fn emit(
     web.source = link.source.kind();
     web.source_name = source_name(&link.source);
     web.found = link.found;
+    web.rel = link.rel;
     each(&m, web)
 }
 
