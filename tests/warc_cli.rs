@@ -763,6 +763,17 @@ fn warc_cli_arc_files_give_warc_fields_and_no_filedesc_url() {
             )),
             "{name}: {links:?}"
         );
+        // An ARC capture has its HTTP status and its length, as a WARC
+        // record.
+        let first = &rows[0];
+        assert_eq!(
+            (&first["warc_type"], &first["http_status"]),
+            (&"response".into(), &200.into())
+        );
+        assert!(
+            rows.iter().all(|r| r["warc_length"].as_u64() > Some(0)),
+            "{name}"
+        );
         // The offset is the record's (plain) or its member's (gzip).
         let off = rows[0]["warc_offset"].as_u64().unwrap();
         let data = std::fs::read(dir.join(name)).unwrap();
