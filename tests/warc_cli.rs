@@ -1046,3 +1046,75 @@ fn warc_cli_offset_and_length_slice_out_each_record() {
         }
     }
 }
+
+/// `--stats` counts the payloads that gave no links: binary ones by class,
+/// and those in formats with links that are not read; the same for every
+/// thread count, and none with `--binary` (every payload is read then).
+#[test]
+fn warc_cli_stats_count_binary_and_out_of_scope_payloads() {
+    let h = |ct: &str, body: &[u8]| {
+        let mut v = format!("HTTP/1.1 200 OK\r\nContent-Type: {ct}\r\n\r\n").into_bytes();
+        v.extend_from_slice(body);
+        v
+    };
+    let warc = [
+        response(
+            "http://a.example/1.png",
+            &h("image/png", b"\x89PNG\r\n\x1a\n"),
+        ),
+        response(
+            "http://a.example/2.png",
+            &h("image/png", b"\x89PNG\r\n\x1a\n"),
+        ),
+        response(
+            "http://a.example/f",
+            &h("application/octet-stream", b"wOF2\x00\x01\x00\x00"),
+        ),
+        response(
+            "http://a.example/d.pdf",
+            &h("application/pdf", b"%PDF-1.4 http://in.pdf/"),
+        ),
+        response(
+            "http://a.example/e",
+            &h("application/octet-stream", b"%PDF-1.4\n\x01"),
+        ),
+        response(
+            "http://a.example/w.doc",
+            &h("application/msword", b"\xd0\xcf\x11\xe0"),
+        ),
+        response("http://a.example/", &http("", b"<a href=/p>p</a>")),
+    ]
+    .concat();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("kinds.warc");
+    std::fs::write(&path, &warc).unwrap();
+    let file = path.to_str().unwrap();
+    let stats = |args: &[&str]| {
+        let mut all = vec!["--stats", file];
+        all.extend_from_slice(args);
+        let (out, err, code) = run(&all, None);
+        assert_eq!(code, 0, "{err}");
+        let lines: Vec<String> = err
+            .lines()
+            .filter(|l| l.contains("payloads"))
+            .map(str::to_owned)
+            .collect();
+        (String::from_utf8(out).unwrap(), lines)
+    };
+    let want = vec![
+        "urlsift: run: binary payloads skipped: 1 font, 2 image".to_owned(),
+        "urlsift: run: payloads out of scope: 1 office, 2 pdf".to_owned(),
+    ];
+    for j in ["-j1", "-j2"] {
+        let (out, lines) = stats(&[j]);
+        assert_eq!(out, "http://a.example/p\n");
+        assert_eq!(lines, want, "{j}");
+    }
+    // --binary scans every payload as text: none is skipped.
+    let (out, lines) = stats(&["--binary"]);
+    assert!(out.contains("http://in.pdf/"), "{out}");
+    assert!(lines.is_empty(), "{lines:?}");
+    // Without --stats, nothing is said of them.
+    let (_, err, _) = run(&[file], None);
+    assert!(!err.contains("payloads"), "{err}");
+}

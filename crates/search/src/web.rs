@@ -190,6 +190,7 @@ pub fn record_links(
         each(m, web);
         true
     })
+    .problem
 }
 
 /// [`record_links`], handing links to `each` until it returns false
@@ -199,7 +200,7 @@ pub(crate) fn record_links_while(
     rec: &urlsift_warc::Record,
     opts: &LinkOptions,
     mut each: impl FnMut(&Match<'_>, &WebWhere) -> bool,
-) -> Option<String> {
+) -> urlsift_warc::Outcome {
     let mut web = WebWhere {
         warc_target_uri: rec.target_uri.clone(),
         warc_record_id: rec.record_id.clone(),
@@ -210,7 +211,7 @@ pub(crate) fn record_links_while(
         http_status: urlsift_warc::http_status(rec),
         ..WebWhere::default()
     };
-    urlsift_warc::record_links_while(rec, opts, |link| emit(link, &mut web, &mut each))
+    urlsift_warc::record_links_outcome(rec, opts, |link| emit(link, &mut web, &mut each))
 }
 
 /// One link as a match, with `web` updated to its place, handed to `each`;

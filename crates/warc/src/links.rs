@@ -244,6 +244,63 @@ pub fn body_kind(content_type: Option<&str>, body: &[u8]) -> BodyKind {
     }
 }
 
+/// Why a payload gave no links: what `--stats` counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Skipped {
+    /// Not text (an image, a font, an archive, binary data), with its
+    /// class (`image`, `audio`, `video`, `font`, `model`, `archive`,
+    /// `office`, `program`, `certificate`, `data`): read only with
+    /// [`LinkOptions::binary`].
+    Binary(&'static str),
+    /// A format that has links but is not read (`pdf`, `postscript`,
+    /// `office`, `other`).
+    OutOfScope(&'static str),
+}
+
+/// Why a body that [`body_kind`] calls [`BodyKind::Other`] gives no links;
+/// `None` for one it reads (HTML, text).
+///
+/// ```
+/// use urlsift_warc::{Skipped, skipped_payload};
+/// assert_eq!(skipped_payload(Some("image/png"), b""), Some(Skipped::Binary("image")));
+/// assert_eq!(skipped_payload(Some("application/pdf"), b"%PDF-1.4"), Some(Skipped::OutOfScope("pdf")));
+/// assert_eq!(skipped_payload(None, b"%PDF-1.4\n\x01"), Some(Skipped::OutOfScope("pdf")));
+/// assert_eq!(skipped_payload(Some("application/octet-stream"), b"wOF2\0\x01"), Some(Skipped::Binary("font")));
+/// assert_eq!(skipped_payload(Some("text/html"), b"\0"), None);
+/// ```
+pub fn skipped_payload(content_type: Option<&str>, body: &[u8]) -> Option<Skipped> {
+    if body_kind(content_type, body) != BodyKind::Other {
+        return None;
+    }
+    let essence = content_type
+        .and_then(|c| c.split(';').next())
+        .map(|c| c.trim().to_ascii_lowercase())
+        .unwrap_or_default();
+    let unknown = matches!(
+        essence.as_str(),
+        "" | "text/plain" | "application/octet-stream" | "unknown/unknown"
+    );
+    Some(if unknown {
+        match crate::binary::sniff_class(body) {
+            "pdf" => Skipped::OutOfScope("pdf"),
+            class => Skipped::Binary(class),
+        }
+    } else if crate::binary::binary_type(&essence) {
+        Skipped::Binary(crate::binary::type_class(&essence))
+    } else {
+        Skipped::OutOfScope(crate::binary::out_of_scope_class(&essence))
+    })
+}
+
+/// What reading a record gave besides its links ([`record_links_outcome`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// A problem decoding its payload (its links are those decoded before).
+    pub problem: Option<String>,
+    /// Its payload was not read: why.
+    pub skipped: Option<Skipped>,
+}
+
 /// A record's payload: the page body, decoded.
 #[derive(Clone, Debug)]
 pub struct Payload<'a> {
@@ -349,8 +406,33 @@ pub fn record_links(
 pub fn record_links_while(
     rec: &Record,
     opts: &LinkOptions,
-    mut sink: impl FnMut(Link) -> bool,
+    sink: impl FnMut(Link) -> bool,
 ) -> Option<String> {
+    record_links_outcome(rec, opts, sink).problem
+}
+
+/// [`record_links_while`], saying also whether the payload was skipped
+/// (not text, or a format not read) and why.
+///
+/// ```
+/// let block = b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n\x89PNG\r\n\x1a\n";
+/// let rec = urlsift_warc::Record {
+///     warc_type: "response".into(),
+///     block: block.to_vec(),
+///     ..Default::default()
+/// };
+/// let got = urlsift_warc::record_links_outcome(&rec, &Default::default(), |_| true);
+/// assert_eq!(got.skipped, Some(urlsift_warc::Skipped::Binary("image")));
+/// ```
+pub fn record_links_outcome(
+    rec: &Record,
+    opts: &LinkOptions,
+    mut sink: impl FnMut(Link) -> bool,
+) -> Outcome {
+    let problem = |problem| Outcome {
+        problem,
+        skipped: None,
+    };
     let mut go = true;
     let mut sink = |l: Link| {
         go = go && sink(l);
@@ -358,16 +440,16 @@ pub fn record_links_while(
     };
     let kind = rec.warc_type.as_str();
     if crate::wat::is_wat(rec) {
-        return crate::wat::wat_links(rec, sink);
+        return problem(crate::wat::wat_links(rec, sink));
     }
     if !matches!(kind, "response" | "resource" | "conversion" | "revisit") {
-        return None;
+        return problem(None);
     }
     if kind == "conversion" {
         text_links(&rec.block, |l| {
             sink(l);
         });
-        return None;
+        return problem(None);
     }
     let doc = rec.target_uri.as_deref().or(opts.base.as_deref());
     let p = payload(rec, opts.max_body);
@@ -377,7 +459,7 @@ pub fn record_links_while(
         });
     }
     if kind == "revisit" {
-        return None;
+        return problem(None);
     }
     match body_kind(p.content_type.as_deref(), &p.body) {
         BodyKind::Other if opts.binary => text_links(&p.body, |l| {
@@ -392,14 +474,19 @@ pub fn record_links_while(
                 html::Window::DEFAULT,
                 &mut sink,
             );
-            return p.problem.or(unknown);
+            return problem(p.problem.or(unknown));
         }
         BodyKind::Text => text_links(&p.body, |l| {
             sink(l);
         }),
-        BodyKind::Other => {}
+        BodyKind::Other => {
+            return Outcome {
+                skipped: skipped_payload(p.content_type.as_deref(), &p.body),
+                problem: p.problem,
+            };
+        }
     }
-    p.problem
+    problem(p.problem)
 }
 
 /// The `Location`, `Content-Location` and `Link` (`<uri>; rel=...`, each
