@@ -633,8 +633,16 @@ impl<R: Read> Source<R> {
         if !matches!(self.state, State::Whole(_)) || self.whole_pos != 0 || self.whole_len == 0 {
             return false;
         }
-        std::mem::swap(&mut self.whole, buf);
-        buf.truncate(self.whole_len);
+        if self.whole_len * 2 < self.whole.len() {
+            // A member much shorter than the buffer is copied out: handing
+            // over the buffer cut to its length would lose the rest of its
+            // written length, to be zeroed again for a longer member.
+            buf.clear();
+            buf.extend_from_slice(self.whole.get(..self.whole_len).unwrap_or_default());
+        } else {
+            std::mem::swap(&mut self.whole, buf);
+            buf.truncate(self.whole_len);
+        }
         self.whole_pos = self.whole_len;
         true
     }
