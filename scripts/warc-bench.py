@@ -32,6 +32,16 @@ urllib.parse.urljoin against <base href> or the target URI.
   V/bin/python scripts/warc-bench.py crawl.warc.gz "target/release/urlsift -j1" --fastwarc
   V/bin/python scripts/warc-bench.py crawl.warc.gz "target/release/urlsift -j1" \
       "target/release/urlsift -j2" --cores 2 --runs 5   (needs two idle cores)
+
+With --bare, a third baseline runs in the same rounds: FastWARC's bare
+record loop (every record read, its HTTP head parsed as FastWARC does by
+default, its body read whole; nothing parsed), the floor a reader in
+Python can reach, and each BIN's CPU time is given as a multiple of it.
+crates/warc's `warc_records` example is urlsift's own bare loop.
+
+  cargo build --release --example warc_records -p urlsift-warc
+  V/bin/python scripts/warc-bench.py crawl.warc.gz "target/release/urlsift -j1" \
+      target/release/examples/warc_records --bare --runs 5
 """
 
 import os
@@ -91,6 +101,16 @@ def fastwarc_baseline(path):
     return n
 
 
+def fastwarc_bare(path):
+    from fastwarc.warc import ArchiveIterator as FastIterator
+
+    n = 0
+    with open(path, "rb") as f:
+        for rec in FastIterator(f):
+            n += len(rec.reader.read())
+    return n
+
+
 def dechunk(body):
     out, i = [], 0
     while True:
@@ -126,6 +146,9 @@ def main():
     fast = "--fastwarc" in args
     if fast:
         args.remove("--fastwarc")
+    bare = "--bare" in args
+    if bare:
+        args.remove("--bare")
     for opt in ("--runs", "--cores"):
         if opt in args:
             i = args.index(opt)
@@ -156,13 +179,17 @@ def main():
 
     best = [[float("inf"), float("inf")] for _ in range(len(cmds) + 1)]
     fbest = [float("inf"), float("inf")]
-    n = fn_ = 0
+    bbest = [float("inf"), float("inf")]
+    n = fn_ = bn = 0
     for _ in range(runs):
         t, c, n = timed(lambda: one_core(baseline), resource.RUSAGE_SELF)
         best[0] = [min(best[0][0], t), min(best[0][1], c)]
         if fast:
             t, c, fn_ = timed(lambda: one_core(fastwarc_baseline), resource.RUSAGE_SELF)
             fbest = [min(fbest[0], t), min(fbest[1], c)]
+        if bare:
+            t, c, bn = timed(lambda: one_core(fastwarc_bare), resource.RUSAGE_SELF)
+            bbest = [min(bbest[0], t), min(bbest[1], c)]
         for k, cmd in enumerate(cmds, 1):
             t, c, _ = timed(lambda cmd=cmd: run(cmd), resource.RUSAGE_CHILDREN)
             best[k] = [min(best[k][0], t), min(best[k][1], c)]
@@ -170,10 +197,14 @@ def main():
     print(f"{'warcio + re.findall':28} wall {t:6.2f} s  cpu {c:6.2f} s  {size / c / 1e6:6.1f} MB/s  {n} URLs")
     if fast:
         print(f"{'fastwarc+selectolax+urljoin':28} wall {fbest[0]:6.2f} s  cpu {fbest[1]:6.2f} s  {size / fbest[1] / 1e6:6.1f} MB/s  {fn_} links")
+    if bare:
+        print(f"{'fastwarc bare record loop':28} wall {bbest[0]:6.2f} s  cpu {bbest[1]:6.2f} s  {size / bbest[1] / 1e6:6.1f} MB/s  {bn} body bytes")
     for cmd, b, (tb, cb) in zip(cmds, bins, best[1:]):
         nb = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False).stdout.count(b"\n")
         name = " ".join([os.path.basename(shlex.split(b)[0])] + shlex.split(b)[1:])
         vs_fast = f"  x{fbest[1] / cb:.2f} vs fastwarc (cpu)" if fast else ""
+        if bare:
+            vs_fast += f"  {cb / bbest[1]:.2f}x the bare loop's cpu"
         print(f"{name:28} wall {tb:6.2f} s  cpu {cb:6.2f} s  {size / cb / 1e6:6.1f} MB/s  {nb} links  x{c / cb:.2f} (cpu)  x{t / tb:.2f} (wall){vs_fast}")
 
 

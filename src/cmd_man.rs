@@ -99,7 +99,7 @@ const EXAMPLES: [(&str, &str); 15] = [
 ];
 
 /// The lines --stats prints on stderr after the run: (line, meaning).
-const STATISTICS: [(&str, &str); 4] = [
+const STATISTICS: [(&str, &str); 6] = [
     (
         "urlsift: dedup: U URLs, D distinct; state M MiB at most; nothing spilled | spilled N runs, X MiB",
         "with --unique or --count-by, first",
@@ -117,6 +117,15 @@ const STATISTICS: [(&str, &str); 4] = [
     (
         "urlsift: run: KIND: N inputs, B bytes, U URLs",
         "then one line for each kind of input the run read, in this order: text, html, mail, web archive",
+    ),
+    (
+        "urlsift: run: binary payloads skipped: N CLASS, ...",
+        "when a web archive had payloads that are not text (--binary reads them), how many of each class: \
+         image, audio, video, font, model, archive, office, program, certificate, data",
+    ),
+    (
+        "urlsift: run: payloads out of scope: N CLASS, ...",
+        "when a web archive had payloads in a format with links that is not read: pdf, postscript, office, other",
     ),
 ];
 

@@ -495,7 +495,9 @@ fn report_stats(args: &ScanArgs, done: &Done<'_>) {
 /// The lines `--stats` prints about the run (after those of
 /// de-duplication and mail): the inputs (given, failed, skipped by
 /// `--max-filesize`), their bytes, the URLs, the time and the throughput;
-/// then, for each kind of input the run read, its inputs, bytes and URLs.
+/// then, for each kind of input the run read, its inputs, bytes and URLs;
+/// then the web archive payloads not read, by class: binary ones, and
+/// those in a format with links that is not read (PDF).
 fn run_stats(
     summary: &run::Summary,
     inputs: usize,
@@ -520,6 +522,24 @@ fn run_stats(
             s.bytes,
             s.urls
         ));
+    }
+    // The web archive payloads that gave no links, by class.
+    for (binary, what) in [
+        (true, "binary payloads skipped"),
+        (false, "payloads out of scope"),
+    ] {
+        let classes: Vec<String> = summary
+            .skipped
+            .iter()
+            .filter_map(|&(s, n)| match s {
+                run::Skipped::Binary(c) if binary => Some(format!("{n} {c}")),
+                run::Skipped::OutOfScope(c) if !binary => Some(format!("{n} {c}")),
+                _ => None,
+            })
+            .collect();
+        if !classes.is_empty() {
+            lines.push(format!("run: {what}: {}", classes.join(", ")));
+        }
     }
     lines
 }

@@ -406,13 +406,13 @@ fn csv_header_and_quoting() {
     assert_eq!(
         out[0],
         "file,start,end,line,url,style,kind,valid,ambiguous,scheme,userinfo,host,host_kind,port,path,query,fragment,\
-         host_ascii,domain,found,source,source_name,warc_target_uri,warc_record_id,warc_date,warc_type,warc_offset"
+         host_ascii,domain,found,source,source_name,warc_target_uri,warc_record_id,warc_date,warc_type,warc_offset,warc_length,http_status,rel"
     );
     // The URL ends at the quote; the comma inside it is quoted. The web
     // columns are empty for a URL of text.
     assert_eq!(
         out[1],
-        "-,2,25,1,\"http://h.example/a,b?x=\",bare,uri,true,false,http,,h.example,reg-name,,\"/a,b\",x=,,h.example,h.example,,,,,,,,"
+        "-,2,25,1,\"http://h.example/a,b?x=\",bare,uri,true,false,http,,h.example,reg-name,,\"/a,b\",x=,,h.example,h.example,,,,,,,,,,,"
     );
     assert_eq!(out.len(), 2);
     // The header is written once for several inputs, and not at all without rows.
@@ -436,7 +436,7 @@ fn tsv_header_and_no_quoting() {
     let out = lines(&o);
     assert!(out[0].starts_with("file\tstart\tend\tline\turl\tstyle\t"));
     assert_eq!(out[1].split('\t').nth(4), Some("http://h.example/a,b"));
-    assert_eq!(out[1].split('\t').count(), 27);
+    assert_eq!(out[1].split('\t').count(), 30);
 }
 
 #[test]

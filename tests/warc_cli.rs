@@ -194,8 +194,15 @@ fn warc_cli_broken_archives_report_the_offset_and_keep_the_rest() {
 
 /// The web columns of CSV, TSV and Parquet output, for a text URL from
 /// standard input then the links of a web archive: (source, target URI,
-/// offset), empty or null for the text URL.
-type WebCols = Vec<(Option<String>, Option<String>, Option<u64>)>;
+/// offset, length, HTTP status, rel), empty or null for the text URL.
+type WebCols = Vec<(
+    Option<String>,
+    Option<String>,
+    Option<u64>,
+    Option<u64>,
+    Option<u64>,
+    Option<String>,
+)>;
 
 fn web_cols_of_json(out: &[u8]) -> WebCols {
     json_rows(out)
@@ -205,6 +212,9 @@ fn web_cols_of_json(out: &[u8]) -> WebCols {
                 r["source"].as_str().map(String::from),
                 r["warc_target_uri"].as_str().map(String::from),
                 r["warc_offset"].as_u64(),
+                r["warc_length"].as_u64(),
+                r["http_status"].as_u64(),
+                r["rel"].as_str().map(String::from),
             )
         })
         .collect()
@@ -218,17 +228,22 @@ fn web_cols_of_csv(out: &[u8], delimiter: u8) -> WebCols {
     let header = r.headers().unwrap().clone();
     let at = |n: &str| header.iter().position(|h| h == n).unwrap();
     let (s, t, o) = (at("source"), at("warc_target_uri"), at("warc_offset"));
+    let (l, h, rel) = (at("warc_length"), at("http_status"), at("rel"));
     // The web columns come last, after the record's own.
     assert_eq!(at("domain") + 1, at("found"));
-    assert_eq!(o + 1, header.len());
+    assert_eq!(rel + 1, header.len());
     let text = |v: &str| (!v.is_empty()).then(|| v.to_string());
+    let int = |v: &str| text(v).map(|v| v.parse().unwrap());
     r.records()
         .map(|rec| {
             let rec = rec.unwrap();
             (
                 text(&rec[s]),
                 text(&rec[t]),
-                text(&rec[o]).map(|v| v.parse().unwrap()),
+                int(&rec[o]),
+                int(&rec[l]),
+                int(&rec[h]),
+                text(&rec[rel]),
             )
         })
         .collect()
@@ -242,9 +257,13 @@ fn warc_cli_csv_tsv_and_parquet_carry_the_web_columns() {
     assert_eq!(code, 0, "{err}");
     let want = web_cols_of_json(&json);
     assert!(want.len() > 500);
-    assert_eq!(want[0], (None, None, None));
+    assert_eq!(want[0], (None, None, None, None, None, None));
     assert!(want[1..].iter().all(|w| w.0.is_some() && w.2.is_some()));
     assert!(want.iter().any(|w| w.2 > Some(0) && w.1.is_some()));
+    // Every record of a gzip member each has a length; responses a status.
+    assert!(want[1..].iter().all(|w| w.3 > Some(0)));
+    assert!(want.iter().any(|w| w.4 == Some(200)));
+    assert!(want.iter().any(|w| w.5.as_deref() == Some("stylesheet")));
     for (format, delimiter) in [("csv", b','), ("tsv", b'\t')] {
         let (out, err, code) = run(&args(format), Some(stdin));
         assert_eq!(code, 0, "{err}");
@@ -282,12 +301,19 @@ fn parquet_web_cols(path: &str) -> WebCols {
             Field::Null => None,
             f => panic!("{n}: {f:?}"),
         };
-        let off = match col("warc_offset") {
+        let int = |n: &str| match col(n) {
             Field::Long(o) => Some(u64::try_from(o).unwrap()),
             Field::Null => None,
-            f => panic!("warc_offset: {f:?}"),
+            f => panic!("{n}: {f:?}"),
         };
-        got.push((text("source"), text("warc_target_uri"), off));
+        got.push((
+            text("source"),
+            text("warc_target_uri"),
+            int("warc_offset"),
+            int("warc_length"),
+            int("http_status"),
+            text("rel"),
+        ));
     }
     got
 }
@@ -737,6 +763,17 @@ fn warc_cli_arc_files_give_warc_fields_and_no_filedesc_url() {
             )),
             "{name}: {links:?}"
         );
+        // An ARC capture has its HTTP status and its length, as a WARC
+        // record.
+        let first = &rows[0];
+        assert_eq!(
+            (&first["warc_type"], &first["http_status"]),
+            (&"response".into(), &200.into())
+        );
+        assert!(
+            rows.iter().all(|r| r["warc_length"].as_u64() > Some(0)),
+            "{name}"
+        );
         // The offset is the record's (plain) or its member's (gzip).
         let off = rows[0]["warc_offset"].as_u64().unwrap();
         let data = std::fs::read(dir.join(name)).unwrap();
@@ -954,4 +991,130 @@ fn warc_cli_record_type_content_type_and_status_filter_records() {
     let (_, err, code) = run(&["--status", "2x", file], None);
     assert_eq!(code, 2);
     assert!(err.contains("2x"), "{err}");
+}
+
+/// `warc_offset` and `warc_length` fetch a record by byte range: the slice
+/// of the file they give, read alone, gives that record's links, with the
+/// same fields (its offset 0).
+#[test]
+fn warc_cli_offset_and_length_slice_out_each_record() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in [
+        "sample.warc.gz",
+        "sample.warc",
+        "others/warcio-example.warc.gz",
+    ] {
+        let file = std::fs::read(std::path::Path::new(DATA).join(name)).unwrap();
+        let (out, err, code) = run(&["--format", "json", name], None);
+        assert_eq!(code, 0, "{err}");
+        let rows = json_rows(&out);
+        let mut records: Vec<(u64, u64)> = rows
+            .iter()
+            .map(|r| {
+                (
+                    r["warc_offset"].as_u64().unwrap(),
+                    r["warc_length"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        records.dedup();
+        assert!(!records.is_empty(), "{name}");
+        let strip = |r: &serde_json::Value| {
+            let mut r = r.clone();
+            let o = r.as_object_mut().unwrap();
+            o.remove("file");
+            o.remove("warc_offset");
+            r
+        };
+        for (off, len) in records {
+            let part = dir.path().join("part");
+            std::fs::write(&part, &file[off as usize..(off + len) as usize]).unwrap();
+            let (got, err, code) = run(&["--format", "json", part.to_str().unwrap()], None);
+            assert_eq!(code, 0, "{name} at {off}: {err}");
+            let got = json_rows(&got);
+            assert!(got.iter().all(|r| r["warc_offset"] == 0), "{name} at {off}");
+            let want: Vec<_> = rows
+                .iter()
+                .filter(|r| r["warc_offset"] == off)
+                .map(strip)
+                .collect();
+            assert_eq!(
+                got.iter().map(strip).collect::<Vec<_>>(),
+                want,
+                "{name} at {off}"
+            );
+        }
+    }
+}
+
+/// `--stats` counts the payloads that gave no links: binary ones by class,
+/// and those in formats with links that are not read; the same for every
+/// thread count, and none with `--binary` (every payload is read then).
+#[test]
+fn warc_cli_stats_count_binary_and_out_of_scope_payloads() {
+    let h = |ct: &str, body: &[u8]| {
+        let mut v = format!("HTTP/1.1 200 OK\r\nContent-Type: {ct}\r\n\r\n").into_bytes();
+        v.extend_from_slice(body);
+        v
+    };
+    let warc = [
+        response(
+            "http://a.example/1.png",
+            &h("image/png", b"\x89PNG\r\n\x1a\n"),
+        ),
+        response(
+            "http://a.example/2.png",
+            &h("image/png", b"\x89PNG\r\n\x1a\n"),
+        ),
+        response(
+            "http://a.example/f",
+            &h("application/octet-stream", b"wOF2\x00\x01\x00\x00"),
+        ),
+        response(
+            "http://a.example/d.pdf",
+            &h("application/pdf", b"%PDF-1.4 http://in.pdf/"),
+        ),
+        response(
+            "http://a.example/e",
+            &h("application/octet-stream", b"%PDF-1.4\n\x01"),
+        ),
+        response(
+            "http://a.example/w.doc",
+            &h("application/msword", b"\xd0\xcf\x11\xe0"),
+        ),
+        response("http://a.example/", &http("", b"<a href=/p>p</a>")),
+    ]
+    .concat();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("kinds.warc");
+    std::fs::write(&path, &warc).unwrap();
+    let file = path.to_str().unwrap();
+    let stats = |args: &[&str]| {
+        let mut all = vec!["--stats", file];
+        all.extend_from_slice(args);
+        let (out, err, code) = run(&all, None);
+        assert_eq!(code, 0, "{err}");
+        let lines: Vec<String> = err
+            .lines()
+            .filter(|l| l.contains("payloads"))
+            .map(str::to_owned)
+            .collect();
+        (String::from_utf8(out).unwrap(), lines)
+    };
+    let want = vec![
+        "urlsift: run: binary payloads skipped: 1 font, 2 image".to_owned(),
+        "urlsift: run: payloads out of scope: 1 office, 2 pdf".to_owned(),
+    ];
+    for j in ["-j1", "-j2"] {
+        let (out, lines) = stats(&[j]);
+        assert_eq!(out, "http://a.example/p\n");
+        assert_eq!(lines, want, "{j}");
+    }
+    // --binary scans every payload as text: none is skipped.
+    let (out, lines) = stats(&["--binary"]);
+    assert!(out.contains("http://in.pdf/"), "{out}");
+    assert!(lines.is_empty(), "{lines:?}");
+    // Without --stats, nothing is said of them.
+    let (_, err, _) = run(&[file], None);
+    assert!(!err.contains("payloads"), "{err}");
 }

@@ -77,18 +77,6 @@ fn strings(v: Vec<Option<String>>, large: bool) -> PyResult<ArrayRef> {
     Ok(Arc::new(StringArray::from(v)))
 }
 
-/// The web fields of a batch, as the one list of fields orders them.
-const WEB_FIELDS: [&str; 8] = [
-    "found",
-    "source",
-    "source_name",
-    "warc_target_uri",
-    "warc_record_id",
-    "warc_date",
-    "warc_type",
-    "warc_offset",
-];
-
 fn batch(c: Columns, large: bool) -> PyResult<RecordBatch> {
     // The CLI's Parquet types, from the one definition of the fields.
     let field = |name: &str, nullable: bool| {
@@ -111,7 +99,7 @@ fn batch(c: Columns, large: bool) -> PyResult<RecordBatch> {
     }
     // The web fields, in the CLI's order: null but for the links of a
     // web archive's records.
-    for name in WEB_FIELDS {
+    for name in urlsift_printer::fields::names(&[urlsift_printer::fields::Group::Web]) {
         fields.push(field(name, true)?);
     }
     let schema = Schema::new(fields);
@@ -139,6 +127,9 @@ fn batch(c: Columns, large: bool) -> PyResult<RecordBatch> {
     cols.push(strings(w.warc_date, large)?);
     cols.push(strings(w.warc_type, large)?);
     cols.push(Arc::new(Int64Array::from(w.warc_offset)));
+    cols.push(Arc::new(Int64Array::from(w.warc_length)));
+    cols.push(Arc::new(Int64Array::from(w.http_status)));
+    cols.push(strings(w.rel, large)?);
     RecordBatch::try_new(Arc::new(schema), cols).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
@@ -146,7 +137,7 @@ fn batch(c: Columns, large: bool) -> PyResult<RecordBatch> {
 /// that row), `url`, `normalized` (null where the URL cannot be
 /// normalized), `host`, `host_ascii`, `domain`, and with `key` (a
 /// `--dedup-key` level: "whatwg", "surt", ...) the URL's `key` at that
-/// level, then the web columns (`found` ... `warc_offset`), null but for
+/// level, then the web columns (`found` ... `rel`), null but for
 /// the links of a row that holds a web archive. Each row is scanned as
 /// `urls` scans one buffer (gzip, zstd, web archives and HTML pages
 /// recognised). ``links_only``: as for :func:`urls`.

@@ -557,6 +557,12 @@ pub struct WebInfo {
     pub warc_type: Option<String>,
     /// Its byte offset in the file.
     pub warc_offset: Option<u64>,
+    /// Its length in the file.
+    pub warc_length: Option<u64>,
+    /// Its HTTP status.
+    pub http_status: Option<u16>,
+    /// The `rel` of the link's tag.
+    pub rel: Option<String>,
 }
 
 fn lossy(b: &[u8]) -> String {
@@ -608,6 +614,9 @@ fn record(m: &Match<'_>, line: u64, w: Option<&MailWhere>, web: Option<&WebWhere
             warc_date: w.warc_date.clone(),
             warc_type: w.warc_type.clone(),
             warc_offset: w.warc_offset,
+            warc_length: w.warc_length,
+            http_status: w.http_status,
+            rel: w.rel.clone(),
         }),
     }
 }
@@ -827,7 +836,7 @@ pub struct Columns {
     pub input_problems: Vec<(usize, Problem)>,
 }
 
-/// The web fields of [`Columns`], the CLI's `found` to `warc_offset`.
+/// The web fields of [`Columns`], the CLI's `found` to `rel`.
 #[derive(Debug, Default)]
 pub struct WebColumns {
     pub found: Vec<Option<String>>,
@@ -838,6 +847,9 @@ pub struct WebColumns {
     pub warc_date: Vec<Option<String>>,
     pub warc_type: Vec<Option<String>>,
     pub warc_offset: Vec<Option<i64>>,
+    pub warc_length: Vec<Option<i64>>,
+    pub http_status: Vec<Option<i64>>,
+    pub rel: Vec<Option<String>>,
 }
 
 impl WebColumns {
@@ -854,6 +866,11 @@ impl WebColumns {
         self.warc_type.push(w.and_then(|w| w.warc_type.clone()));
         self.warc_offset
             .push(w.and_then(|w| w.warc_offset).map(|o| o as i64));
+        self.warc_length
+            .push(w.and_then(|w| w.warc_length).map(|o| o as i64));
+        self.http_status
+            .push(w.and_then(|w| w.http_status).map(i64::from));
+        self.rel.push(w.and_then(|w| w.rel.clone()));
     }
 
     fn append(&mut self, o: &mut WebColumns) {
@@ -865,6 +882,9 @@ impl WebColumns {
         self.warc_date.append(&mut o.warc_date);
         self.warc_type.append(&mut o.warc_type);
         self.warc_offset.append(&mut o.warc_offset);
+        self.warc_length.append(&mut o.warc_length);
+        self.http_status.append(&mut o.http_status);
+        self.rel.append(&mut o.rel);
     }
 }
 

@@ -541,6 +541,9 @@ pub(crate) struct Match {
     warc_date: Option<String>,
     warc_type: Option<String>,
     warc_offset: Option<u64>,
+    warc_length: Option<u64>,
+    http_status: Option<u16>,
+    rel: Option<String>,
 }
 
 /// The fields of `to_dict`, in the CLI's JSON order, from the one list of
@@ -595,6 +598,9 @@ impl From<engine::Record> for Match {
             warc_date: w.as_ref().and_then(|w| w.warc_date.clone()),
             warc_type: w.as_ref().and_then(|w| w.warc_type.clone()),
             warc_offset: w.as_ref().and_then(|w| w.warc_offset),
+            warc_length: w.as_ref().and_then(|w| w.warc_length),
+            http_status: w.as_ref().and_then(|w| w.http_status),
+            rel: w.as_ref().and_then(|w| w.rel.clone()),
         }
     }
 }

@@ -30,7 +30,8 @@ def test_find_gives_the_record_fields_as_cli(cli, name):
     assert len(got) == len(want) > 0
     for g, w in zip(got, want):
         for k in ("url", "source", "source_name", "found", "warc_target_uri",
-                  "warc_record_id", "warc_date", "warc_type", "warc_offset"):
+                  "warc_record_id", "warc_date", "warc_type", "warc_offset",
+                  "warc_length", "http_status", "rel"):
             assert g[k] == w[k], (k, g, w)
 
 
@@ -47,10 +48,14 @@ def test_scan_arrow_rows_of_archives_and_text(cli):
     assert batch.column("warc_target_uri").to_pylist()[:n] == [w["warc_target_uri"] for w in want]
     assert batch.column("warc_offset").to_pylist()[:n] == [w["warc_offset"] for w in want]
     assert batch.column("source").to_pylist()[:n] == [w["source"] for w in want]
+    for k in ("warc_length", "http_status", "rel"):
+        assert batch.column(k).to_pylist()[:n] == [w[k] for w in want], k
+    assert any(w["warc_length"] for w in want) and any(w["http_status"] == 200 for w in want)
     # The text row: its URL, with no record fields.
     assert urls[n:] == ["http://text.example/a"]
     assert batch.column("warc_offset").to_pylist()[n:] == [None]
-    assert str(batch.schema.field("warc_offset").type) == "int64"
+    for k in ("warc_offset", "warc_length", "http_status"):
+        assert str(batch.schema.field(k).type) == "int64", k
 
 
 def test_gzip_and_zstd_text_are_decoded(cli):

@@ -21,7 +21,8 @@ ROWS = [
 ]
 
 
-WEB = ("found", "source", "source_name", "warc_target_uri", "warc_record_id", "warc_date", "warc_type", "warc_offset")
+WEB = ("found", "source", "source_name", "warc_target_uri", "warc_record_id", "warc_date", "warc_type", "warc_offset",
+       "warc_length", "http_status", "rel")
 NAMES = ["row", "start", "end", "url", "normalized", "host", "host_ascii", "domain", *WEB]
 
 

@@ -121,7 +121,7 @@ def test_the_cases_mean_something():
     m = urlsift.find(PAGE, base=base)[0]
     assert (m.source, m.source_name, m.found, m.warc_offset, m.line) == ("attribute", "a@href", "guide/a.html", None, 3)
     assert PAGE[m.start : m.end] == b"guide/a.html"
-    assert list(m.to_dict())[-8:] == ["found", "source", "source_name", "warc_target_uri", "warc_record_id", "warc_date", "warc_type", "warc_offset"]
+    assert list(m.to_dict())[-11:] == ["found", "source", "source_name", "warc_target_uri", "warc_record_id", "warc_date", "warc_type", "warc_offset", "warc_length", "http_status", "rel"]
     # Plain text has no web fields.
     assert "source" not in urlsift.find(NOT_SNIFFED)[0].to_dict()
 

@@ -97,6 +97,14 @@ class Match:
     warc_date: Optional[str]
     warc_type: Optional[str]
     warc_offset: Optional[int]
+    warc_length: Optional[int]
+    """The record's length in the file: ``warc_offset`` to ``warc_offset +
+    warc_length`` is the record alone (None when it shares a gzip member)."""
+    http_status: Optional[int]
+    """The HTTP status of a response or revisit record."""
+    rel: Optional[str]
+    """The ``rel`` of the link's ``<a>``, ``<area>``, ``<link>`` or ``<form>``
+    tag, lower case (``nofollow noopener``)."""
     def to_dict(self) -> dict[str, Any]:
         """The fields as the CLI's JSON object (less ``file``; mail fields
         only for mail input, web fields only for a link of an HTML page), in

@@ -105,4 +105,14 @@ pub struct WebWhere {
     /// The record's byte offset in the file; in a `.warc.gz`, that of its
     /// gzip member (as CDX indexes give it). `None` outside a web archive.
     pub warc_offset: Option<u64>,
+    /// The record's length in the file (in a `.warc.gz`, of its gzip
+    /// member): `warc_offset .. warc_offset + warc_length` is the record
+    /// alone. `None` outside a web archive, and for a record that cannot
+    /// be fetched alone.
+    pub warc_length: Option<u64>,
+    /// The HTTP status of a `response` or `revisit` record.
+    pub http_status: Option<u16>,
+    /// The `rel` of the link's tag (`nofollow`), for a link from an
+    /// attribute of `<a>`, `<area>`, `<link>` or `<form>`.
+    pub rel: Option<String>,
 }

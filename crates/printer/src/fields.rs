@@ -78,7 +78,7 @@ const MAIL_DOC: &str = "with --mail: the message and MIME part the URL came from
 const WEB_DOC: &str = "in a web archive or an HTML input: the link as written, where it was (text, attribute, header; tag@attribute or header name), and its record (warc_offset: of the gzip member; the warc fields are null for an HTML input); in a web archive, start and end are in the decoded payload. CSV, TSV and Parquet always have these columns, after the others, empty or null for other URLs; CSV and TSV have no mail columns";
 
 /// Every field, in output order.
-pub const FIELDS: [Field; 37] = [
+pub const FIELDS: [Field; 40] = [
     f(
         "file",
         Text,
@@ -194,6 +194,27 @@ pub const FIELDS: [Field; 37] = [
     f("warc_date", Text, true, Web, WEB_DOC),
     f("warc_type", Text, true, Web, WEB_DOC),
     f("warc_offset", U64, true, Web, WEB_DOC),
+    f(
+        "warc_length",
+        U64,
+        true,
+        Web,
+        "in a web archive: the record's length in the file (in a .warc.gz, of its gzip member), so that the bytes warc_offset to warc_offset + warc_length are the record alone, as a byte range request fetches it; null when the record shares its gzip member with others (a whole-file gzip) or breaks off",
+    ),
+    f(
+        "http_status",
+        U32,
+        true,
+        Web,
+        "in a web archive: the HTTP status code of a response or revisit record (301), or null",
+    ),
+    f(
+        "rel",
+        Text,
+        true,
+        Web,
+        "for a link from an attribute of <a>, <area>, <link> or <form>: the tag's rel, its link types in lower case separated by one space (nofollow noopener), or null",
+    ),
 ];
 
 /// The fields with their meanings, for a reader: each field's name and

@@ -736,6 +736,17 @@ fn write_web_json(w: &WebWhere, out: &mut Vec<u8>) {
         ),
         None => json_raw(out, b",\"warc_offset\":", b"null"),
     }
+    let mut n = itoa::Buffer::new();
+    for (key, v) in [
+        (&b",\"warc_length\":"[..], w.warc_length),
+        (b",\"http_status\":", w.http_status.map(u64::from)),
+    ] {
+        match v {
+            Some(v) => json_raw(out, key, n.format(v).as_bytes()),
+            None => json_raw(out, key, b"null"),
+        }
+    }
+    json_opt(out, b",\"rel\":", w.rel.as_deref());
     out.push(b'}');
 }
 
@@ -914,6 +925,15 @@ fn write_csv(mut row: CsvRow<'_>, rec: &Record<'_, '_>, f: &Fields<'_>, extra: E
                 Some(off) => row.field_checked(n.format(off), false),
                 None => row.field_checked("", false),
             }
+            match w.warc_length {
+                Some(len) => row.field_checked(n.format(len), false),
+                None => row.field_checked("", false),
+            }
+            match w.http_status {
+                Some(s) => row.field_checked(n.format(s), false),
+                None => row.field_checked("", false),
+            }
+            row.field(w.rel.as_deref().unwrap_or(""));
         }
         None => row.empty(web_columns()),
     }
@@ -971,6 +991,9 @@ fn write_row(
     r.text(web.and_then(|w| w.warc_date.as_deref()));
     r.text(web.and_then(|w| w.warc_type.as_deref()));
     r.int(web.and_then(|w| w.warc_offset));
+    r.int(web.and_then(|w| w.warc_length));
+    r.int(web.and_then(|w| w.http_status.map(u64::from)));
+    r.text(web.and_then(|w| w.rel.as_deref()));
     r.end()
 }
 

@@ -386,6 +386,9 @@ fn csv_fields(rec: &Record<'_, '_>, normalize: Option<KeyLevel>, tsv: bool) -> V
         o(&w.warc_date),
         o(&w.warc_type),
         w.warc_offset.map(|n| n.to_string()).unwrap_or_default(),
+        w.warc_length.map(|n| n.to_string()).unwrap_or_default(),
+        w.http_status.map(|n| n.to_string()).unwrap_or_default(),
+        o(&w.rel),
     ]);
     if tsv {
         for s in &mut f {
@@ -413,6 +416,9 @@ proptest! {
         date in awkward(),
         ty in awkward(),
         offset in proptest::option::of(any::<u64>()),
+        length in proptest::option::of(any::<u64>()),
+        status in proptest::option::of(any::<u16>()),
+        rel in awkward(),
         source in prop::sample::select(vec!["text", "attribute", "header", "a\"b"]),
     ) {
         let w = WebWhere {
@@ -424,6 +430,9 @@ proptest! {
             warc_date: date,
             warc_type: ty,
             warc_offset: offset,
+            warc_length: length,
+            http_status: status,
+            rel,
         };
         let mut out = Vec::new();
         write_web_json(&w, &mut out);
@@ -440,6 +449,7 @@ proptest! {
         name in awkward(),
         target in awkward(),
         offset in proptest::option::of(any::<u64>()),
+        rel in awkward(),
         file in "(?s)[a-z,\"\t\n ]{0,6}",
     ) {
         let m = &urlsift_core::extract::extract(b"see http://a.example/x?y")[0];
@@ -452,6 +462,9 @@ proptest! {
             warc_date: None,
             warc_type: offset.map(|_| "response".into()),
             warc_offset: offset,
+            warc_length: offset.map(|o| o / 3),
+            http_status: offset.map(|o| (o % 600) as u16),
+            rel,
         };
         check(&Record { file: &file, line: 3, m, mail: None, web: Some(&w) });
     }

@@ -190,6 +190,7 @@ pub fn record_links(
         each(m, web);
         true
     })
+    .problem
 }
 
 /// [`record_links`], handing links to `each` until it returns false
@@ -199,16 +200,18 @@ pub(crate) fn record_links_while(
     rec: &urlsift_warc::Record,
     opts: &LinkOptions,
     mut each: impl FnMut(&Match<'_>, &WebWhere) -> bool,
-) -> Option<String> {
+) -> urlsift_warc::Outcome {
     let mut web = WebWhere {
         warc_target_uri: rec.target_uri.clone(),
         warc_record_id: rec.record_id.clone(),
         warc_date: rec.date.clone(),
         warc_type: Some(rec.warc_type.clone()),
         warc_offset: Some(rec.offset),
+        warc_length: rec.length,
+        http_status: urlsift_warc::http_status(rec),
         ..WebWhere::default()
     };
-    urlsift_warc::record_links_while(rec, opts, |link| emit(link, &mut web, &mut each))
+    urlsift_warc::record_links_outcome(rec, opts, |link| emit(link, &mut web, &mut each))
 }
 
 /// One link as a match, with `web` updated to its place, handed to `each`;
@@ -220,12 +223,14 @@ fn emit(
     each: &mut impl FnMut(&Match<'_>, &WebWhere) -> bool,
 ) -> bool {
     let found = link.found.take();
+    let rel = link.rel.take();
     let Some(m) = urlsift_warc::link_match(&link) else {
         return true;
     };
     web.source = link.source.kind();
     web.source_name = source_name(&link.source);
     web.found = found;
+    web.rel = rel;
     each(&m, web)
 }
 

@@ -101,6 +101,86 @@ pub(crate) fn sniff_binary(body: &[u8]) -> bool {
         .any(|&b| matches!(b, 0x00..=0x08 | 0x0b | 0x0e..=0x1a | 0x1c..=0x1f))
 }
 
+/// The class of a media type (lowercased essence) [`binary_type`] says
+/// is binary: `image`, `audio`, `video`, `font`, `model`, `archive`,
+/// `office` (zip-packed office files) or `program`.
+pub(crate) fn type_class(essence: &str) -> &'static str {
+    for top in ["image", "audio", "video", "font", "model"] {
+        if essence
+            .strip_prefix(top)
+            .is_some_and(|r| r.starts_with('/'))
+        {
+            return top;
+        }
+    }
+    let sub = essence.strip_prefix("application/").unwrap_or(essence);
+    if sub.contains("font") {
+        "font"
+    } else if sub.starts_with("vnd.openxmlformats") || sub.starts_with("vnd.oasis.opendocument") {
+        "office"
+    } else if matches!(
+        sub,
+        "x-shockwave-flash" | "wasm" | "x-msdownload" | "x-executable" | "x-sharedlib"
+    ) {
+        "program"
+    } else {
+        "archive"
+    }
+}
+
+/// The class of a payload [`sniff_binary`] says is binary, by its
+/// signature: `image`, `font`, `audio`, `video`, `archive`, `pdf`,
+/// `certificate` (DER), or `data` (binary data bytes only).
+pub(crate) fn sniff_class(body: &[u8]) -> &'static str {
+    let sig: &[(&[u8], &str)] = &[
+        (b"GIF8", "image"),
+        (b"\x89PNG", "image"),
+        (b"\xff\xd8\xff", "image"),
+        (b"\x00\x00\x01\x00", "image"),
+        (b"\x00\x00\x02\x00", "image"),
+        (b"\x00\x01\x00\x00", "font"),
+        (b"wOFF", "font"),
+        (b"wOF2", "font"),
+        (b"%PDF-", "pdf"),
+        (b"PK\x03\x04", "archive"),
+        (b"\x1f\x8b\x08", "archive"),
+        (b"Rar!", "archive"),
+        (b"7z\xbc\xaf", "archive"),
+        (b"OggS", "audio"),
+        (b"\x1a\x45\xdf\xa3", "video"),
+        (b"\x30\x82", "certificate"),
+    ];
+    if let Some((_, class)) = sig.iter().find(|(s, _)| body.starts_with(s)) {
+        return class;
+    }
+    match body.get(8..12) {
+        Some(b"WEBP") if body.starts_with(b"RIFF") => return "image",
+        Some(b"WAVE") if body.starts_with(b"RIFF") => return "audio",
+        Some(b"AVI ") if body.starts_with(b"RIFF") => return "video",
+        _ => {}
+    }
+    if body.get(4..8) == Some(b"ftyp") {
+        return "video";
+    }
+    "data"
+}
+
+/// The class of a media type whose payload has links urlsift does not
+/// read: `pdf`, `postscript`, `office` (Word, Excel, PowerPoint, RTF) or
+/// `other`.
+pub(crate) fn out_of_scope_class(essence: &str) -> &'static str {
+    let sub = essence.strip_prefix("application/").unwrap_or(essence);
+    if sub.contains("pdf") {
+        "pdf"
+    } else if sub == "postscript" {
+        "postscript"
+    } else if sub == "msword" || sub.starts_with("vnd.ms-") || sub.contains("rtf") {
+        "office"
+    } else {
+        "other"
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -35,6 +35,8 @@ pub(crate) struct AttrUrl<'a> {
     /// A CSS `url()` (or `@import` string): in a `style` attribute (`attr`
     /// is `"style"`) or a `<style>` element (`attr` is `""`).
     pub css: bool,
+    /// The `rel` of the tag ([`rel_value`]), for a URL attribute's value.
+    pub rel: Option<String>,
 }
 
 /// What a stretch of the gathered text is.
@@ -413,10 +415,26 @@ pub(crate) fn scan<'a>(
                 // of attributes is never held whole.
                 let ended = if !gather.base_only || lname == b"base" {
                     let mut st = StartTag::new(html, (lname, lt + 1, name_end), want_markup);
+                    st.first = s.attrs.len();
+                    let mut text_first = s.text.len();
                     tag(html, name_end, |a| {
                         st.attr(&mut s, a);
-                        !(s.attrs.len() >= window.attrs || s.text.len() >= window.text)
-                            || flush(&mut s)
+                        if !(s.attrs.len() >= window.attrs || s.text.len() >= window.text) {
+                            return true;
+                        }
+                        // A tag that may have a `rel` is handed on at its
+                        // end, so that a `rel` after its URLs reaches them,
+                        // unless it holds more than a few windows' worth.
+                        if st.rel_capable
+                            && s.attrs.len() - st.first < 4 * window.attrs
+                            && s.text.len().saturating_sub(text_first) < 4 * window.text
+                        {
+                            return true;
+                        }
+                        let go = flush(&mut s);
+                        st.first = s.attrs.len();
+                        text_first = s.text.len();
+                        go
                     })
                 } else {
                     tag(html, name_end, |_| true)
@@ -675,6 +693,29 @@ struct StartTag<'t, 'n> {
     seen: Vec<&'t [u8]>,
     /// The index of the next attribute.
     k: usize,
+    /// Whether the tag can have a `rel` (`a`, `area`, `link`, `form`).
+    rel_capable: bool,
+    /// The tag's first `rel` ([`rel_value`]), once read.
+    rel: Option<String>,
+    /// The index in [`Scanned::attrs`] of the first URL of this tag still
+    /// held there: a `rel` read after them is theirs too.
+    first: usize,
+}
+
+/// A `rel` value as reported: its link types, character references
+/// decoded, in ASCII lower case, separated by one space.
+fn rel_value(v: &[u8]) -> String {
+    let v = decode_attr(v);
+    let mut out = String::new();
+    for (s, e) in tokens(&v) {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(
+            &String::from_utf8_lossy(v.get(s..e).unwrap_or_default()).to_ascii_lowercase(),
+        );
+    }
+    out
 }
 
 impl<'t, 'n> StartTag<'t, 'n> {
@@ -720,6 +761,9 @@ impl<'t, 'n> StartTag<'t, 'n> {
             meta_content,
             seen: Vec::new(),
             k: 0,
+            rel_capable: matches!(tag.0, b"a" | b"area" | b"link" | b"form"),
+            rel: None,
+            first: 0,
         }
     }
 
@@ -734,6 +778,16 @@ impl<'t, 'n> StartTag<'t, 'n> {
         self.k += 1;
         let slice = |a: usize, b: usize| html.get(a..b).unwrap_or_default();
         let name = slice(a, b);
+        if self.rel_capable && self.rel.is_none() && name.eq_ignore_ascii_case(b"rel") {
+            // The tag's links read before it have it too.
+            let rel = rel_value(slice(c, d));
+            for u in s.attrs.get_mut(self.first..).unwrap_or_default() {
+                if !u.css {
+                    u.rel = Some(rel.clone());
+                }
+            }
+            self.rel = Some(rel);
+        }
         let link = match self.meta_content {
             Some((m, parts)) if m == k => Some(("content", parts)),
             _ if tag == b"meta" => None,
@@ -764,6 +818,7 @@ impl<'t, 'n> StartTag<'t, 'n> {
             return;
         }
         let tag_name = tag_name(tag);
+        let rel = &self.rel;
         let borrowed = matches!(value, Cow::Borrowed(_));
         let mut push = |(us, ue): (usize, usize), css: bool| {
             let (raw_start, raw_end) = if parts == Parts::Whole {
@@ -783,6 +838,7 @@ impl<'t, 'n> StartTag<'t, 'n> {
                 raw_end,
                 value: sub(&value, us, ue),
                 css,
+                rel: if css { None } else { rel.clone() },
             });
         };
         match parts {
@@ -987,6 +1043,7 @@ fn raw_text<'a>(
                 raw_end: from + ue,
                 value: Cow::Borrowed(css.get(us..ue).unwrap_or_default()),
                 css: true,
+                rel: None,
             });
         }
     }

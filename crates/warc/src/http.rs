@@ -20,6 +20,47 @@ pub struct HttpResponse<'a> {
     pub body_offset: usize,
 }
 
+/// The status code of an HTTP status line (`HTTP/1.1 301 Moved`), 0 when
+/// it has none.
+fn status_code(status_line: &[u8]) -> u16 {
+    status_line
+        .split(|&b| b == b' ')
+        .nth(1)
+        .and_then(|s| std::str::from_utf8(s).ok())
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// The HTTP status of a record: the code of its block's status line, for a
+/// `response` or `revisit` record whose block is an HTTP response (as
+/// [`crate::payload`] reads it); `None` for other records and for a status
+/// line without a code. Reads the status line only.
+///
+/// ```
+/// let rec = urlsift_warc::Record {
+///     warc_type: "response".into(),
+///     block: b"HTTP/1.1 404 Not Found\r\n\r\n".to_vec(),
+///     ..Default::default()
+/// };
+/// assert_eq!(urlsift_warc::http_status(&rec), Some(404));
+/// let req = urlsift_warc::Record { warc_type: "request".into(), ..rec };
+/// assert_eq!(urlsift_warc::http_status(&req), None);
+/// ```
+pub fn http_status(rec: &crate::Record) -> Option<u16> {
+    if !matches!(rec.warc_type.as_str(), "response" | "revisit") || !rec.block.starts_with(b"HTTP/")
+    {
+        return None;
+    }
+    let head = rec
+        .block
+        .get(..rec.block.len().min(256))
+        .unwrap_or_default();
+    let line = head
+        .get(..memchr::memchr(b'\n', head).unwrap_or(head.len()))
+        .unwrap_or_default();
+    Some(status_code(line)).filter(|&c| c != 0)
+}
+
 impl<'a> HttpResponse<'a> {
     /// Parse an HTTP/1.x response head: `HTTP/` status line, header fields up
     /// to a blank line (CRLF or LF line ends). `None` when `block` does not
@@ -35,13 +76,7 @@ impl<'a> HttpResponse<'a> {
             return None;
         }
         let line_end = memchr::memchr(b'\n', block).unwrap_or(block.len());
-        let status_line = block.get(..line_end).unwrap_or_default();
-        let status = status_line
-            .split(|&b| b == b' ')
-            .nth(1)
-            .and_then(|s| std::str::from_utf8(s).ok())
-            .and_then(|s| s.trim().parse().ok())
-            .unwrap_or(0);
+        let status = status_code(block.get(..line_end).unwrap_or_default());
         let mut headers = Vec::new();
         let mut header_offsets = Vec::new();
         let mut at = (line_end + 1).min(block.len());

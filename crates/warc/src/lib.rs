@@ -52,9 +52,10 @@ pub use charset::{PRESCAN_LEN, PageEncoding, page_encoding};
 pub use decoded::{decoded_html_links, link_match};
 pub use entities::decode_char_refs;
 pub use html::{SNIFF_LEN, sniff_html};
-pub use http::{HttpResponse, dechunk};
+pub use http::{HttpResponse, dechunk, http_status};
 pub use links::{
-    BodyKind, Link, LinkOptions, Payload, Source, body_kind, header_links, html_links,
-    html_page_links, payload, record_links, record_links_while, text_links,
+    BodyKind, Link, LinkOptions, Outcome, Payload, Skipped, Source, body_kind, header_links,
+    html_links, html_page_links, payload, record_links, record_links_outcome, record_links_while,
+    skipped_payload, text_links,
 };
 pub use reader::{DEFAULT_MAX_BLOCK, Issue, Reader, Record, SHORT_LENGTH_SLACK, Severity};

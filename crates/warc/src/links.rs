@@ -118,6 +118,10 @@ pub struct Link {
     pub offset: usize,
     /// Byte offset one past the link as written (as `offset`).
     pub end: usize,
+    /// For a URL attribute of a tag with a `rel` (`<a>`, `<area>`,
+    /// `<link>`, `<form>`): its link types, in ASCII lower case, separated
+    /// by one space (`nofollow noopener`); `None` for other links.
+    pub rel: Option<String>,
 }
 
 /// What the link pass looks at. The default reads every URL of an HTML
@@ -240,6 +244,63 @@ pub fn body_kind(content_type: Option<&str>, body: &[u8]) -> BodyKind {
     }
 }
 
+/// Why a payload gave no links: what `--stats` counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Skipped {
+    /// Not text (an image, a font, an archive, binary data), with its
+    /// class (`image`, `audio`, `video`, `font`, `model`, `archive`,
+    /// `office`, `program`, `certificate`, `data`): read only with
+    /// [`LinkOptions::binary`].
+    Binary(&'static str),
+    /// A format that has links but is not read (`pdf`, `postscript`,
+    /// `office`, `other`).
+    OutOfScope(&'static str),
+}
+
+/// Why a body that [`body_kind`] calls [`BodyKind::Other`] gives no links;
+/// `None` for one it reads (HTML, text).
+///
+/// ```
+/// use urlsift_warc::{Skipped, skipped_payload};
+/// assert_eq!(skipped_payload(Some("image/png"), b""), Some(Skipped::Binary("image")));
+/// assert_eq!(skipped_payload(Some("application/pdf"), b"%PDF-1.4"), Some(Skipped::OutOfScope("pdf")));
+/// assert_eq!(skipped_payload(None, b"%PDF-1.4\n\x01"), Some(Skipped::OutOfScope("pdf")));
+/// assert_eq!(skipped_payload(Some("application/octet-stream"), b"wOF2\0\x01"), Some(Skipped::Binary("font")));
+/// assert_eq!(skipped_payload(Some("text/html"), b"\0"), None);
+/// ```
+pub fn skipped_payload(content_type: Option<&str>, body: &[u8]) -> Option<Skipped> {
+    if body_kind(content_type, body) != BodyKind::Other {
+        return None;
+    }
+    let essence = content_type
+        .and_then(|c| c.split(';').next())
+        .map(|c| c.trim().to_ascii_lowercase())
+        .unwrap_or_default();
+    let unknown = matches!(
+        essence.as_str(),
+        "" | "text/plain" | "application/octet-stream" | "unknown/unknown"
+    );
+    Some(if unknown {
+        match crate::binary::sniff_class(body) {
+            "pdf" => Skipped::OutOfScope("pdf"),
+            class => Skipped::Binary(class),
+        }
+    } else if crate::binary::binary_type(&essence) {
+        Skipped::Binary(crate::binary::type_class(&essence))
+    } else {
+        Skipped::OutOfScope(crate::binary::out_of_scope_class(&essence))
+    })
+}
+
+/// What reading a record gave besides its links ([`record_links_outcome`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// A problem decoding its payload (its links are those decoded before).
+    pub problem: Option<String>,
+    /// Its payload was not read: why.
+    pub skipped: Option<Skipped>,
+}
+
 /// A record's payload: the page body, decoded.
 #[derive(Clone, Debug)]
 pub struct Payload<'a> {
@@ -345,8 +406,33 @@ pub fn record_links(
 pub fn record_links_while(
     rec: &Record,
     opts: &LinkOptions,
-    mut sink: impl FnMut(Link) -> bool,
+    sink: impl FnMut(Link) -> bool,
 ) -> Option<String> {
+    record_links_outcome(rec, opts, sink).problem
+}
+
+/// [`record_links_while`], saying also whether the payload was skipped
+/// (not text, or a format not read) and why.
+///
+/// ```
+/// let block = b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n\x89PNG\r\n\x1a\n";
+/// let rec = urlsift_warc::Record {
+///     warc_type: "response".into(),
+///     block: block.to_vec(),
+///     ..Default::default()
+/// };
+/// let got = urlsift_warc::record_links_outcome(&rec, &Default::default(), |_| true);
+/// assert_eq!(got.skipped, Some(urlsift_warc::Skipped::Binary("image")));
+/// ```
+pub fn record_links_outcome(
+    rec: &Record,
+    opts: &LinkOptions,
+    mut sink: impl FnMut(Link) -> bool,
+) -> Outcome {
+    let problem = |problem| Outcome {
+        problem,
+        skipped: None,
+    };
     let mut go = true;
     let mut sink = |l: Link| {
         go = go && sink(l);
@@ -354,16 +440,16 @@ pub fn record_links_while(
     };
     let kind = rec.warc_type.as_str();
     if crate::wat::is_wat(rec) {
-        return crate::wat::wat_links(rec, sink);
+        return problem(crate::wat::wat_links(rec, sink));
     }
     if !matches!(kind, "response" | "resource" | "conversion" | "revisit") {
-        return None;
+        return problem(None);
     }
     if kind == "conversion" {
         text_links(&rec.block, |l| {
             sink(l);
         });
-        return None;
+        return problem(None);
     }
     let doc = rec.target_uri.as_deref().or(opts.base.as_deref());
     let p = payload(rec, opts.max_body);
@@ -373,7 +459,7 @@ pub fn record_links_while(
         });
     }
     if kind == "revisit" {
-        return None;
+        return problem(None);
     }
     match body_kind(p.content_type.as_deref(), &p.body) {
         BodyKind::Other if opts.binary => text_links(&p.body, |l| {
@@ -388,14 +474,19 @@ pub fn record_links_while(
                 html::Window::DEFAULT,
                 &mut sink,
             );
-            return p.problem.or(unknown);
+            return problem(p.problem.or(unknown));
         }
         BodyKind::Text => text_links(&p.body, |l| {
             sink(l);
         }),
-        BodyKind::Other => {}
+        BodyKind::Other => {
+            return Outcome {
+                skipped: skipped_payload(p.content_type.as_deref(), &p.body),
+                problem: p.problem,
+            };
+        }
     }
-    p.problem
+    problem(p.problem)
 }
 
 /// The `Location`, `Content-Location` and `Link` (`<uri>; rel=...`, each
@@ -489,6 +580,7 @@ fn reference(
         resolved,
         offset,
         end: offset + written.len(),
+        rel: None,
     }
 }
 
@@ -625,7 +717,9 @@ pub(crate) fn html_links_in(
                 attr: a.attr,
             }
         };
-        reference(base, &a.value, written, source, a.raw_start)
+        let mut link = reference(base, &a.value, written, source, a.raw_start);
+        link.rel = a.rel;
+        link
     };
     let lower = |(a, b): (usize, usize)| -> Cow<'static, str> {
         let name = html.get(a..b).unwrap_or_default().to_ascii_lowercase();
@@ -709,6 +803,7 @@ fn text_link(url: &[u8], written: &[u8], www: bool, offset: usize, source: Sourc
         resolved: !www,
         offset,
         end: offset + written.len(),
+        rel: None,
     }
 }
 
@@ -725,4 +820,64 @@ pub fn text_links(text: &[u8], mut sink: impl FnMut(Link)) {
         let written = text.get(m.start..m.end).unwrap_or_default();
         sink(text_link(m.url, written, m.www, m.start, Source::Text));
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rels(html: &str) -> Vec<(String, Option<String>)> {
+        let mut got = Vec::new();
+        html_links(
+            html.as_bytes(),
+            Some("http://a.example/"),
+            &LinkOptions::links_only(),
+            |l| {
+                got.push((l.url, l.rel));
+            },
+        );
+        got
+    }
+
+    #[test]
+    fn a_link_has_its_tags_rel() {
+        let got = rels(
+            "<a href=x rel='NoFollow  noopener'>x</a><link REL=canonical href=/c>\
+             <img src=i rel=x><a title='a>b' href=y rel=&#110;ext>y</a><a href=z>z</a>\
+             <area rel=tag href=t><a rel=nofollow style='background:url(s)' href=u>",
+        );
+        let want = [
+            ("http://a.example/x", Some("nofollow noopener")),
+            ("http://a.example/c", Some("canonical")),
+            ("http://a.example/i", None),
+            ("http://a.example/y", Some("next")),
+            ("http://a.example/z", None),
+            ("http://a.example/t", Some("tag")),
+            ("http://a.example/s", None),
+            ("http://a.example/u", Some("nofollow")),
+        ];
+        let want: Vec<_> = want
+            .iter()
+            .map(|(u, r)| (u.to_string(), r.map(str::to_owned)))
+            .collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn a_rel_is_found_whatever_the_window() {
+        let page = "<a href=a rel=nofollow>a</a>".repeat(50);
+        let mut small = Vec::new();
+        html_links_in(
+            page.as_bytes(),
+            Some("http://a.example/"),
+            &LinkOptions::links_only(),
+            html::Window { attrs: 1, text: 16 },
+            &mut |l| {
+                small.push(l.rel);
+                true
+            },
+        );
+        assert_eq!(small.len(), 50);
+        assert!(small.iter().all(|r| r.as_deref() == Some("nofollow")));
+    }
 }

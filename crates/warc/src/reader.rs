@@ -135,6 +135,14 @@ pub struct Record {
     /// True when `block` is shorter than `content_length` (capped, or the
     /// input or member ended early).
     pub truncated: bool,
+    /// The record's length in the input, so that the bytes `offset ..
+    /// offset + length` are the record and nothing else (a byte range
+    /// request fetches it, as CDX indexes give them): in gzip or LZ4 input,
+    /// its whole member or frame (compressed); in plain input, its header,
+    /// block and the blank line after it. `None` when the record cannot be
+    /// fetched alone: it shares its gzip member with other records (a
+    /// whole-file gzip), or the member or input broke off inside it.
+    pub length: Option<u64>,
 }
 
 impl Record {
@@ -186,6 +194,8 @@ pub struct Reader<R: Read> {
     /// Whether the input is an ARC file (it starts with `filedesc://`);
     /// `None` before its first record.
     arc: Option<bool>,
+    /// Records started in the open segment.
+    seg_records: usize,
 }
 
 impl<R: Read> Reader<R> {
@@ -213,6 +223,7 @@ impl<R: Read> Reader<R> {
             whole_ok: true,
             warned_ends: [false; 2],
             arc: None,
+            seg_records: 0,
         }
     }
 
@@ -267,6 +278,7 @@ impl<R: Read> Reader<R> {
     }
 
     fn close_segment(&mut self) {
+        self.seg_records = 0;
         self.active = false;
         self.seg_end = true;
         self.recycle();
@@ -533,7 +545,7 @@ impl<R: Read> Reader<R> {
             ),
             ("Content-Length".to_owned(), h.length.to_string()),
         ];
-        self.block(rec, h.length);
+        self.block(rec, h.length, start);
     }
 
     /// Find the end of the header at `pos`: the index just past its blank line.
@@ -622,11 +634,68 @@ impl<R: Read> Reader<R> {
             );
             return;
         };
-        self.block(rec, len);
+        self.block(rec, len, start);
+    }
+
+    /// Read the block of `len` bytes at `pos` into `rec` and yield it, with
+    /// its [`Record::length`]: the record started at `start` in the segment.
+    fn block(&mut self, rec: Record, len: u64, start: u64) {
+        self.seg_records += 1;
+        let first = self.seg_records == 1;
+        let before = self.out.len();
+        self.block_body(rec, len);
+        let Some(at) = (before..self.out.len()).find(|&i| matches!(self.out.get(i), Some(Ok(_))))
+        else {
+            return;
+        };
+        let broke = self.out.range(before..).any(|i| {
+            matches!(
+                i,
+                Err(Issue {
+                    severity: Severity::Error,
+                    ..
+                })
+            )
+        });
+        let length = if broke || !self.active {
+            // The member or input broke off inside the record.
+            None
+        } else if self.gzip() {
+            // Alone in its member, or not fetchable alone.
+            self.member_length().filter(|_| first)
+        } else {
+            Some(self.here().saturating_sub(start))
+        };
+        if let Some(Ok(rec)) = self.out.get_mut(at) {
+            rec.length = length;
+        }
+    }
+
+    /// After a record in gzip (or LZ4) input: the compressed length of its
+    /// member when nothing but blank lines follows the record in it, else
+    /// `None` (the member holds other records too, or breaks off).
+    fn member_length(&mut self) -> Option<u64> {
+        loop {
+            while let Some(&b) = self.buf.get(self.pos) {
+                if matches!(b, b'\r' | b'\n' | b' ' | b'\t') {
+                    self.pos += 1;
+                } else {
+                    return None;
+                }
+            }
+            if !self.fill() {
+                break;
+            }
+        }
+        if !self.active {
+            return None;
+        }
+        let src = self.src.as_ref()?;
+        Some(src.segment_end()?.saturating_sub(src.segment_start()))
     }
 
     /// Read the block of `len` bytes at `pos` into `rec` and yield it.
-    fn block(&mut self, mut rec: Record, len: u64) {
+    fn block_body(&mut self, mut rec: Record, len: u64) {
         let offset = rec.offset;
         rec.content_length = len;
         let block_start = self.here();
@@ -1083,5 +1152,86 @@ mod tests {
         assert_eq!(recs.len(), 2);
         assert_eq!((recs[0].offset, recs[1].offset), (0, a.len() as u64));
         assert_eq!(recs[0].block, b"x \x1f\x8b\x08 y");
+    }
+
+    /// Each record's `offset .. offset + length` is that record alone: read
+    /// back, it gives the same record (its offset 0, its length the same).
+    fn slices_read_back(input: &[u8]) -> usize {
+        let items: Vec<_> = Reader::new(input).collect();
+        // A record warned about (a Content-Length that lies) is read alone
+        // by its header: its block may differ.
+        let warned = |off: u64| items.iter().any(|i| matches!(i, Err(e) if e.offset == off));
+        let mut n = 0;
+        for r in items.iter().filter_map(|i| i.as_ref().ok()) {
+            let Some(len) = r.length else { continue };
+            let slice = &input[r.offset as usize..(r.offset + len) as usize];
+            let back: Vec<_> = Reader::new(slice).filter_map(Result::ok).collect();
+            assert_eq!(back.len(), 1, "{:?} at {}", r.target_uri, r.offset);
+            let b = &back[0];
+            assert_eq!(b.headers, r.headers, "at {}", r.offset);
+            if !warned(r.offset) {
+                assert_eq!((b.offset, b.length), (0, Some(len)), "at {}", r.offset);
+                assert!(b.block == r.block, "at {}", r.offset);
+            }
+            n += 1;
+        }
+        n
+    }
+
+    #[test]
+    fn a_record_is_its_offset_and_length() {
+        let plain = [record(b"one"), b"\r\n".to_vec(), record(b"two")].concat();
+        let recs: Vec<_> = Reader::new(&plain[..]).map(Result::unwrap).collect();
+        // The blank lines after a record are its own.
+        let first = record(b"one").len() as u64 + 2;
+        assert_eq!(recs[0].length, Some(first));
+        assert_eq!(recs[1].offset, first);
+        assert_eq!(recs[1].length, Some(plain.len() as u64 - first));
+        assert_eq!(slices_read_back(&plain), 2);
+        let (a, b) = (member(&record(b"one"), 6), member(&record(b"two"), 0));
+        let gz = [a.clone(), b.clone()].concat();
+        for input in [
+            Reader::new(&gz[..]).collect::<Vec<_>>(),
+            Reader::new(&gz[..]).streaming_only().collect(),
+        ] {
+            let lens: Vec<_> = input.iter().map(|r| r.as_ref().unwrap().length).collect();
+            assert_eq!(lens, [Some(a.len() as u64), Some(b.len() as u64)]);
+        }
+        assert_eq!(slices_read_back(&gz), 2);
+        // One member for both: neither can be fetched alone.
+        let whole = member(&plain, 6);
+        let lens: Vec<_> = Reader::new(&whole[..]).map(|r| r.unwrap().length).collect();
+        assert_eq!(lens, [None, None]);
+        // A member cut short: the part read has no length.
+        let mut cut = gz.clone();
+        cut.truncate(a.len() + b.len() / 2);
+        let lens: Vec<_> = Reader::new(&cut[..])
+            .filter_map(Result::ok)
+            .map(|r| r.length)
+            .collect();
+        assert_eq!(lens[0], Some(a.len() as u64));
+        assert!(lens[1..].iter().all(Option::is_none), "{lens:?}");
+    }
+
+    #[test]
+    fn committed_archives_slice_into_their_records() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
+        let mut n = 0;
+        for d in [dir.to_owned(), format!("{dir}/others")] {
+            for e in std::fs::read_dir(d).unwrap() {
+                let p = e.unwrap().path();
+                let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                // An ARC record read alone lacks the file's `filedesc://`
+                // header that says it is ARC.
+                let arc = name.ends_with(".arc") || name.ends_with(".arc.gz");
+                let data = [".warc", ".warc.gz", ".warc.lz4", ".wet"]
+                    .iter()
+                    .any(|x| name.ends_with(x));
+                if data && !arc {
+                    n += slices_read_back(&std::fs::read(&p).unwrap());
+                }
+            }
+        }
+        assert!(n > 100, "{n}");
     }
 }

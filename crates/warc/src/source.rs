@@ -447,6 +447,18 @@ impl<R: Read> Source<R> {
         self.segment_start
     }
 
+    /// Offset in the input just past the current segment, once it has all
+    /// been read (a gzip member inflated to its trailer, an LZ4 frame to its
+    /// end mark and checksum); `None` before that, and for plain input.
+    pub(crate) fn segment_end(&self) -> Option<u64> {
+        match &self.state {
+            State::Whole(c) => Some(c.offset()),
+            State::Member(d) => Some(d.get_ref().offset()),
+            State::Lz4(d) => Some(d.get_ref().c.offset()),
+            _ => None,
+        }
+    }
+
     /// Start the next segment: in gzip input, the member at the current
     /// position. Returns false at the end of the input. Bytes between members
     /// that are not a gzip member are reported as `Err` with their offset,
@@ -621,8 +633,16 @@ impl<R: Read> Source<R> {
         if !matches!(self.state, State::Whole(_)) || self.whole_pos != 0 || self.whole_len == 0 {
             return false;
         }
-        std::mem::swap(&mut self.whole, buf);
-        buf.truncate(self.whole_len);
+        if self.whole_len * 2 < self.whole.len() {
+            // A member much shorter than the buffer is copied out: handing
+            // over the buffer cut to its length would lose the rest of its
+            // written length, to be zeroed again for a longer member.
+            buf.clear();
+            buf.extend_from_slice(self.whole.get(..self.whole_len).unwrap_or_default());
+        } else {
+            std::mem::swap(&mut self.whole, buf);
+            buf.truncate(self.whole_len);
+        }
         self.whole_pos = self.whole_len;
         true
     }

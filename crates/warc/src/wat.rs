@@ -99,6 +99,7 @@ fn link(base: Option<Base<'_>>, written: &str, source: Source) -> Link {
         resolved,
         offset: 0,
         end: 0,
+        rel: None,
     }
 }
 
@@ -153,7 +154,13 @@ pub(crate) fn wat_links(rec: &Record, mut sink: impl FnMut(Link) -> bool) -> Opt
                 continue;
             };
             let source = source_of(entry["path"].as_str().unwrap_or_default());
-            if !sink(link(base, url, source)) {
+            let mut l = link(base, url, source);
+            // The `rel` the WAT gives a link of a tag that has one.
+            l.rel = entry["rel"]
+                .as_str()
+                .filter(|_| matches!(&l.source, Source::Attribute { tag, .. } if matches!(&**tag, "a" | "area" | "link" | "form")))
+                .map(|r| r.split_ascii_whitespace().map(str::to_ascii_lowercase).collect::<Vec<_>>().join(" "));
+            if !sink(l) {
                 return None;
             }
         }

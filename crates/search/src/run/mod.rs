@@ -326,6 +326,11 @@ pub struct Summary {
     /// assert_eq!(sum.of_kind(InputKind::Html).inputs, 0);
     /// ```
     pub kinds: [KindStats; 4],
+    /// The web archive payloads that gave no links because they are not
+    /// text (`--binary` reads them) or in a format with links that is not
+    /// read (PDF, ...), with how many of each class, in the order of
+    /// [`urlsift_warc::Skipped`].
+    pub skipped: Vec<(urlsift_warc::Skipped, u64)>,
 }
 
 impl Summary {
@@ -471,7 +476,9 @@ pub fn run_to_within<'o>(
     // (up to three per thread) and those waiting in its channel.
     let pool = rayon::current_num_threads().max(cfg.threads).max(1);
     let spares = SpareBatches::new(threads * (3 * pool + IN_FLIGHT + 1));
+    let skipped = SkippedPayloads::default();
     let run = RunShared {
+        skipped: &skipped,
         cfg,
         sources,
         shards: outs.len().max(1),
@@ -491,6 +498,11 @@ pub fn run_to_within<'o>(
         summary = consume(&run, order_rx, outs, err);
         stop.store(true, Ordering::Relaxed);
     });
+    summary.skipped = skipped
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .into_iter()
+        .collect();
     summary
 }
 
@@ -504,7 +516,16 @@ struct RunShared<'a> {
     spares: &'a SpareBatches,
     /// Set when the run stops early (a write error, `-q`'s first match).
     stop: &'a AtomicBool,
+    /// Web archive payloads not read, by why.
+    skipped: &'a SkippedPayloads,
 }
+
+/// Why a web archive payload gave no links ([`Summary::skipped`]).
+pub use urlsift_warc::Skipped;
+
+/// How many web archive payloads gave no links, by why
+/// ([`urlsift_warc::Skipped`]), counted as records are read.
+pub(crate) type SkippedPayloads = Mutex<std::collections::BTreeMap<urlsift_warc::Skipped, u64>>;
 
 /// The inputs still to scan: the next one's index, and the channel on which
 /// each input's own channel is queued for the consumer (`None` once the

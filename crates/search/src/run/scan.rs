@@ -99,6 +99,8 @@ pub(super) struct InputScan<'a> {
     pub(super) stop: &'a AtomicBool,
     /// Set when the input has taken all the URLs it may (`-m`, `-l`).
     full: &'a AtomicBool,
+    /// The run's count of web archive payloads not read.
+    skipped: &'a super::SkippedPayloads,
 }
 
 impl<'a> InputScan<'a> {
@@ -164,6 +166,7 @@ pub(super) fn scan_source(run: &RunShared<'_>, src: &Source, tx: &SyncSender<Msg
         path,
         stop: run.stop,
         full: &full,
+        skipped: run.skipped,
     };
     let mut emit = RecordSender::new(run, &name, tx, &full, reading == Reading::MailAsText);
     let error = read_input(&input, reading, opened, &mut emit);
@@ -239,7 +242,13 @@ fn read_input(
 ) -> Option<String> {
     let (cfg, name) = (input.cfg, input.name);
     match (reading, opened) {
-        (_, Opened::Warc(r)) => scan_warc(cfg, name, input.stopping(r), emit, input.stop),
+        (_, Opened::Warc(r)) => scan_warc(
+            cfg,
+            name,
+            input.stopping(r),
+            emit,
+            (input.stop, input.skipped),
+        ),
         (Reading::Mail, opened) => scan_mail(input, opened, emit),
         (Reading::Html, Opened::Whole(data)) => {
             let error = scan_html(cfg, name, &data, None::<io::Empty>, emit);

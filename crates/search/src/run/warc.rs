@@ -200,7 +200,7 @@ pub(super) fn scan_warc(
     name: &str,
     r: impl Read + Send,
     emit: &mut RecordSender<'_>,
-    stop: &AtomicBool,
+    (stop, skipped): (&AtomicBool, &super::SkippedPayloads),
 ) -> Option<String> {
     let opts = LinkOptions {
         base: cfg.base.clone(),
@@ -220,7 +220,7 @@ pub(super) fn scan_warc(
             // another input's work would deadlock the run.
             let (ok, next) = std::thread::scope(|s| {
                 let reading = s.spawn(|| read_warc_batch(&mut reader, filter));
-                let ok = warc_batch(cfg, name, &cur.recs, &opts, emit);
+                let ok = warc_batch(cfg, name, &cur.recs, &opts, emit, skipped);
                 let next = reading
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -228,7 +228,7 @@ pub(super) fn scan_warc(
             });
             (ok, Some(next))
         } else {
-            (warc_batch(cfg, name, &cur.recs, &opts, emit), None)
+            (warc_batch(cfg, name, &cur.recs, &opts, emit, skipped), None)
         };
         if !ok || cur.end || stop.load(Ordering::Relaxed) || emit.full.load(Ordering::Relaxed) {
             break;
@@ -270,11 +270,24 @@ pub(super) fn warc_batch(
     recs: &[urlsift_warc::Record],
     opts: &LinkOptions,
     emit: &mut RecordSender<'_>,
+    skipped: &super::SkippedPayloads,
 ) -> bool {
     use rayon::prelude::*;
     if recs.is_empty() {
         return true;
     }
+    // The payloads skipped in this batch, counted into the run's at the end.
+    let mut skips: Vec<urlsift_warc::Skipped> = Vec::new();
+    let count = |skips: Vec<urlsift_warc::Skipped>| {
+        if !skips.is_empty() {
+            let mut all = skipped
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            for s in skips {
+                *all.entry(s).or_insert(0) += 1;
+            }
+        }
+    };
     if emit.parallel() {
         let plan = emit.formatter.plan;
         let held = AtomicUsize::new(0);
@@ -282,6 +295,8 @@ pub(super) fn warc_batch(
             .par_iter()
             .map(|rec| format_record(cfg, name, plan, rec, opts, &held))
             .collect();
+        skips.extend(batches.iter().filter_map(|b| b.skipped));
+        count(skips);
         for (b, rec) in batches.into_iter().zip(recs) {
             if !emit.take(b.out) {
                 return false;
@@ -309,12 +324,18 @@ pub(super) fn warc_batch(
         return true;
     }
     for rec in recs {
-        let problem = record_links(rec, opts, |m, web| emit.record_where(m, 0, None, Some(web)));
+        let outcome = record_links_while(rec, opts, |m, web| {
+            emit.record_where(m, 0, None, Some(web));
+            true
+        });
+        skips.extend(outcome.skipped);
         if emit.failed {
+            count(skips);
             return false;
         }
-        warn_payload(name, rec, problem);
+        warn_payload(name, rec, outcome.problem);
     }
+    count(skips);
     true
 }
 
@@ -334,12 +355,13 @@ fn format_record(
         return Formed {
             out,
             problem: None,
+            skipped: None,
             done: Some(0),
         };
     }
     let mut f = RecordFormatter::new(cfg, name, plan);
     let (mut links, mut counted, mut full) = (0u64, 0usize, false);
-    let problem = record_links_while(rec, opts, |m, web| {
+    let outcome = record_links_while(rec, opts, |m, web| {
         let fresh = out.len() - counted;
         if out.len() >= SPARE_ROOM || held.load(Ordering::Relaxed) + fresh >= WARC_BATCH_ROOM {
             full = true;
@@ -358,7 +380,8 @@ fn format_record(
     held.fetch_add(out.len() - counted, Ordering::Relaxed);
     Formed {
         out,
-        problem,
+        problem: outcome.problem,
+        skipped: outcome.skipped,
         done: full.then_some(links),
     }
 }
@@ -368,6 +391,8 @@ struct Formed {
     out: Batch,
     /// What went wrong decoding its payload.
     problem: Option<String>,
+    /// Why its payload was not read, if it was not.
+    skipped: Option<urlsift_warc::Skipped>,
     /// Set when the links outgrew the room: how many links `out` holds the
     /// records of (the others are still to format).
     done: Option<u64>,
