@@ -28,7 +28,6 @@
 
 pub mod host;
 pub mod surt;
-mod swar;
 pub mod whatwg;
 
 pub use host::{domain, host_ascii, psl_version};
