@@ -27,6 +27,7 @@
 #![warn(clippy::print_stderr, clippy::print_stdout)]
 
 pub mod host;
+mod masks;
 pub mod surt;
 pub mod whatwg;
 

@@ -97,7 +97,11 @@ pub fn surt_into(url: &[u8], out: &mut Vec<u8>) -> Result<(), SurtError> {
         out.extend_from_slice(url);
         return Ok(());
     }
-    if surt_fast(url, out) {
+    let fast = match crate::masks::masks(url) {
+        Some(m) => surt_fast_masks(url, &m, out),
+        None => surt_fast(url, out),
+    };
+    if fast {
         return Ok(());
     }
     let text = prepare(url)?;
@@ -327,6 +331,143 @@ fn push_reversed_labels(out: &mut Vec<u8>, host: &[u8]) {
         }
         push_lower(out, label);
     }
+}
+
+/// [`surt_fast`] for a URL of at most [`crate::masks::MAX`] bytes, from
+/// its byte-class masks: the same URLs taken, the same keys.
+fn surt_fast_masks(url: &[u8], m: &crate::masks::Masks, out: &mut Vec<u8>) -> bool {
+    use crate::masks::{first_from, range};
+    let Some(rest) = fast_scheme(url) else {
+        return false;
+    };
+    let scheme = url.get(..rest - 3).unwrap_or_default();
+    let tail = url.get(rest..).unwrap_or_default();
+    if m.bad != 0
+        || scheme == b"dns"
+        || tail.starts_with(b"http://")
+        || tail.starts_with(b"https://")
+    {
+        return false;
+    }
+    let n = url.len();
+    // The host: no empty label, no userinfo or literal, maybe numeric.
+    let host_end = first_from(m.host_end, rest).unwrap_or(n);
+    let hm = range(rest, host_end);
+    let dots = m.dot & hm;
+    if host_end == rest
+        || m.host_bad & hm != 0
+        || dots & (dots >> 1) != 0
+        || dots & (1 << rest) != 0
+        || dots & (1 << (host_end - 1)) != 0
+    {
+        return false;
+    }
+    let host = url.get(rest..host_end).unwrap_or_default();
+    if host.iter().all(|&b| b.is_ascii_digit() || b == b'.') && !plain_dotted_quad(host) {
+        return false;
+    }
+    // The port: digits (none is no port), 0 or the scheme's default is none.
+    let mut port = None;
+    let mut path_at = host_end;
+    if url.get(host_end) == Some(&b':') {
+        let p = url.get(host_end + 1..).unwrap_or_default();
+        let d = p
+            .iter()
+            .position(|b| !b.is_ascii_digit())
+            .unwrap_or(p.len());
+        if d > 5 {
+            return false;
+        }
+        let v = p[..d]
+            .iter()
+            .fold(0u32, |v, &x| v * 10 + u32::from(x - b'0'));
+        let default_port = match scheme {
+            b"http" => 80,
+            b"https" => 443,
+            _ => 0,
+        };
+        if v > 65535 || !matches!(p.get(d), None | Some(b'/' | b'?' | b'#')) {
+            return false;
+        }
+        if v != 0 && v != default_port {
+            port = Some(v);
+        }
+        path_at = host_end + 1 + d;
+    }
+    // The path: no `(`, no `/` or `.` after a `/`.
+    let path_end = first_from(m.stop, path_at).unwrap_or(n);
+    let pm = range(path_at, path_end);
+    let slashes = m.slash & pm;
+    if m.paren & pm != 0 || (slashes << 1) & (m.slash | m.dot) & pm != 0 {
+        return false;
+    }
+    let path = url.get(path_at..path_end).unwrap_or_default();
+    // The query, up to `#`.
+    let (query, qm) = if url.get(path_end) == Some(&b'?') {
+        let q_end = url
+            .get(path_end + 1..)
+            .and_then(|q| q.iter().position(|&b| b == b'#'))
+            .map_or(n, |e| path_end + 1 + e);
+        (
+            url.get(path_end + 1..q_end).filter(|q| !q.is_empty()),
+            range(path_end + 1, q_end),
+        )
+    } else {
+        (None, 0)
+    };
+
+    let start = out.len();
+    // The host's labels from the last, each copied once; `www.` dropped by
+    // starting after its dot.
+    let from = rest + host.len() - massage_host(host).len();
+    let mut end = host_end;
+    let mut d = dots & range(from, host_end);
+    while d != 0 {
+        let at = 63 - d.leading_zeros() as usize;
+        out.extend_from_slice(url.get(at + 1..end).unwrap_or_default());
+        out.push(b',');
+        end = at;
+        d &= !(1u64 << at);
+    }
+    out.extend_from_slice(url.get(from..end).unwrap_or_default());
+    if m.upper & hm != 0 {
+        out[start..].make_ascii_lowercase();
+    }
+    if let Some(n) = port {
+        out.push(b':');
+        push_decimal(out, n);
+    }
+    out.push(b')');
+    let path = match path {
+        [] => &b"/"[..],
+        [.., b'/'] if path.len() > 1 => &path[..path.len() - 1],
+        _ => path,
+    };
+    let at = out.len();
+    out.extend_from_slice(path);
+    if m.upper & pm != 0 {
+        out[at..].make_ascii_lowercase();
+    }
+    if let Some(raw) = query {
+        // The query in lower case, written in place and checked there.
+        let at = out.len();
+        out.push(b'?');
+        out.extend_from_slice(raw);
+        if m.upper & qm != 0 {
+            out[at + 1..].make_ascii_lowercase();
+        }
+        let q = out.get(at + 1..).unwrap_or_default();
+        if may_have_session_id(q) {
+            out.truncate(start);
+            return false;
+        }
+        if memchr::memchr(b'&', q).is_some() {
+            let q = q.to_vec();
+            out.truncate(at + 1);
+            write_sorted_query(&q, out);
+        }
+    }
+    true
 }
 
 /// The whole key at once for the usual URL: a lower-case scheme (not
@@ -1262,6 +1403,7 @@ mod tests {
             rest in "[a-zA-Z0-9.%()/?&=#:@_~ ;-]{0,48}",
         ) {
             let url = format!("{scheme}{sep}{www}{rest}");
+            fast_paths_agree(url.as_bytes());
             let mut got = Vec::new();
             let r = surt_into(url.as_bytes(), &mut got).map(|()| got);
             prop_assert_eq!(r, reference(url.as_bytes()), "{:?}", url);
@@ -1275,6 +1417,7 @@ mod tests {
             rest in "(|/|/a/|\\?b=1&a=2|#f)",
         ) {
             let url = format!("{scheme}{host}{port}{rest}");
+            fast_paths_agree(url.as_bytes());
             let mut got = Vec::new();
             let r = surt_into(url.as_bytes(), &mut got).map(|()| got);
             prop_assert_eq!(r, reference(url.as_bytes()), "{:?}", url);
@@ -1282,9 +1425,25 @@ mod tests {
 
         #[test]
         fn any_bytes_match_the_reference(b in proptest::collection::vec(any::<u8>(), 0..64)) {
+            fast_paths_agree(&b);
             let mut got = Vec::new();
             let r = surt_into(&b, &mut got).map(|()| got);
             prop_assert_eq!(r, reference(&b));
+        }
+    }
+
+    /// The two fast paths take the same URLs and give the same keys.
+    fn fast_paths_agree(url: &[u8]) {
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let by_loop = surt_fast(url, &mut a);
+        if let Some(m) = crate::masks::scalar(url) {
+            let by_masks = surt_fast_masks(url, &m, &mut b);
+            assert_eq!(
+                (by_loop, &a),
+                (by_masks, &b),
+                "{:?}",
+                String::from_utf8_lossy(url)
+            );
         }
     }
 
@@ -1320,6 +1479,7 @@ mod tests {
             }
         }
         for u in &urls {
+            fast_paths_agree(u.as_bytes());
             let mut got = Vec::new();
             let r = surt_into(u.as_bytes(), &mut got).map(|()| got);
             assert_eq!(r, reference(u.as_bytes()), "{u}");
