@@ -26,6 +26,9 @@ const WILD: u8 = 2;
 /// An exception (`www.ck` for `!www.ck`): a registrable domain although a
 /// wildcard covers it.
 const EXCEPTION: u8 = 4;
+/// A name some longer entry ends with (`uk` for `co.uk`): a look-up goes
+/// on to the next label only past such a name.
+const PARENT: u8 = 8;
 
 /// A multiply-rotate hash eight bytes at a time (as `FxHash`): the keys
 /// are short names, hashed once per lookup, and come from our own list (no
@@ -97,6 +100,19 @@ fn list() -> &'static Rules {
                     None => continue,
                 }
             };
+            // Every shorter suffix of the name leads to it.
+            let mut at = 0;
+            while let Some(d) = name
+                .get(at..)
+                .and_then(|n| n.iter().position(|&b| b == b'.'))
+            {
+                at += d + 1;
+                let parent: Cow<'static, [u8]> = match &name {
+                    Cow::Borrowed(n) => Cow::Borrowed(n.get(at..).unwrap_or_default()),
+                    Cow::Owned(n) => Cow::Owned(n.get(at..).unwrap_or_default().to_vec()),
+                };
+                *rules.entry(parent).or_default() |= PARENT;
+            }
             *rules.entry(name).or_default() |= kind;
         }
         rules
@@ -314,13 +330,17 @@ fn registrable(ascii: &[u8]) -> Option<&[u8]> {
         if kind & RULE != 0 || parent & WILD != 0 {
             suffix_labels = labels;
         }
-        parent = kind;
-        if i == 0 {
+        // Past a name no entry ends with (nor a wildcard's parent), no
+        // longer suffix is in the list.
+        if i == 0 || kind & (PARENT | WILD) == 0 {
             break;
         }
+        parent = kind;
         i -= 1;
     }
-    if labels <= suffix_labels {
+    // Labels are left of the last one looked at, or there are more labels
+    // than the suffix has.
+    if i == 0 && labels <= suffix_labels {
         return None;
     }
     // The suffix and one label more.
