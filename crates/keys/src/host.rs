@@ -4,24 +4,119 @@
 //! percent-decoded host: UTS #46 mapping (case folding, full-width forms,
 //! NFC), non-transitional processing, punycode for non-ASCII labels, and
 //! the forbidden domain code points refused. [`domain`] is the registrable
-//! domain of that host by the Public Suffix List compiled into this crate.
+//! domain of that host by the Public Suffix List compiled into this crate:
+//! its rules go into a hash map at first use (borrowing the compiled-in
+//! text), and a lookup tries the host's suffixes from one label up.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
 use idna::uts46::{AsciiDenyList, DnsLength, Hyphens, Uts46};
-use publicsuffix::{List, Psl};
 
 /// The Public Suffix List, both sections (ICANN and private), as published.
 static LIST_TEXT: &str = include_str!("../data/public_suffix_list.dat");
 
-/// The list, parsed at first use (about 16,000 rules, each in its Unicode
-/// and its punycode form).
-fn list() -> &'static List {
-    static LIST: OnceLock<List> = OnceLock::new();
-    // The list is our own data, tested to parse; an empty list (every
-    // last label a suffix) is the fallback that cannot panic.
-    LIST.get_or_init(|| LIST_TEXT.parse().unwrap_or_default())
+/// A rule of the list (`co.uk`).
+const RULE: u8 = 1;
+/// A wildcard rule's parent (`ck` for `*.ck`): every label under it is a
+/// suffix.
+const WILD: u8 = 2;
+/// An exception (`www.ck` for `!www.ck`): a registrable domain although a
+/// wildcard covers it.
+const EXCEPTION: u8 = 4;
+/// A name some longer entry ends with (`uk` for `co.uk`): a look-up goes
+/// on to the next label only past such a name.
+const PARENT: u8 = 8;
+
+/// A multiply-rotate hash eight bytes at a time (as `FxHash`): the keys
+/// are short names, hashed once per lookup, and come from our own list (no
+/// hash flooding to fear).
+#[derive(Default)]
+struct NameHasher(u64);
+
+impl NameHasher {
+    #[inline]
+    fn mix(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl Hasher for NameHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(w);
+            self.mix(u64::from_le_bytes(a));
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            let mut a = [0u8; 8];
+            a[..rest.len()].copy_from_slice(rest);
+            self.mix(u64::from_le_bytes(a));
+        }
+    }
+    #[inline]
+    fn write_usize(&mut self, n: usize) {
+        self.mix(n as u64);
+    }
+}
+
+/// The list's names (in ASCII: a Unicode rule in its punycode form) and
+/// what each is: [`RULE`], [`WILD`], [`EXCEPTION`] bits.
+type Rules = HashMap<Cow<'static, [u8]>, u8, BuildHasherDefault<NameHasher>>;
+
+/// The list, read at first use: one map entry per rule, borrowing the
+/// compiled-in text (only the rules in Unicode are converted, about 450).
+fn list() -> &'static Rules {
+    static LIST: OnceLock<Rules> = OnceLock::new();
+    LIST.get_or_init(|| {
+        let mut rules = Rules::with_capacity_and_hasher(16_384, BuildHasherDefault::default());
+        for line in LIST_TEXT.lines() {
+            let Some(rule) = line.split_whitespace().next() else {
+                continue;
+            };
+            if rule.starts_with("//") {
+                continue;
+            }
+            let (name, kind) = if let Some(r) = rule.strip_prefix('!') {
+                (r, EXCEPTION)
+            } else if let Some(r) = rule.strip_prefix("*.") {
+                (r, WILD)
+            } else {
+                (rule, RULE)
+            };
+            let name: Cow<'static, [u8]> = if name.is_ascii() {
+                Cow::Borrowed(name.as_bytes())
+            } else {
+                match host_ascii(name.as_bytes()) {
+                    Some(a) => Cow::Owned(a.into_bytes()),
+                    None => continue,
+                }
+            };
+            // Every shorter suffix of the name leads to it.
+            let mut at = 0;
+            while let Some(d) = name
+                .get(at..)
+                .and_then(|n| n.iter().position(|&b| b == b'.'))
+            {
+                at += d + 1;
+                let parent: Cow<'static, [u8]> = match &name {
+                    Cow::Borrowed(n) => Cow::Borrowed(n.get(at..).unwrap_or_default()),
+                    Cow::Owned(n) => Cow::Owned(n.get(at..).unwrap_or_default().to_vec()),
+                };
+                *rules.entry(parent).or_default() |= PARENT;
+            }
+            *rules.entry(name).or_default() |= kind;
+        }
+        rules
+    })
 }
 
 /// The compiled-in Public Suffix List's version: the date and time it was
@@ -94,12 +189,32 @@ pub(crate) fn percent_decode(s: &[u8]) -> Cow<'_, [u8]> {
     Cow::Owned(out)
 }
 
+/// The bytes of a host that UTS #46 leaves as they are: lower-case
+/// letters, digits, `-`, `_` and `.`.
+const PLAIN: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'-' | b'_' | b'.');
+        b += 1;
+    }
+    t
+};
+
 /// True when an ASCII host needs no UTS #46 work: lower-case letters,
 /// digits, `-`, `.` and `_` only, and no `xn--` label to check.
 fn plain_ascii(h: &[u8]) -> bool {
-    h.iter().all(|&b| {
-        b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.' || b == b'_'
-    }) && !h.split(|&b| b == b'.').any(|l| l.starts_with(b"xn--"))
+    let mut label_start = true;
+    for (i, &b) in h.iter().enumerate() {
+        if !PLAIN[usize::from(b)]
+            || (label_start && b == b'x' && h.get(i..i + 4) == Some(&b"xn--"[..]))
+        {
+            return false;
+        }
+        label_start = b == b'.';
+    }
+    true
 }
 
 /// The ASCII form of a host: for a registered name, percent-decoded once,
@@ -144,17 +259,20 @@ pub fn host_ascii(host: &[u8]) -> Option<String> {
 /// True if the last label of `host` (after one trailing dot) is a number
 /// in the WHATWG URL Standard's sense (decimal digits, or `0x` and hex
 /// digits): such a host is an IPv4 address, never a domain.
-fn ends_in_number(host: &str) -> bool {
-    let last = host.rsplit('.').next().unwrap_or_default();
+fn ends_in_number(h: &[u8]) -> bool {
+    let last = h
+        .iter()
+        .rposition(|&b| b == b'.')
+        .map_or(h, |d| h.get(d + 1..).unwrap_or_default());
     if last.is_empty() {
         return false;
     }
-    if last.bytes().all(|b| b.is_ascii_digit()) {
+    if last.iter().all(u8::is_ascii_digit) {
         return true;
     }
-    last.strip_prefix("0x")
-        .or_else(|| last.strip_prefix("0X"))
-        .is_some_and(|h| h.bytes().all(|b| b.is_ascii_hexdigit()))
+    last.strip_prefix(b"0x")
+        .or_else(|| last.strip_prefix(b"0X"))
+        .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))
 }
 
 /// The registrable domain (eTLD+1) of a host already in ASCII form (as
@@ -172,16 +290,68 @@ fn ends_in_number(host: &str) -> bool {
 /// assert_eq!(registrable_domain("192.0.2.1"), None);
 /// ```
 pub fn registrable_domain(ascii: &str) -> Option<&str> {
-    if ascii.starts_with('[') || ends_in_number(ascii) {
+    let d = registrable(ascii.as_bytes())?;
+    ascii.get(ascii.len().checked_sub(d.len())?..)
+}
+
+/// [`registrable_domain`] of bytes: a suffix of `ascii`.
+fn registrable(ascii: &[u8]) -> Option<&[u8]> {
+    if ascii.first() == Some(&b'[') || ends_in_number(ascii) {
         return None;
     }
-    let name = ascii.strip_suffix('.').unwrap_or(ascii);
-    if name.is_empty() || name.split('.').any(str::is_empty) {
+    let name = ascii.strip_suffix(b".").unwrap_or(ascii);
+    // No empty label (a leading dot counts as one).
+    let mut prev = b'.';
+    for &b in name {
+        if b == b'.' && prev == b'.' {
+            return None;
+        }
+        prev = b;
+    }
+    if prev == b'.' {
         return None;
     }
-    let d = list().domain(name.as_bytes())?;
-    let at = name.len().checked_sub(d.as_bytes().len())?;
-    name.get(at..)
+    let rules = list();
+    // The suffixes of `name` from one label up: the longest a rule makes
+    // a public suffix wins (one label by the default `*` rule); an
+    // exception is itself the registrable domain.
+    let (mut suffix_labels, mut labels, mut parent) = (1, 0, 0u8);
+    let mut i = name.len();
+    loop {
+        while i > 0 && name.get(i - 1) != Some(&b'.') {
+            i -= 1;
+        }
+        let candidate = name.get(i..)?;
+        labels += 1;
+        let kind = rules.get(candidate).copied().unwrap_or(0);
+        if kind & EXCEPTION != 0 {
+            return Some(candidate);
+        }
+        if kind & RULE != 0 || parent & WILD != 0 {
+            suffix_labels = labels;
+        }
+        // Past a name no entry ends with (nor a wildcard's parent), no
+        // longer suffix is in the list.
+        if i == 0 || kind & (PARENT | WILD) == 0 {
+            break;
+        }
+        parent = kind;
+        i -= 1;
+    }
+    // Labels are left of the last one looked at, or there are more labels
+    // than the suffix has.
+    if i == 0 && labels <= suffix_labels {
+        return None;
+    }
+    // The suffix and one label more.
+    let mut start = name.len();
+    for _ in 0..=suffix_labels {
+        start = name
+            .get(..start.saturating_sub(1))
+            .and_then(|h| h.iter().rposition(|&b| b == b'.'))
+            .map_or(0, |d| d + 1);
+    }
+    name.get(start..)
 }
 
 /// The registrable domain of a host given as found (Unicode, punycode,
@@ -196,6 +366,89 @@ pub fn registrable_domain(ascii: &str) -> Option<&str> {
 /// assert_eq!(domain(b"[2001:db8::1]"), None);
 /// ```
 pub fn domain(host: &[u8]) -> Option<String> {
+    if host.first() != Some(&b'[') && plain_ascii(host) {
+        return registrable(host).and_then(|d| String::from_utf8(d.to_vec()).ok());
+    }
     let ascii = host_ascii(host)?;
     registrable_domain(&ascii).map(str::to_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use publicsuffix::Psl;
+
+    /// [`registrable_domain`] by the `publicsuffix` crate over the same
+    /// list: the reference.
+    fn by_publicsuffix(list: &publicsuffix::List, ascii: &str) -> Option<String> {
+        if ascii.starts_with('[') || ends_in_number(ascii.as_bytes()) {
+            return None;
+        }
+        let name = ascii.strip_suffix('.').unwrap_or(ascii);
+        if name.is_empty() || name.split('.').any(str::is_empty) {
+            return None;
+        }
+        let d = list.domain(name.as_bytes())?;
+        let at = name.len().checked_sub(d.as_bytes().len())?;
+        name.get(at..).map(str::to_owned)
+    }
+
+    #[test]
+    fn numbers_at_the_end() {
+        for (h, want) in [
+            ("1.2.3.4", true),
+            ("a.0x1F", true),
+            ("a.0X", true),
+            ("a.b", false),
+            ("a.1b", false),
+            ("1.2.3.4.", false),
+            ("", false),
+            ("7", true),
+        ] {
+            assert_eq!(ends_in_number(h.as_bytes()), want, "{h:?}");
+        }
+    }
+
+    /// Every host of a real URL list, and every rule of the list under
+    /// zero, one and two more labels (a wildcard's `*` as a label): the
+    /// same registrable domain as the `publicsuffix` crate gives.
+    #[test]
+    fn agrees_with_the_publicsuffix_crate() {
+        let list: publicsuffix::List = LIST_TEXT.parse().unwrap();
+        let mut hosts: Vec<String> = include_str!("../../../datasets/urls.txt")
+            .lines()
+            .filter_map(|u| {
+                let rest = u.split_once("://")?.1;
+                let end = rest.find(['/', '?', '#', ':']).unwrap_or(rest.len());
+                host_ascii(&rest.as_bytes()[..end])
+            })
+            .collect();
+        for line in LIST_TEXT.lines() {
+            let Some(rule) = line.split_whitespace().next() else {
+                continue;
+            };
+            if rule.starts_with("//") {
+                continue;
+            }
+            let name = rule.trim_start_matches('!').replace('*', "w");
+            let Some(name) = host_ascii(name.as_bytes()) else {
+                continue;
+            };
+            for prefix in ["", "a.", "b.a.", "www."] {
+                hosts.push(format!("{prefix}{name}"));
+            }
+        }
+        // More labels than the matcher keeps positions for.
+        hosts.push(format!("{}co.uk", "a.".repeat(70)));
+        hosts.push(format!("{}example.com", "b.".repeat(63)));
+        hosts.push(format!("{}example.com", "b.".repeat(64)));
+        assert!(hosts.len() > 40_000, "{}", hosts.len());
+        for h in &hosts {
+            assert_eq!(
+                registrable_domain(h).map(str::to_owned),
+                by_publicsuffix(&list, h),
+                "{h}"
+            );
+        }
+    }
 }

@@ -13,7 +13,7 @@
 //!   Archive's default canonicalization (the key of CDX indexes), as the
 //!   Python `surt` package computes it.
 //!
-//! These pull in the `idna`, `publicsuffix` and `ada-url` crates, which is
+//! These pull in the `idna` and `ada-url` crates, which is
 //! why they live in their own crate: finding URLs in bytes (`urlsift-core`)
 //! needs none of them.
 //!
@@ -27,8 +27,8 @@
 #![warn(clippy::print_stderr, clippy::print_stdout)]
 
 pub mod host;
+mod masks;
 pub mod surt;
-mod swar;
 pub mod whatwg;
 
 pub use host::{domain, host_ascii, psl_version};
