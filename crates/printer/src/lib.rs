@@ -202,6 +202,30 @@ pub struct Formatter {
     partbuf: Vec<u8>,
     /// The registrable domains of the hosts seen last.
     domains: DomainCache,
+    /// The last file name, as a JSON string.
+    file_json: QuotedName,
+}
+
+/// A file name and its JSON string, kept from one record to the next
+/// (records come file by file): the name is checked for escapes once.
+#[derive(Default)]
+struct QuotedName {
+    name: String,
+    json: Vec<u8>,
+}
+
+impl QuotedName {
+    /// `name` as a JSON string.
+    #[inline]
+    fn get(&mut self, name: &str) -> &[u8] {
+        if self.json.is_empty() || self.name != name {
+            self.name.clear();
+            self.name.push_str(name);
+            self.json.clear();
+            json_str(&mut self.json, name);
+        }
+        &self.json
+    }
 }
 
 impl Formatter {
@@ -213,6 +237,7 @@ impl Formatter {
             keybuf: Vec::new(),
             partbuf: Vec::new(),
             domains: DomainCache::default(),
+            file_json: QuotedName::default(),
         }
     }
 
@@ -253,7 +278,9 @@ impl Formatter {
                     normalized: normalized.as_ref(),
                     key: keyed.as_ref(),
                 };
-                write_json(rec, &Fields::new(text, www, &mut self.domains), extra, out)?;
+                let file = self.file_json.get(rec.file);
+                let fields = Fields::new(text, www, &mut self.domains);
+                write_json(rec, file, &fields, extra, out)?;
             }
             Format::Csv | Format::Tsv => {
                 let tsv = o.format == Format::Tsv;
@@ -457,7 +484,7 @@ pub fn host_keys(
     host: Option<&[u8]>,
     kind: Option<urlsift_uri::HostKind>,
 ) -> (Option<String>, Option<String>) {
-    let (ascii, domain) = host_keys_cow(host, kind, &mut DomainCache::default());
+    let (ascii, domain) = host_keys_cow(host, None, kind, &mut DomainCache::default());
     (ascii.map(Cow::into_owned), domain.map(Cow::into_owned))
 }
 
@@ -465,15 +492,38 @@ pub fn host_keys(
 /// digits, `-`, `.` and `_` only, and no `xn--` label (the names
 /// [`urlsift_keys::host_ascii`] returns unchanged; tested against it).
 fn own_ascii_form(h: &[u8]) -> bool {
-    h.iter().all(|&b| {
-        b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.' || b == b'_'
-    }) && !h.split(|&b| b == b'.').any(|l| l.starts_with(b"xn--"))
+    // One pass: each byte by a table; `xn--` looked for at each label's start.
+    let mut label = true;
+    for (i, &b) in h.iter().enumerate() {
+        if !OWN_ASCII[b as usize] {
+            return false;
+        }
+        if label && b == b'x' && h.get(i..i + 4) == Some(b"xn--") {
+            return false;
+        }
+        label = b == b'.';
+    }
+    true
 }
+
+/// The bytes of a host that is its own ASCII form ([`own_ascii_form`]):
+/// lower-case letters, digits, `-`, `.` and `_`.
+static OWN_ASCII: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'-' | b'.' | b'_');
+        b += 1;
+    }
+    t
+};
 
 /// [`host_keys`], borrowed from `host` where the host is its own ASCII
 /// form (the usual case: no allocation).
 fn host_keys_cow<'h>(
     host: Option<&'h [u8]>,
+    text: Option<&'h str>,
     kind: Option<urlsift_uri::HostKind>,
     domains: &mut DomainCache,
 ) -> (Option<Cow<'h, str>>, Option<Cow<'h, str>>) {
@@ -483,7 +533,7 @@ fn host_keys_cow<'h>(
     let regname = kind == Some(urlsift_uri::HostKind::RegName);
     if h.first() != Some(&b'[')
         && own_ascii_form(h)
-        && let Ok(a) = std::str::from_utf8(h)
+        && let Some(a) = text.or_else(|| std::str::from_utf8(h).ok())
     {
         let domain = if regname {
             domains.get(a).map(Cow::Borrowed)
@@ -575,7 +625,13 @@ impl<'p> Fields<'p> {
                 None => String::from_utf8_lossy(b),
             }
         };
-        let (host_ascii, domain) = host_keys_cow(u.host(), u.host_kind(), domains);
+        let host = u.host().map(piece);
+        // The host's text, when it is a piece of the URL's (no conversion).
+        let host_text = match &host {
+            Some(Cow::Borrowed(h)) => Some(*h),
+            _ => None,
+        };
+        let (host_ascii, domain) = host_keys_cow(u.host(), host_text, u.host_kind(), domains);
         Fields {
             text,
             host_ascii,
@@ -584,7 +640,7 @@ impl<'p> Fields<'p> {
             valid,
             scheme: u.scheme().map(piece),
             userinfo: u.userinfo().map(piece),
-            host: u.host().map(piece),
+            host,
             host_kind: u.host_kind().map(|k| k.as_str()),
             port: u.port().map(piece),
             path: piece(u.path()),
@@ -649,8 +705,9 @@ fn borrowed(v: &Option<Cow<'_, str>>) -> bool {
 }
 
 /// [`json_opt`] for a piece of a URL; `clean` when the URL holds nothing
-/// JSON escapes (so the piece holds nothing either).
-#[inline]
+/// JSON escapes (so the piece holds nothing either). Always inlined: the
+/// key is then a constant, copied without a call.
+#[inline(always)]
 fn json_part(out: &mut Vec<u8>, key: &[u8], value: Option<&str>, clean: bool) {
     match value {
         Some(v) if clean => {
@@ -677,6 +734,7 @@ fn json_raw(out: &mut Vec<u8>, key: &[u8], value: &[u8]) {
 /// with no allocation per field for a UTF-8 URL.
 fn write_json(
     rec: &Record<'_, '_>,
+    file: &[u8],
     f: &Fields<'_>,
     extra: Extra<'_>,
     out: &mut Vec<u8>,
@@ -688,7 +746,7 @@ fn write_json(
     // to escape, neither do they, and they are copied as they are.
     let clean = !json_special(f.text);
     out.extend_from_slice(b"{\"file\":");
-    json_str(out, rec.file);
+    out.extend_from_slice(file);
     json_raw(out, b",\"start\":", n.format(rec.m.start).as_bytes());
     json_raw(out, b",\"end\":", n.format(rec.m.end).as_bytes());
     json_raw(out, b",\"line\":", n.format(rec.line).as_bytes());
@@ -1082,8 +1140,7 @@ pub(crate) fn host_key_into<'o>(
     buf: &mut Vec<u8>,
     out: &'o mut Vec<u8>,
 ) -> Option<&'o [u8]> {
-    let u = UriRef::split(split_text(m, buf));
-    let h = u.host().filter(|h| !h.is_empty())?;
+    let h = UriRef::host_of(split_text(m, buf)).filter(|h| !h.is_empty())?;
     out.clear();
     out.extend(h.iter().map(u8::to_ascii_lowercase));
     Some(out)
