@@ -741,10 +741,19 @@ fn write_json(
 ) -> io::Result<()> {
     let mut n = itoa::Buffer::new();
     let tf = |b: bool| if b { &b"true"[..] } else { b"false" };
-    out.reserve(256 + 2 * f.url.len());
     // The URL's components are pieces of its text: when it holds nothing
     // to escape, neither do they, and they are copied as they are.
     let clean = !json_special(f.text);
+    if clean
+        && borrowed(&f.host_ascii)
+        && borrowed(&f.domain)
+        && extra.normalized.is_none()
+        && extra.key.is_none()
+    {
+        write_json_clean(rec, file, f, out);
+        return write_json_end(rec, out);
+    }
+    out.reserve(256 + 2 * f.url.len());
     out.extend_from_slice(b"{\"file\":");
     out.extend_from_slice(file);
     json_raw(out, b",\"start\":", n.format(rec.m.start).as_bytes());
@@ -787,6 +796,12 @@ fn write_json(
         clean && borrowed(ha),
     );
     json_part(out, b",\"domain\":", dom.as_deref(), clean && borrowed(dom));
+    write_json_end(rec, out)
+}
+
+/// The end of a JSON Lines object: the mail or web fields, `}` and a
+/// newline.
+fn write_json_end(rec: &Record<'_, '_>, out: &mut Vec<u8>) -> io::Result<()> {
     match rec.mail {
         Some(w) => {
             // The mail fields, flattened into this object: serde's `{...}`
@@ -805,6 +820,94 @@ fn write_json(
     }
     out.push(b'\n');
     Ok(())
+}
+
+/// Bytes reserved at the end of a buffer, written in order: each copy is
+/// one bounds check, not a capacity check and a length update.
+struct Cursor<'a> {
+    buf: &'a mut [u8],
+    at: usize,
+}
+
+impl Cursor<'_> {
+    #[inline(always)]
+    fn put(&mut self, b: &[u8]) {
+        self.buf[self.at..self.at + b.len()].copy_from_slice(b);
+        self.at += b.len();
+    }
+
+    /// `key`, then `"value"` or `null`.
+    #[inline(always)]
+    fn part(&mut self, key: &[u8], value: Option<&str>) {
+        self.put(key);
+        match value {
+            Some(v) => {
+                self.put(b"\"");
+                self.put(v.as_bytes());
+                self.put(b"\"");
+            }
+            None => self.put(b"null"),
+        }
+    }
+}
+
+/// [`write_json`]'s fields up to `domain`, for a URL with nothing to
+/// escape whose `host_ascii` and `domain` are pieces of it, without
+/// `normalized` and `key`: the same bytes, written into space reserved
+/// once for the whole record.
+fn write_json_clean(rec: &Record<'_, '_>, file: &[u8], f: &Fields<'_>, out: &mut Vec<u8>) {
+    let len = |v: &Option<Cow<'_, str>>| v.as_ref().map_or(0, |v| v.len());
+    // The keys, quotes, `null`s, numbers and names take less than 512
+    // bytes; the rest is the file name and the pieces of the URL.
+    let bound = 512
+        + file.len()
+        + f.url.len()
+        + f.path.len()
+        + len(&f.scheme)
+        + len(&f.userinfo)
+        + len(&f.host)
+        + len(&f.port)
+        + len(&f.query)
+        + len(&f.fragment)
+        + len(&f.host_ascii)
+        + len(&f.domain);
+    let start = out.len();
+    out.resize(start + bound, 0);
+    let mut w = Cursor {
+        buf: &mut out[start..],
+        at: 0,
+    };
+    let mut n = itoa::Buffer::new();
+    let tf = |b: bool| if b { &b"true"[..] } else { b"false" };
+    w.put(b"{\"file\":");
+    w.put(file);
+    w.put(b",\"start\":");
+    w.put(n.format(rec.m.start).as_bytes());
+    w.put(b",\"end\":");
+    w.put(n.format(rec.m.end).as_bytes());
+    w.put(b",\"line\":");
+    w.put(n.format(rec.line).as_bytes());
+    w.part(b",\"url\":", Some(&f.url));
+    w.put(b",\"style\":\"");
+    w.put(rec.m.style.as_str().as_bytes());
+    w.put(b"\",\"kind\":\"");
+    w.put(rec.m.kind.as_str().as_bytes());
+    w.put(b"\",\"valid\":");
+    w.put(tf(f.valid));
+    w.put(b",\"ambiguous\":");
+    w.put(tf(rec.m.ambiguous));
+    w.part(b",\"scheme\":", f.scheme.as_deref());
+    w.part(b",\"userinfo\":", f.userinfo.as_deref());
+    w.part(b",\"host\":", f.host.as_deref());
+    w.part(b",\"host_kind\":", f.host_kind);
+    w.part(b",\"port\":", f.port.as_deref());
+    w.part(b",\"path\":", Some(&f.path));
+    w.part(b",\"query\":", f.query.as_deref());
+    w.part(b",\"fragment\":", f.fragment.as_deref());
+    w.part(b",\"host_ascii\":", f.host_ascii.as_deref());
+    w.part(b",\"domain\":", f.domain.as_deref());
+    let end = start + w.at;
+    out.truncate(end);
 }
 
 /// Append the fields of `w` and the object's closing `}`: by hand, as the
@@ -963,6 +1066,17 @@ fn write_csv(mut row: CsvRow<'_>, rec: &Record<'_, '_>, f: &Fields<'_>, extra: E
     let tf = |b: bool| if b { "true" } else { "false" };
     // The URL's components are pieces of its text: one check for them all.
     let special = csv_special(f.text, row.tsv);
+    if !special
+        && borrowed(&f.host_ascii)
+        && borrowed(&f.domain)
+        && extra.normalized.is_none()
+        && extra.key.is_none()
+        && rec.web.is_none()
+        && row.first
+        && !csv_special(rec.file.as_bytes(), row.tsv)
+    {
+        return write_csv_clean(row.out, row.tsv, rec, f);
+    }
     let part = |row: &mut CsvRow<'_>, v: Option<&str>| row.field_checked(v.unwrap_or(""), special);
     row.field(rec.file);
     row.field_checked(n.format(rec.m.start), false);
@@ -1008,6 +1122,72 @@ fn write_csv(mut row: CsvRow<'_>, rec: &Record<'_, '_>, f: &Fields<'_>, extra: E
         None => row.empty(web_columns()),
     }
     row.end();
+}
+
+/// [`write_csv`] for a row with nothing to quote, not from a web page,
+/// whose `host_ascii` and `domain` are pieces of the URL, without
+/// `normalized` and `key`: the same bytes, written into space reserved
+/// once for the whole row.
+fn write_csv_clean(out: &mut Vec<u8>, tsv: bool, rec: &Record<'_, '_>, f: &Fields<'_>) {
+    let len = |v: &Option<Cow<'_, str>>| v.as_ref().map_or(0, |v| v.len());
+    // The delimiters, numbers and names take less than 256 bytes; the
+    // rest is the file name and the pieces of the URL.
+    let bound = 256
+        + rec.file.len()
+        + f.url.len()
+        + f.path.len()
+        + len(&f.scheme)
+        + len(&f.userinfo)
+        + len(&f.host)
+        + len(&f.port)
+        + len(&f.query)
+        + len(&f.fragment)
+        + len(&f.host_ascii)
+        + len(&f.domain);
+    let start = out.len();
+    out.resize(start + bound, 0);
+    let mut w = Cursor {
+        buf: &mut out[start..],
+        at: 0,
+    };
+    let d: &[u8] = if tsv { b"\t" } else { b"," };
+    let mut n = itoa::Buffer::new();
+    let tf = |b: bool| if b { &b"true"[..] } else { b"false" };
+    fn text(v: Option<&str>) -> &[u8] {
+        v.unwrap_or("").as_bytes()
+    }
+    w.put(rec.file.as_bytes());
+    for v in [rec.m.start as u64, rec.m.end as u64, rec.line] {
+        w.put(d);
+        w.put(n.format(v).as_bytes());
+    }
+    for v in [
+        f.url.as_bytes(),
+        rec.m.style.as_str().as_bytes(),
+        rec.m.kind.as_str().as_bytes(),
+        tf(f.valid),
+        tf(rec.m.ambiguous),
+        text(f.scheme.as_deref()),
+        text(f.userinfo.as_deref()),
+        text(f.host.as_deref()),
+        text(f.host_kind),
+        text(f.port.as_deref()),
+        f.path.as_bytes(),
+        text(f.query.as_deref()),
+        text(f.fragment.as_deref()),
+        text(f.host_ascii.as_deref()),
+        text(f.domain.as_deref()),
+    ] {
+        w.put(d);
+        w.put(v);
+    }
+    // The empty web columns, and the end of the row.
+    for _ in 0..web_columns() {
+        w.put(d);
+    }
+    w.put(b"\n");
+    let end = start + w.at;
+    out.truncate(end);
 }
 
 /// Append the row of `rec` ([`Format::Rows`]): every field of
