@@ -1181,9 +1181,14 @@ fn write_csv_clean(out: &mut Vec<u8>, tsv: bool, rec: &Record<'_, '_>, f: &Field
         w.put(d);
         w.put(v);
     }
-    // The empty web columns, and the end of the row.
-    for _ in 0..web_columns() {
-        w.put(d);
+    // The empty web columns (their delimiters in one copy), and the end
+    // of the row.
+    let runs: [&[u8; 16]; 2] = [b",,,,,,,,,,,,,,,,", b"\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t"];
+    let mut web = web_columns();
+    while web > 0 {
+        let k = web.min(16);
+        w.put(&runs[usize::from(tsv)][..k]);
+        web -= k;
     }
     w.put(b"\n");
     let end = start + w.at;
@@ -1316,14 +1321,37 @@ pub fn host_key(m: &Match<'_>) -> Option<Vec<u8>> {
 /// [`host_key`] into `out`, with `buf` as scratch (no allocation once they
 /// have grown).
 pub(crate) fn host_key_into<'o>(
-    m: &Match<'_>,
-    buf: &mut Vec<u8>,
+    m: &'o Match<'_>,
+    buf: &'o mut Vec<u8>,
     out: &'o mut Vec<u8>,
 ) -> Option<&'o [u8]> {
     let h = UriRef::host_of(split_text(m, buf)).filter(|h| !h.is_empty())?;
+    if !has_upper(h) {
+        // Already lower case: the host itself, not a copy.
+        return Some(h);
+    }
     out.clear();
     out.extend(h.iter().map(u8::to_ascii_lowercase));
     Some(out)
+}
+
+/// True if `b` holds an ASCII upper-case letter. Eight bytes at a time:
+/// for a byte below 0x80, `b + 0x3F` has its top bit set iff `b >= 0x41`
+/// and `b + 0x25` iff `b >= 0x5B` (no carry crosses a byte below 0x80;
+/// bytes at or above 0x80 are masked out).
+fn has_upper(b: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut acc = 0;
+    let mut words = b.chunks_exact(8);
+    for c in &mut words {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(c);
+        let w = u64::from_le_bytes(a);
+        let low = w & !HIGH;
+        acc |= (low + 0x3F * ONES) & !(low + 0x25 * ONES) & !w & HIGH;
+    }
+    acc != 0 || words.remainder().iter().any(u8::is_ascii_uppercase)
 }
 
 /// The registrable domain of `m`'s host (eTLD+1 by the Public Suffix List,
