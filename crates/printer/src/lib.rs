@@ -170,6 +170,30 @@ pub struct Formatter {
     partbuf: Vec<u8>,
     /// The registrable domains of the hosts seen last.
     domains: DomainCache,
+    /// The last file name, as a JSON string.
+    file_json: QuotedName,
+}
+
+/// A file name and its JSON string, kept from one record to the next
+/// (records come file by file): the name is checked for escapes once.
+#[derive(Default)]
+struct QuotedName {
+    name: String,
+    json: Vec<u8>,
+}
+
+impl QuotedName {
+    /// `name` as a JSON string.
+    #[inline]
+    fn get(&mut self, name: &str) -> &[u8] {
+        if self.json.is_empty() || self.name != name {
+            self.name.clear();
+            self.name.push_str(name);
+            self.json.clear();
+            json_str(&mut self.json, name);
+        }
+        &self.json
+    }
 }
 
 impl Formatter {
@@ -181,6 +205,7 @@ impl Formatter {
             keybuf: Vec::new(),
             partbuf: Vec::new(),
             domains: DomainCache::default(),
+            file_json: QuotedName::default(),
         }
     }
 
@@ -221,7 +246,9 @@ impl Formatter {
                     normalized: normalized.as_ref(),
                     key: keyed.as_ref(),
                 };
-                write_json(rec, &Fields::new(text, www, &mut self.domains), extra, out)?;
+                let file = self.file_json.get(rec.file);
+                let fields = Fields::new(text, www, &mut self.domains);
+                write_json(rec, file, &fields, extra, out)?;
             }
             Format::Csv | Format::Tsv => {
                 let tsv = o.format == Format::Tsv;
@@ -425,7 +452,7 @@ pub fn host_keys(
     host: Option<&[u8]>,
     kind: Option<urlsift_uri::HostKind>,
 ) -> (Option<String>, Option<String>) {
-    let (ascii, domain) = host_keys_cow(host, kind, &mut DomainCache::default());
+    let (ascii, domain) = host_keys_cow(host, None, kind, &mut DomainCache::default());
     (ascii.map(Cow::into_owned), domain.map(Cow::into_owned))
 }
 
@@ -433,15 +460,38 @@ pub fn host_keys(
 /// digits, `-`, `.` and `_` only, and no `xn--` label (the names
 /// [`urlsift_keys::host_ascii`] returns unchanged; tested against it).
 fn own_ascii_form(h: &[u8]) -> bool {
-    h.iter().all(|&b| {
-        b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.' || b == b'_'
-    }) && !h.split(|&b| b == b'.').any(|l| l.starts_with(b"xn--"))
+    // One pass: each byte by a table; `xn--` looked for at each label's start.
+    let mut label = true;
+    for (i, &b) in h.iter().enumerate() {
+        if !OWN_ASCII[b as usize] {
+            return false;
+        }
+        if label && b == b'x' && h.get(i..i + 4) == Some(b"xn--") {
+            return false;
+        }
+        label = b == b'.';
+    }
+    true
 }
+
+/// The bytes of a host that is its own ASCII form ([`own_ascii_form`]):
+/// lower-case letters, digits, `-`, `.` and `_`.
+static OWN_ASCII: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'-' | b'.' | b'_');
+        b += 1;
+    }
+    t
+};
 
 /// [`host_keys`], borrowed from `host` where the host is its own ASCII
 /// form (the usual case: no allocation).
 fn host_keys_cow<'h>(
     host: Option<&'h [u8]>,
+    text: Option<&'h str>,
     kind: Option<urlsift_uri::HostKind>,
     domains: &mut DomainCache,
 ) -> (Option<Cow<'h, str>>, Option<Cow<'h, str>>) {
@@ -451,7 +501,7 @@ fn host_keys_cow<'h>(
     let regname = kind == Some(urlsift_uri::HostKind::RegName);
     if h.first() != Some(&b'[')
         && own_ascii_form(h)
-        && let Ok(a) = std::str::from_utf8(h)
+        && let Some(a) = text.or_else(|| std::str::from_utf8(h).ok())
     {
         let domain = if regname {
             domains.get(a).map(Cow::Borrowed)
@@ -543,7 +593,13 @@ impl<'p> Fields<'p> {
                 None => String::from_utf8_lossy(b),
             }
         };
-        let (host_ascii, domain) = host_keys_cow(u.host(), u.host_kind(), domains);
+        let host = u.host().map(piece);
+        // The host's text, when it is a piece of the URL's (no conversion).
+        let host_text = match &host {
+            Some(Cow::Borrowed(h)) => Some(*h),
+            _ => None,
+        };
+        let (host_ascii, domain) = host_keys_cow(u.host(), host_text, u.host_kind(), domains);
         Fields {
             text,
             host_ascii,
@@ -552,7 +608,7 @@ impl<'p> Fields<'p> {
             valid,
             scheme: u.scheme().map(piece),
             userinfo: u.userinfo().map(piece),
-            host: u.host().map(piece),
+            host,
             host_kind: u.host_kind().map(|k| k.as_str()),
             port: u.port().map(piece),
             path: piece(u.path()),
@@ -617,8 +673,9 @@ fn borrowed(v: &Option<Cow<'_, str>>) -> bool {
 }
 
 /// [`json_opt`] for a piece of a URL; `clean` when the URL holds nothing
-/// JSON escapes (so the piece holds nothing either).
-#[inline]
+/// JSON escapes (so the piece holds nothing either). Always inlined: the
+/// key is then a constant, copied without a call.
+#[inline(always)]
 fn json_part(out: &mut Vec<u8>, key: &[u8], value: Option<&str>, clean: bool) {
     match value {
         Some(v) if clean => {
@@ -645,18 +702,28 @@ fn json_raw(out: &mut Vec<u8>, key: &[u8], value: &[u8]) {
 /// with no allocation per field for a UTF-8 URL.
 fn write_json(
     rec: &Record<'_, '_>,
+    file: &[u8],
     f: &Fields<'_>,
     extra: Extra<'_>,
     out: &mut Vec<u8>,
 ) -> io::Result<()> {
     let mut n = itoa::Buffer::new();
     let tf = |b: bool| if b { &b"true"[..] } else { b"false" };
-    out.reserve(256 + 2 * f.url.len());
     // The URL's components are pieces of its text: when it holds nothing
     // to escape, neither do they, and they are copied as they are.
     let clean = !json_special(f.text);
+    if clean
+        && borrowed(&f.host_ascii)
+        && borrowed(&f.domain)
+        && extra.normalized.is_none()
+        && extra.key.is_none()
+    {
+        write_json_clean(rec, file, f, out);
+        return write_json_end(rec, out);
+    }
+    out.reserve(256 + 2 * f.url.len());
     out.extend_from_slice(b"{\"file\":");
-    json_str(out, rec.file);
+    out.extend_from_slice(file);
     json_raw(out, b",\"start\":", n.format(rec.m.start).as_bytes());
     json_raw(out, b",\"end\":", n.format(rec.m.end).as_bytes());
     json_raw(out, b",\"line\":", n.format(rec.line).as_bytes());
@@ -697,6 +764,12 @@ fn write_json(
         clean && borrowed(ha),
     );
     json_part(out, b",\"domain\":", dom.as_deref(), clean && borrowed(dom));
+    write_json_end(rec, out)
+}
+
+/// The end of a JSON Lines object: the mail or web fields, `}` and a
+/// newline.
+fn write_json_end(rec: &Record<'_, '_>, out: &mut Vec<u8>) -> io::Result<()> {
     match rec.mail {
         Some(w) => {
             // The mail fields, flattened into this object: serde's `{...}`
@@ -715,6 +788,94 @@ fn write_json(
     }
     out.push(b'\n');
     Ok(())
+}
+
+/// Bytes reserved at the end of a buffer, written in order: each copy is
+/// one bounds check, not a capacity check and a length update.
+struct Cursor<'a> {
+    buf: &'a mut [u8],
+    at: usize,
+}
+
+impl Cursor<'_> {
+    #[inline(always)]
+    fn put(&mut self, b: &[u8]) {
+        self.buf[self.at..self.at + b.len()].copy_from_slice(b);
+        self.at += b.len();
+    }
+
+    /// `key`, then `"value"` or `null`.
+    #[inline(always)]
+    fn part(&mut self, key: &[u8], value: Option<&str>) {
+        self.put(key);
+        match value {
+            Some(v) => {
+                self.put(b"\"");
+                self.put(v.as_bytes());
+                self.put(b"\"");
+            }
+            None => self.put(b"null"),
+        }
+    }
+}
+
+/// [`write_json`]'s fields up to `domain`, for a URL with nothing to
+/// escape whose `host_ascii` and `domain` are pieces of it, without
+/// `normalized` and `key`: the same bytes, written into space reserved
+/// once for the whole record.
+fn write_json_clean(rec: &Record<'_, '_>, file: &[u8], f: &Fields<'_>, out: &mut Vec<u8>) {
+    let len = |v: &Option<Cow<'_, str>>| v.as_ref().map_or(0, |v| v.len());
+    // The keys, quotes, `null`s, numbers and names take less than 512
+    // bytes; the rest is the file name and the pieces of the URL.
+    let bound = 512
+        + file.len()
+        + f.url.len()
+        + f.path.len()
+        + len(&f.scheme)
+        + len(&f.userinfo)
+        + len(&f.host)
+        + len(&f.port)
+        + len(&f.query)
+        + len(&f.fragment)
+        + len(&f.host_ascii)
+        + len(&f.domain);
+    let start = out.len();
+    out.resize(start + bound, 0);
+    let mut w = Cursor {
+        buf: &mut out[start..],
+        at: 0,
+    };
+    let mut n = itoa::Buffer::new();
+    let tf = |b: bool| if b { &b"true"[..] } else { b"false" };
+    w.put(b"{\"file\":");
+    w.put(file);
+    w.put(b",\"start\":");
+    w.put(n.format(rec.m.start).as_bytes());
+    w.put(b",\"end\":");
+    w.put(n.format(rec.m.end).as_bytes());
+    w.put(b",\"line\":");
+    w.put(n.format(rec.line).as_bytes());
+    w.part(b",\"url\":", Some(&f.url));
+    w.put(b",\"style\":\"");
+    w.put(rec.m.style.as_str().as_bytes());
+    w.put(b"\",\"kind\":\"");
+    w.put(rec.m.kind.as_str().as_bytes());
+    w.put(b"\",\"valid\":");
+    w.put(tf(f.valid));
+    w.put(b",\"ambiguous\":");
+    w.put(tf(rec.m.ambiguous));
+    w.part(b",\"scheme\":", f.scheme.as_deref());
+    w.part(b",\"userinfo\":", f.userinfo.as_deref());
+    w.part(b",\"host\":", f.host.as_deref());
+    w.part(b",\"host_kind\":", f.host_kind);
+    w.part(b",\"port\":", f.port.as_deref());
+    w.part(b",\"path\":", Some(&f.path));
+    w.part(b",\"query\":", f.query.as_deref());
+    w.part(b",\"fragment\":", f.fragment.as_deref());
+    w.part(b",\"host_ascii\":", f.host_ascii.as_deref());
+    w.part(b",\"domain\":", f.domain.as_deref());
+    let end = start + w.at;
+    out.truncate(end);
 }
 
 /// Append the fields of `w` and the object's closing `}`: by hand, as the
@@ -884,6 +1045,17 @@ fn write_csv(mut row: CsvRow<'_>, rec: &Record<'_, '_>, f: &Fields<'_>, extra: E
     let tf = |b: bool| if b { "true" } else { "false" };
     // The URL's components are pieces of its text: one check for them all.
     let special = csv_special(f.text, row.tsv);
+    if !special
+        && borrowed(&f.host_ascii)
+        && borrowed(&f.domain)
+        && extra.normalized.is_none()
+        && extra.key.is_none()
+        && rec.web.is_none()
+        && row.first
+        && !csv_special(rec.file.as_bytes(), row.tsv)
+    {
+        return write_csv_clean(row.out, row.tsv, rec, f);
+    }
     let part = |row: &mut CsvRow<'_>, v: Option<&str>| row.field_checked(v.unwrap_or(""), special);
     row.field(rec.file);
     row.field_checked(n.format(rec.m.start), false);
@@ -938,6 +1110,77 @@ fn write_csv(mut row: CsvRow<'_>, rec: &Record<'_, '_>, f: &Fields<'_>, extra: E
         None => row.empty(web_columns()),
     }
     row.end();
+}
+
+/// [`write_csv`] for a row with nothing to quote, not from a web page,
+/// whose `host_ascii` and `domain` are pieces of the URL, without
+/// `normalized` and `key`: the same bytes, written into space reserved
+/// once for the whole row.
+fn write_csv_clean(out: &mut Vec<u8>, tsv: bool, rec: &Record<'_, '_>, f: &Fields<'_>) {
+    let len = |v: &Option<Cow<'_, str>>| v.as_ref().map_or(0, |v| v.len());
+    // The delimiters, numbers and names take less than 256 bytes; the
+    // rest is the file name and the pieces of the URL.
+    let bound = 256
+        + rec.file.len()
+        + f.url.len()
+        + f.path.len()
+        + len(&f.scheme)
+        + len(&f.userinfo)
+        + len(&f.host)
+        + len(&f.port)
+        + len(&f.query)
+        + len(&f.fragment)
+        + len(&f.host_ascii)
+        + len(&f.domain);
+    let start = out.len();
+    out.resize(start + bound, 0);
+    let mut w = Cursor {
+        buf: &mut out[start..],
+        at: 0,
+    };
+    let d: &[u8] = if tsv { b"\t" } else { b"," };
+    let mut n = itoa::Buffer::new();
+    let tf = |b: bool| if b { &b"true"[..] } else { b"false" };
+    fn text(v: Option<&str>) -> &[u8] {
+        v.unwrap_or("").as_bytes()
+    }
+    w.put(rec.file.as_bytes());
+    for v in [rec.m.start as u64, rec.m.end as u64, rec.line] {
+        w.put(d);
+        w.put(n.format(v).as_bytes());
+    }
+    for v in [
+        f.url.as_bytes(),
+        rec.m.style.as_str().as_bytes(),
+        rec.m.kind.as_str().as_bytes(),
+        tf(f.valid),
+        tf(rec.m.ambiguous),
+        text(f.scheme.as_deref()),
+        text(f.userinfo.as_deref()),
+        text(f.host.as_deref()),
+        text(f.host_kind),
+        text(f.port.as_deref()),
+        f.path.as_bytes(),
+        text(f.query.as_deref()),
+        text(f.fragment.as_deref()),
+        text(f.host_ascii.as_deref()),
+        text(f.domain.as_deref()),
+    ] {
+        w.put(d);
+        w.put(v);
+    }
+    // The empty web columns (their delimiters in one copy), and the end
+    // of the row.
+    let runs: [&[u8; 16]; 2] = [b",,,,,,,,,,,,,,,,", b"\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t"];
+    let mut web = web_columns();
+    while web > 0 {
+        let k = web.min(16);
+        w.put(&runs[usize::from(tsv)][..k]);
+        web -= k;
+    }
+    w.put(b"\n");
+    let end = start + w.at;
+    out.truncate(end);
 }
 
 /// Append the row of `rec` ([`Format::Rows`]): every field of
@@ -1069,15 +1312,37 @@ pub fn host_key(m: &Match<'_>) -> Option<Vec<u8>> {
 /// [`host_key`] into `out`, with `buf` as scratch (no allocation once they
 /// have grown).
 pub(crate) fn host_key_into<'o>(
-    m: &Match<'_>,
-    buf: &mut Vec<u8>,
+    m: &'o Match<'_>,
+    buf: &'o mut Vec<u8>,
     out: &'o mut Vec<u8>,
 ) -> Option<&'o [u8]> {
-    let u = UriRef::split(split_text(m, buf));
-    let h = u.host().filter(|h| !h.is_empty())?;
+    let h = UriRef::host_of(split_text(m, buf)).filter(|h| !h.is_empty())?;
+    if !has_upper(h) {
+        // Already lower case: the host itself, not a copy.
+        return Some(h);
+    }
     out.clear();
     out.extend(h.iter().map(u8::to_ascii_lowercase));
     Some(out)
+}
+
+/// True if `b` holds an ASCII upper-case letter. Eight bytes at a time:
+/// for a byte below 0x80, `b + 0x3F` has its top bit set iff `b >= 0x41`
+/// and `b + 0x25` iff `b >= 0x5B` (no carry crosses a byte below 0x80;
+/// bytes at or above 0x80 are masked out).
+fn has_upper(b: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut acc = 0;
+    let mut words = b.chunks_exact(8);
+    for c in &mut words {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(c);
+        let w = u64::from_le_bytes(a);
+        let low = w & !HIGH;
+        acc |= (low + 0x3F * ONES) & !(low + 0x25 * ONES) & !w & HIGH;
+    }
+    acc != 0 || words.remainder().iter().any(u8::is_ascii_uppercase)
 }
 
 /// The registrable domain of `m`'s host (eTLD+1 by the Public Suffix List,

@@ -492,6 +492,33 @@ proptest! {
 }
 
 #[test]
+fn has_upper_finds_each_upper_case_letter_at_any_place() {
+    for len in 1..20 {
+        for at in 0..len {
+            // Every byte value at `at`, among bytes that are neither upper
+            // case nor, in turn, ASCII.
+            for bg in [b'a', 0xC3] {
+                for c in 0..=255u8 {
+                    let mut v = vec![bg; len];
+                    v[at] = c;
+                    assert_eq!(has_upper(&v), c.is_ascii_uppercase(), "{v:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn hosts_already_lower_case_are_keys_as_they_are() {
+    let text = b"http://a.example/ http://B.Example/ www.c.EXAMPLE x";
+    let keys: Vec<Vec<u8>> = urlsift_core::extract::extract(text)
+        .iter()
+        .map(|m| host_key(m).unwrap())
+        .collect();
+    assert_eq!(keys, [&b"a.example"[..], b"b.example", b"www.c.example"]);
+}
+
+#[test]
 fn csv_special_finds_each_byte_at_any_place() {
     for tsv in [false, true] {
         for len in 0..20 {

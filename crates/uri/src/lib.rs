@@ -233,6 +233,19 @@ impl<'a> UriRef<'a> {
         parse::split(text)
     }
 
+    /// The host of [`split`](UriRef::split)`(text)` ([`UriRef::host`]),
+    /// found without splitting the path, query and fragment: what a key by
+    /// host needs.
+    ///
+    /// ```
+    /// use urlsift_uri::UriRef;
+    /// assert_eq!(UriRef::host_of(b"http://u@Example.com:80/p?q"), Some(&b"Example.com"[..]));
+    /// assert_eq!(UriRef::host_of(b"mailto:a@b.example"), None);
+    /// ```
+    pub fn host_of(text: &'a [u8]) -> Option<&'a [u8]> {
+        parse::host(text)
+    }
+
     /// Split and validate strictly against RFC 3986 Appendix A (`URI-reference`).
     ///
     /// ```

@@ -53,24 +53,33 @@ fn find_any(text: &[u8], from: usize, set: u8) -> usize {
         .map_or(text.len(), |p| at + p)
 }
 
-/// Split `text` by Appendix B; see [`UriRef::split`]. One pass over the
-/// text: each byte is looked at once, by one table look-up.
-pub fn split(text: &[u8]) -> UriRef<'_> {
-    let len = text.len();
-    let mut u = UriRef {
-        text,
+/// The scheme and authority of Appendix B's split of a text.
+struct Head {
+    /// Where the scheme's `:` is (0: no scheme).
+    scheme_end: usize,
+    /// Where the authority starts, after `//` (0: no authority).
+    auth_start: usize,
+    host_start: usize,
+    host_end: usize,
+    /// Where the path starts: after the authority, else after the scheme.
+    path_start: usize,
+}
+
+/// The scheme and authority of `text` (see [`split`]): the bytes after
+/// the authority are not looked at.
+#[inline(always)]
+fn head(text: &[u8]) -> Head {
+    let mut h = Head {
         scheme_end: 0,
         auth_start: 0,
         host_start: 0,
         host_end: 0,
         path_start: 0,
-        query_start: 0,
-        frag_start: len,
     };
     let mut i = 0;
     let first = find_any(text, 0, COLON | SLASH | QUESTION | HASH);
     if first > 0 && text.get(first) == Some(&b':') {
-        u.scheme_end = first;
+        h.scheme_end = first;
         i = first + 1;
     }
     if text.get(i..i + 2) == Some(b"//") {
@@ -94,22 +103,48 @@ pub fn split(text: &[u8]) -> UriRef<'_> {
             }
             j += 1;
         };
-        u.auth_start = a;
-        u.host_start = hs;
-        u.host_end = end;
+        h.auth_start = a;
+        h.host_start = hs;
+        h.host_end = end;
         let hp = text.get(hs..end).unwrap_or_default();
         if hp.first() == Some(&b'[') {
             if let Some(p) = memchr::memchr(b']', hp)
                 && hp.get(p + 1) == Some(&b':')
             {
-                u.host_end = hs + p + 1;
+                h.host_end = hs + p + 1;
             }
         } else if let Some(p) = colon {
-            u.host_end = p;
+            h.host_end = p;
         }
         i = end;
     }
-    u.path_start = i;
+    h.path_start = i;
+    h
+}
+
+/// The host of Appendix B's split of `text` (what [`split`] gives as
+/// [`UriRef::host`]), without splitting the path, query and fragment.
+pub fn host(text: &[u8]) -> Option<&[u8]> {
+    let h = head(text);
+    (h.auth_start > 0).then(|| text.get(h.host_start..h.host_end).unwrap_or_default())
+}
+
+/// Split `text` by Appendix B; see [`UriRef::split`]. One pass over the
+/// text: each byte is looked at once, by one table look-up.
+pub fn split(text: &[u8]) -> UriRef<'_> {
+    let len = text.len();
+    let h = head(text);
+    let i = h.path_start;
+    let mut u = UriRef {
+        text,
+        scheme_end: h.scheme_end,
+        auth_start: h.auth_start,
+        host_start: h.host_start,
+        host_end: h.host_end,
+        path_start: i,
+        query_start: 0,
+        frag_start: len,
+    };
     let q = find_any(text, i, QUESTION | HASH);
     u.frag_start = match text.get(q) {
         Some(b'?') => find_any(text, q + 1, HASH),
@@ -270,6 +305,7 @@ mod tests {
                         (b.path_start, b.query_start, b.frag_start),
                         "{t:?}"
                     );
+                    assert_eq!(host(&t), b.host(), "{t:?}");
                 }
             }
         }

@@ -179,6 +179,7 @@ fn run_end<S: Stops>(stops: &S, hay: &[u8], from: usize) -> usize {
 /// trailing `. , : ; ! ?` and quotes (RFC 3986 Appendix C: the sentence's
 /// punctuation is not part of the URL). Returns `(end, cut)`: the URL's end,
 /// and where scanning resumes.
+#[inline]
 fn bare_end(hay: &[u8], start: usize, run: usize, first_closer: usize) -> (usize, usize) {
     let mut cut = run;
     // Most URLs have no closing bracket at all: nothing to balance. Before
@@ -249,20 +250,47 @@ fn url_prefix_at(hay: &[u8], cand: usize, floor: usize) -> bool {
         && (cand == floor + 4 || !hay[cand - 5].is_ascii_alphanumeric())
 }
 
+#[inline(always)]
 fn context(hay: &[u8], s: usize, floor: usize) -> Context {
     // Only whitespace, `:` (of `URL:`), `<` or `"` right before the URL can
     // make it anything but bare: most URLs stop here.
-    if s == floor
-        || !matches!(
-            hay[s - 1],
-            b' ' | b'\t' | b'\n' | b'\r' | b'\x0b' | b'\x0c' | b':' | b'<' | b'"'
-        )
-    {
+    if s == floor {
         return Context {
             style: Style::Bare,
             open: None,
         };
     }
+    match hay[s - 1] {
+        // Right after its delimiter: no `URL:` and no whitespace between.
+        b'<' => Context {
+            style: Style::Angle,
+            open: Some(b'<'),
+        },
+        b'"' => Context {
+            style: Style::Quoted,
+            open: Some(b'"'),
+        },
+        // One whitespace byte after a byte that is none of whitespace,
+        // `:` (of `URL:`) and `<`: bare.
+        b' ' | b'\t' | b'\n' | b'\r' | b'\x0b' | b'\x0c'
+            if s >= floor + 2 && !is_ws(hay[s - 2]) && !matches!(hay[s - 2], b':' | b'<') =>
+        {
+            Context {
+                style: Style::Bare,
+                open: None,
+            }
+        }
+        b' ' | b'\t' | b'\n' | b'\r' | b'\x0b' | b'\x0c' | b':' => context_slow(hay, s, floor),
+        _ => Context {
+            style: Style::Bare,
+            open: None,
+        },
+    }
+}
+
+/// [`context`] after whitespace or `:`: `URL:` and an opening delimiter
+/// before them, whitespace around them.
+fn context_slow(hay: &[u8], s: usize, floor: usize) -> Context {
     let back = skip_ws_back(hay, s, floor);
     let (prefix, q) = if url_prefix_at(hay, s, floor) {
         (true, s - 4)
@@ -383,7 +411,23 @@ fn wrapped<S: Stops>(
 
 /// Find the scheme that ends at the colon `c`: its first byte, or `None`;
 /// and whether the scheme may hold a `.` (false means it has none).
+#[inline(always)]
 fn scheme_start(hay: &[u8], c: usize, floor: usize) -> Option<(usize, bool)> {
+    // The usual schemes, `http` and `https` in lower case, after a byte
+    // that is not a scheme character: the answer of the walk below, at once.
+    for n in [4, 5] {
+        if c >= floor + n
+            && hay[c - n..c] == b"https"[..n]
+            && (c == floor + n || SCHEME_CHAR[hay[c - n - 1] as usize] == 0)
+        {
+            return Some((c - n, false));
+        }
+    }
+    scheme_start_walk(hay, c, floor)
+}
+
+/// [`scheme_start`], byte by byte.
+fn scheme_start_walk(hay: &[u8], c: usize, floor: usize) -> Option<(usize, bool)> {
     let lo = c.saturating_sub(MAX_SCHEME + 1).max(floor);
     let mut j = c;
     let mut seen = 0;
@@ -580,6 +624,41 @@ fn www_host_ok(url: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `scheme_start`'s and `context`'s shortcuts give what the full rules
+    /// give, at every offset of texts around `http`, `https`, `<` and `"`.
+    #[test]
+    fn shortcuts_agree_with_the_full_rules() {
+        let texts: [&[u8]; 10] = [
+            b"http://a https://b xhttp://c 1http://d .https://e +https://f",
+            b"<http://a> \"https://b\" URL:<http://c> <URL: http://d> url:http://e",
+            b"ahttps://x Https://y HTTP://z ttps://w ps://v s://u",
+            b"\"<http://a\" <\"https://b <\n http://c \" https://d",
+            b"0123456789012345678901234567890123http://long",
+            b"http://at-start",
+            b"https://at-start",
+            b"(http://a) [https://b] {http://c}",
+            b"a http://b  http://c\thttp://d :\nhttp://e < http://f URL: http://g\n\nhttp://h",
+            b" http://a",
+        ];
+        for t in texts {
+            for c in 0..t.len() {
+                for floor in [0, c.saturating_sub(5), c.saturating_sub(4), c] {
+                    if t[c] == b':' {
+                        assert_eq!(
+                            scheme_start(t, c, floor),
+                            scheme_start_walk(t, c, floor),
+                            "{t:?} at {c}, floor {floor}"
+                        );
+                    }
+                    if c > floor {
+                        let (a, b) = (context(t, c, floor), context_slow(t, c, floor));
+                        assert_eq!((a.style, a.open), (b.style, b.open), "{t:?} at {c}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn tables_match_the_oracle() {

@@ -1001,33 +1001,46 @@ impl Counter {
         let parts = self.parts.take().unwrap_or_default();
         let tables = std::iter::once((&self.map, &self.arena))
             .chain(parts.iter().map(|p| (&p.map, &p.arena)));
-        // Each row with its key's first 8 bytes as a big-endian number
-        // (zero-padded): most ties of count are told apart by that
-        // number, without a byte-wise comparison.
-        let mut rows: Vec<(u64, u64, &[u8])> = tables
+        // Each row with one number to sort by: the count, descending, and
+        // the key's first 8 bytes as a big-endian number (zero-padded).
+        // Most rows are told apart by that number alone; rows that tie on
+        // it are then ordered by their keys.
+        let mut rows: Vec<(u128, &[u8])> = tables
             .flat_map(|(map, arena)| {
                 map.values().map(|&(c, off, len)| {
                     let k = &arena[off as usize..(off + len) as usize];
-                    (c, key_prefix(k), k)
+                    (sort_number(c, k), k)
                 })
             })
             .collect();
         // Keys are distinct, so the order is total: the same for any
         // number of threads and any sort.
-        let order = |a: &(u64, u64, &[u8]), b: &(u64, u64, &[u8])| {
-            b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then_with(|| a.2.cmp(b.2))
-        };
         if rows.len() < 1 << 17 || rayon::current_num_threads() == 1 {
-            rows.sort_unstable_by(order);
+            rows.sort_unstable_by_key(|r| r.0);
         } else {
-            rows.par_sort_unstable_by(order);
+            rows.par_sort_unstable_by_key(|r| r.0);
+        }
+        let mut i = 0;
+        while i < rows.len() {
+            let n = rows[i..].iter().take_while(|r| r.0 == rows[i].0).count();
+            if n > 1 {
+                rows[i..i + n].sort_unstable_by(|a, b| a.1.cmp(b.1));
+            }
+            i += n;
         }
         stats.distinct = rows.len() as u64;
-        for (c, _, k) in rows {
-            out(c, k)?;
+        for (n, k) in rows {
+            out(u64::MAX - (n >> 64) as u64, k)?;
         }
         Ok(stats)
     }
+}
+
+/// The number a row of count `c` and key `k` sorts by: `c` descending,
+/// then [`key_prefix`] ascending (rows whose numbers differ are in the
+/// order of the rows).
+fn sort_number(c: u64, k: &[u8]) -> u128 {
+    (u128::from(u64::MAX - c) << 64) | u128::from(key_prefix(k))
 }
 
 /// The first 8 bytes of `k` as a big-endian number, zero-padded: keys
@@ -1041,8 +1054,60 @@ fn key_prefix(k: &[u8]) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    /// Rows in count order, then by key, also where keys share their
+    /// first 8 bytes or are shorter than 8.
+    #[test]
+    fn count_rows_tied_on_the_prefix_are_ordered_by_key() {
+        let keys: [&[u8]; 9] = [
+            b"abcdefgh2",
+            b"abcdefgh10",
+            b"abcdefgh",
+            b"abcdefgh1",
+            b"ab",
+            b"ab\0",
+            b"abcdefgh1",
+            b"zz",
+            b"zz",
+        ];
+        let mut c = super::Counter::new(usize::MAX, None);
+        for k in keys {
+            c.add(super::fingerprint(k), k).unwrap();
+        }
+        let mut rows = Vec::new();
+        c.finish(|n, k| {
+            rows.push((n, k.to_vec()));
+            Ok(())
+        })
+        .unwrap();
+        let want: Vec<(u64, &[u8])> = vec![
+            (2, b"abcdefgh1"),
+            (2, b"zz"),
+            (1, b"ab"),
+            (1, b"ab\0"),
+            (1, b"abcdefgh"),
+            (1, b"abcdefgh10"),
+            (1, b"abcdefgh2"),
+        ];
+        let want: Vec<(u64, Vec<u8>)> = want.into_iter().map(|(n, k)| (n, k.to_vec())).collect();
+        assert_eq!(rows, want);
+    }
 
     proptest::proptest! {
+        #[test]
+        fn sort_numbers_order_as_the_rows(
+            ca in 0u64..4,
+            cb in 0u64..4,
+            a in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..12),
+            b in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..12),
+        ) {
+            // Count descending, then key ascending.
+            let want = cb.cmp(&ca).then(a.cmp(&b));
+            let (na, nb) = (super::sort_number(ca, &a), super::sort_number(cb, &b));
+            if na != nb {
+                proptest::prop_assert_eq!(na.cmp(&nb), want);
+            }
+        }
+
         #[test]
         fn key_prefixes_order_as_the_keys(
             a in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..12),
