@@ -370,28 +370,10 @@ fn surt_fast_masks(url: &[u8], m: &crate::masks::Masks, out: &mut Vec<u8>) -> bo
     let mut port = None;
     let mut path_at = host_end;
     if url.get(host_end) == Some(&b':') {
-        let p = url.get(host_end + 1..).unwrap_or_default();
-        let d = p
-            .iter()
-            .position(|b| !b.is_ascii_digit())
-            .unwrap_or(p.len());
-        if d > 5 {
+        let Some((p, d)) = fast_port(scheme, url.get(host_end + 1..).unwrap_or_default()) else {
             return false;
-        }
-        let v = p[..d]
-            .iter()
-            .fold(0u32, |v, &x| v * 10 + u32::from(x - b'0'));
-        let default_port = match scheme {
-            b"http" => 80,
-            b"https" => 443,
-            _ => 0,
         };
-        if v > 65535 || !matches!(p.get(d), None | Some(b'/' | b'?' | b'#')) {
-            return false;
-        }
-        if v != 0 && v != default_port {
-            port = Some(v);
-        }
+        port = p;
         path_at = host_end + 1 + d;
     }
     // The path: no `(`, no `/` or `.` after a `/`.
@@ -433,41 +415,13 @@ fn surt_fast_masks(url: &[u8], m: &crate::masks::Masks, out: &mut Vec<u8>) -> bo
     if m.upper & hm != 0 {
         out[start..].make_ascii_lowercase();
     }
-    if let Some(n) = port {
-        out.push(b':');
-        push_decimal(out, n);
-    }
-    out.push(b')');
-    let path = match path {
-        [] => &b"/"[..],
-        [.., b'/'] if path.len() > 1 => &path[..path.len() - 1],
-        _ => path,
-    };
-    let at = out.len();
-    out.extend_from_slice(path);
-    if m.upper & pm != 0 {
-        out[at..].make_ascii_lowercase();
-    }
-    if let Some(raw) = query {
-        // The query in lower case, written in place and checked there.
-        let at = out.len();
-        out.push(b'?');
-        out.extend_from_slice(raw);
-        if m.upper & qm != 0 {
-            out[at + 1..].make_ascii_lowercase();
-        }
-        let q = out.get(at + 1..).unwrap_or_default();
-        if may_have_session_id(q) {
-            out.truncate(start);
-            return false;
-        }
-        if memchr::memchr(b'&', q).is_some() {
-            let q = q.to_vec();
-            out.truncate(at + 1);
-            write_sorted_query(&q, out);
-        }
-    }
-    true
+    let query = query.map(|q| FastQuery {
+        raw: q,
+        upper: m.upper & qm != 0,
+        maybe_session: true,
+        maybe_args: true,
+    });
+    push_fast_tail(out, start, port, (path, m.upper & pm != 0), query)
 }
 
 /// The whole key at once for the usual URL: a lower-case scheme (not
@@ -487,68 +441,18 @@ fn surt_fast(url: &[u8], out: &mut Vec<u8>) -> bool {
         return false;
     }
     // The host: no empty label, no userinfo or literal, maybe numeric.
-    let mut host_end = tail.len();
-    let (mut acc, mut dots, mut prev) = (0u16, 0u16, S_DOT);
-    // Where the host's dots are, for writing its labels in reverse.
-    let mut dot_at = [0usize; 16];
-    let mut n_dots = 0;
-    for (i, &b) in tail.iter().enumerate() {
-        let c = s_class(b);
-        if c & S_HOSTEND != 0 {
-            host_end = i;
-            break;
-        }
-        acc |= c;
-        // S_DOT2 where a dot comes after a dot (or first).
-        dots |= (prev << 1) & c;
-        prev = c;
-        if c & S_DOT != 0 {
-            if let Some(d) = dot_at.get_mut(n_dots) {
-                *d = i;
-            }
-            n_dots += 1;
-        }
-    }
-    let (host, mut after) = tail.split_at(host_end);
-    if host.is_empty()
-        || host.last() == Some(&b'.')
-        || dots & S_DOT2 != 0
-        || acc & (S_BAD | S_HOSTBAD) != 0
-    {
+    let Some(h) = FastHost::scan(tail) else {
         return false;
-    }
-    if acc & S_NONNUM == 0 && !plain_dotted_quad(host) {
-        return false;
-    }
-    let host_upper = acc & S_UPPER != 0;
+    };
+    let (host, mut after) = tail.split_at(h.end);
     // The port: digits (none is no port), 0 or the scheme's default is none.
     let mut port = None;
     if let Some(p) = after.strip_prefix(b":") {
-        let n = p
-            .iter()
-            .position(|b| !b.is_ascii_digit())
-            .unwrap_or(p.len());
-        if n > 5 {
+        let Some((v, n)) = fast_port(scheme, p) else {
             return false;
-        }
-        let v = p[..n]
-            .iter()
-            .fold(0u32, |v, &d| v * 10 + u32::from(d - b'0'));
-        let default_port = match scheme {
-            b"http" => 80,
-            b"https" => 443,
-            _ => 0,
         };
-        if v > 65535 {
-            return false;
-        }
-        if v != 0 && v != default_port {
-            port = Some(v);
-        }
+        port = v;
         after = &p[n..];
-        if !matches!(after.first(), None | Some(b'/' | b'?' | b'#')) {
-            return false;
-        }
     }
     // The path: no bad byte or `(`, no `/` or `.` after a `/`.
     let mut path_end = after.len();
@@ -589,25 +493,149 @@ fn surt_fast(url: &[u8], out: &mut Vec<u8>) -> bool {
         _ => None,
     };
     let start = out.len();
-    let massaged = massage_host(host);
-    match dot_at.get(..n_dots) {
-        Some(dots) => {
-            // The labels from the last, each copied once; `www.` dropped
-            // by starting after its dot.
-            let from = host.len() - massaged.len();
-            let mut end = host.len();
-            for &d in dots.iter().rev().take_while(|&&d| d >= from) {
-                out.extend_from_slice(host.get(d + 1..end).unwrap_or_default());
-                out.push(b',');
-                end = d;
+    h.push_reversed(host, out);
+    let query = query.map(|q| FastQuery {
+        raw: q,
+        upper: q_acc & S_UPPER != 0,
+        maybe_session: q_acc & S_EQ != 0,
+        maybe_args: q_acc & S_AMP != 0,
+    });
+    push_fast_tail(out, start, port, (path, path_upper), query)
+}
+
+/// The host of a fast key, from one table-driven pass.
+struct FastHost {
+    /// Where it ends in the text after `://`.
+    end: usize,
+    /// It has an upper-case letter.
+    upper: bool,
+    /// Where its dots are (the first 16), for writing its labels in
+    /// reverse, and how many it has.
+    dot_at: [usize; 16],
+    dots: usize,
+}
+
+impl FastHost {
+    /// The host at the start of `tail` (the text after `://`), or `None`
+    /// where the fast path does not take it: an empty label, userinfo, an
+    /// IP literal, a byte to decode or fix, a number that is not a plain
+    /// dotted quad.
+    #[inline]
+    fn scan(tail: &[u8]) -> Option<FastHost> {
+        let mut h = FastHost {
+            end: tail.len(),
+            upper: false,
+            dot_at: [0; 16],
+            dots: 0,
+        };
+        let (mut acc, mut dots, mut prev) = (0u16, 0u16, S_DOT);
+        for (i, &b) in tail.iter().enumerate() {
+            let c = s_class(b);
+            if c & S_HOSTEND != 0 {
+                h.end = i;
+                break;
             }
-            out.extend_from_slice(host.get(from..end).unwrap_or_default());
-            if host_upper {
-                out[start..].make_ascii_lowercase();
+            acc |= c;
+            // S_DOT2 where a dot comes after a dot (or first).
+            dots |= (prev << 1) & c;
+            prev = c;
+            if c & S_DOT != 0 {
+                if let Some(d) = h.dot_at.get_mut(h.dots) {
+                    *d = i;
+                }
+                h.dots += 1;
             }
         }
-        None => push_reversed_labels(out, massaged),
+        let host = &tail[..h.end];
+        if host.is_empty()
+            || host.last() == Some(&b'.')
+            || dots & S_DOT2 != 0
+            || acc & (S_BAD | S_HOSTBAD) != 0
+            || (acc & S_NONNUM == 0 && !plain_dotted_quad(host))
+        {
+            return None;
+        }
+        h.upper = acc & S_UPPER != 0;
+        Some(h)
     }
+
+    /// Append `host` (what [`FastHost::scan`] took) in SURT order: its
+    /// labels from the last, comma-separated, lower case, `www.` dropped.
+    #[inline]
+    fn push_reversed(&self, host: &[u8], out: &mut Vec<u8>) {
+        let start = out.len();
+        let massaged = massage_host(host);
+        let Some(dots) = self.dot_at.get(..self.dots) else {
+            push_reversed_labels(out, massaged);
+            return;
+        };
+        // Each label copied once; `www.` dropped by starting after its dot.
+        let from = host.len() - massaged.len();
+        let mut end = host.len();
+        for &d in dots.iter().rev().take_while(|&&d| d >= from) {
+            out.extend_from_slice(host.get(d + 1..end).unwrap_or_default());
+            out.push(b',');
+            end = d;
+        }
+        out.extend_from_slice(host.get(from..end).unwrap_or_default());
+        if self.upper {
+            out[start..].make_ascii_lowercase();
+        }
+    }
+}
+
+/// The port of a fast key: `p` is what follows the host's `:`. The port
+/// (`None` for none, 0 or the scheme's default) and how many digits it
+/// has; `None` where the fast path does not take it (more than five
+/// digits, over 65535, or anything but `/`, `?`, `#` or the end after it).
+#[inline]
+fn fast_port(scheme: &[u8], p: &[u8]) -> Option<(Option<u32>, usize)> {
+    let d = p
+        .iter()
+        .position(|b| !b.is_ascii_digit())
+        .unwrap_or(p.len());
+    if d > 5 {
+        return None;
+    }
+    let v = p[..d]
+        .iter()
+        .fold(0u32, |v, &x| v * 10 + u32::from(x - b'0'));
+    let default_port = match scheme {
+        b"http" => 80,
+        b"https" => 443,
+        _ => 0,
+    };
+    if v > 65535 || !matches!(p.get(d), None | Some(b'/' | b'?' | b'#')) {
+        return None;
+    }
+    Some(((v != 0 && v != default_port).then_some(v), d))
+}
+
+/// The query of a fast key, with what its bytes' classes say of it.
+struct FastQuery<'a> {
+    /// The query's bytes (after `?`, before `#`), not empty.
+    raw: &'a [u8],
+    /// It has an upper-case letter.
+    upper: bool,
+    /// It may hold a session id (it has a `=`).
+    maybe_session: bool,
+    /// It may have more than one argument (it has a `&`).
+    maybe_args: bool,
+}
+
+/// The rest of a fast key after its host: the port, `)`, the path (`/`
+/// for none, a trailing `/` dropped; lower-cased when `path.1` says it has
+/// upper case) and the query, lower-cased, its arguments sorted. `false`,
+/// with `out` cut back to `start`, where the query may hold a session id
+/// (the step-by-step path takes the URL then).
+#[inline]
+fn push_fast_tail(
+    out: &mut Vec<u8>,
+    start: usize,
+    port: Option<u32>,
+    (path, path_upper): (&[u8], bool),
+    query: Option<FastQuery<'_>>,
+) -> bool {
     if let Some(n) = port {
         out.push(b':');
         push_decimal(out, n);
@@ -623,24 +651,25 @@ fn surt_fast(url: &[u8], out: &mut Vec<u8>) -> bool {
     if path_upper {
         out[path_at..].make_ascii_lowercase();
     }
-    if let Some(raw) = query {
-        // The query in lower case, written in place and checked there.
-        let at = out.len();
-        out.push(b'?');
-        out.extend_from_slice(raw);
-        if q_acc & S_UPPER != 0 {
-            out[at + 1..].make_ascii_lowercase();
-        }
-        let q = out.get(at + 1..).unwrap_or_default();
-        if q_acc & S_EQ != 0 && may_have_session_id(q) {
-            out.truncate(start);
-            return false;
-        }
-        if q_acc & S_AMP != 0 {
-            let q = q.to_vec();
-            out.truncate(at + 1);
-            write_sorted_query(&q, out);
-        }
+    let Some(query) = query else {
+        return true;
+    };
+    // The query in lower case, written in place and checked there.
+    let at = out.len();
+    out.push(b'?');
+    out.extend_from_slice(query.raw);
+    if query.upper {
+        out[at + 1..].make_ascii_lowercase();
+    }
+    let q = out.get(at + 1..).unwrap_or_default();
+    if query.maybe_session && may_have_session_id(q) {
+        out.truncate(start);
+        return false;
+    }
+    if query.maybe_args && memchr::memchr(b'&', q).is_some() {
+        let q = q.to_vec();
+        out.truncate(at + 1);
+        write_sorted_query(&q, out);
     }
     true
 }

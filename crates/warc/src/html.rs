@@ -353,25 +353,7 @@ pub(crate) fn scan<'a>(
             Some(b'!') => {
                 let rest = html.get(lt + 2..).unwrap_or_default();
                 if rest.starts_with(b"--") {
-                    // `<!-->` and `<!--->` end at once; else at `-->` (or EOF).
-                    let body = lt + 4;
-                    if html.get(body) == Some(&b'>') {
-                        body + 1
-                    } else if html.get(body..body + 2) == Some(b"->") {
-                        body + 2
-                    } else {
-                        let end =
-                            memchr::memmem::find(html.get(body..).unwrap_or_default(), b"-->")
-                                .map_or(html.len(), |q| body + q);
-                        if want_text {
-                            push_text(&mut s, html, text_from, lt, true);
-                            text_from = lt;
-                        }
-                        if want_markup {
-                            push_stretch(&mut s, html, (body, end), None, Stretch::Comment);
-                        }
-                        (end + 3).min(html.len())
-                    }
+                    comment(&mut s, html, lt, &mut text_from, (want_text, want_markup))
                 } else {
                     let end = to_gt(html, lt + 2);
                     declaration(
@@ -406,54 +388,12 @@ pub(crate) fn scan<'a>(
                     push_text(&mut s, html, text_from, lt, true);
                     text_from = lt;
                 }
-                let name_end = run_to(html, lt + 1, 1);
-                let name = html.get(lt + 1..name_end).unwrap_or_default();
-                let mut lower = [0u8; 16];
-                let lname = lowercase(name, &mut lower);
-                // The attributes are handed on one at a time (a window's
-                // worth at once, even inside one tag): a tag of millions
-                // of attributes is never held whole.
-                let ended = if !gather.base_only || lname == b"base" {
-                    let mut st = StartTag::new(html, (lname, lt + 1, name_end), want_markup);
-                    st.first = s.attrs.len();
-                    let mut text_first = s.text.len();
-                    tag(html, name_end, |a| {
-                        st.attr(&mut s, a);
-                        if !(s.attrs.len() >= window.attrs || s.text.len() >= window.text) {
-                            return true;
-                        }
-                        // A tag that may have a `rel` is handed on at its
-                        // end, so that a `rel` after its URLs reaches them,
-                        // unless it holds more than a few windows' worth.
-                        if st.rel_capable
-                            && s.attrs.len() - st.first < 4 * window.attrs
-                            && s.text.len().saturating_sub(text_first) < 4 * window.text
-                        {
-                            return true;
-                        }
-                        let go = flush(&mut s);
-                        st.first = s.attrs.len();
-                        text_first = s.text.len();
-                        go
-                    })
-                } else {
-                    tag(html, name_end, |_| true)
-                };
-                match ended {
-                    TagEnd::Stopped => return s,
-                    TagEnd::End(end) => {
-                        let after = raw_text(
-                            &mut s,
-                            html,
-                            lname,
-                            end,
-                            (want_text, scan_scripts, gather.base_only),
-                        );
-                        i = after;
-                        text_from = after;
-                        continue;
-                    }
-                    TagEnd::Eof => html.len(),
+                let wants = (want_text, want_markup, scan_scripts, gather.base_only);
+                // (The text before the tag is flushed: the step after the
+                // match pushes nothing more.)
+                match start_tag(&mut s, html, lt, wants, window, flush) {
+                    None => return s,
+                    Some(after) => after,
                 }
             }
             _ => {
@@ -472,6 +412,94 @@ pub(crate) fn scan<'a>(
         push_text(&mut s, html, text_from, html.len(), true);
     }
     s
+}
+
+/// A comment at `lt` (`<!--`): its text gathered as a stretch (with
+/// `markup`), and the text before it flushed (with `text`). Returns the
+/// byte after it: `<!-->` and `<!--->` end at once, else `-->` (or EOF).
+#[inline]
+fn comment<'a>(
+    s: &mut Scanned<'a>,
+    html: &'a [u8],
+    lt: usize,
+    text_from: &mut usize,
+    (text, markup): (bool, bool),
+) -> usize {
+    let body = lt + 4;
+    if html.get(body) == Some(&b'>') {
+        return body + 1;
+    }
+    if html.get(body..body + 2) == Some(b"->") {
+        return body + 2;
+    }
+    let end = memchr::memmem::find(html.get(body..).unwrap_or_default(), b"-->")
+        .map_or(html.len(), |q| body + q);
+    if text {
+        push_text(s, html, *text_from, lt, true);
+        *text_from = lt;
+    }
+    if markup {
+        push_stretch(s, html, (body, end), None, Stretch::Comment);
+    }
+    (end + 3).min(html.len())
+}
+
+/// A start tag at `lt`: its attributes gathered (handed on a window's
+/// worth at a time, even inside one tag, so a tag of millions of
+/// attributes is never held whole), then the raw text of `script`,
+/// `style` and the like. Returns the byte to go on from, after the tag
+/// and its raw text (the input's end where the tag runs to it), or `None`
+/// where `flush` ended the pass.
+#[inline]
+fn start_tag<'a>(
+    s: &mut Scanned<'a>,
+    html: &'a [u8],
+    lt: usize,
+    (want_text, want_markup, scan_scripts, base_only): (bool, bool, bool, bool),
+    window: Window,
+    flush: &mut dyn FnMut(&mut Scanned<'a>) -> bool,
+) -> Option<usize> {
+    let name_end = run_to(html, lt + 1, 1);
+    let name = html.get(lt + 1..name_end).unwrap_or_default();
+    let mut lower = [0u8; 16];
+    let lname = lowercase(name, &mut lower);
+    let ended = if !base_only || lname == b"base" {
+        let mut st = StartTag::new(html, (lname, lt + 1, name_end), want_markup);
+        st.first = s.attrs.len();
+        let mut text_first = s.text.len();
+        tag(html, name_end, |a| {
+            st.attr(s, a);
+            if !(s.attrs.len() >= window.attrs || s.text.len() >= window.text) {
+                return true;
+            }
+            // A tag that may have a `rel` is handed on at its end, so that
+            // a `rel` after its URLs reaches them, unless it holds more
+            // than a few windows' worth.
+            if st.rel_capable
+                && s.attrs.len() - st.first < 4 * window.attrs
+                && s.text.len().saturating_sub(text_first) < 4 * window.text
+            {
+                return true;
+            }
+            let go = flush(s);
+            st.first = s.attrs.len();
+            text_first = s.text.len();
+            go
+        })
+    } else {
+        tag(html, name_end, |_| true)
+    };
+    match ended {
+        TagEnd::Stopped => None,
+        TagEnd::End(end) => Some(raw_text(
+            s,
+            html,
+            lname,
+            end,
+            (want_text, scan_scripts, base_only),
+        )),
+        TagEnd::Eof => Some(html.len()),
+    }
 }
 
 /// `name` lowercased into `buf` (names longer than it are not ones we match).

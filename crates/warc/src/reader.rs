@@ -703,6 +703,39 @@ impl<R: Read> Reader<R> {
         let keep = usize::try_from(len)
             .unwrap_or(usize::MAX)
             .min(self.max_block);
+        let left = self.read_block(&mut rec, len, keep);
+        if !self.active {
+            // The member failed inside the record (`fill` reported it): the
+            // part inflated before the break is read.
+            if !rec.block.is_empty() {
+                rec.truncated = true;
+                self.out.push_back(Ok(rec));
+            }
+            return;
+        }
+        let at = BlockAt {
+            len,
+            start: block_start,
+            capped: rec.block.len() as u64 >= keep as u64 && (keep as u64) < len,
+        };
+        if left > 0 {
+            self.block_cut_short(rec, at, left);
+            return;
+        }
+        if at.capped {
+            rec.truncated = true;
+            self.issue(
+                offset,
+                Severity::Warning,
+                format!("block of {len} bytes capped at {keep}"),
+            );
+        }
+        self.block_end(rec, at);
+    }
+
+    /// Read up to `len` block bytes, keeping the first `keep` in `rec`;
+    /// how many of the `len` the input did not have.
+    fn read_block(&mut self, rec: &mut Record, len: u64, keep: usize) -> u64 {
         let mut left = len;
         while left > 0 {
             if self.pos >= self.buf.len() && !self.fill() {
@@ -716,60 +749,52 @@ impl<R: Read> Reader<R> {
             self.pos += n;
             left -= n as u64;
         }
-        if !self.active {
-            // The member failed inside the record (`fill` reported it): the
-            // part inflated before the break is read.
-            if !rec.block.is_empty() {
-                rec.truncated = true;
-                self.out.push_back(Ok(rec));
-            }
-            return;
-        }
-        let capped = rec.block.len() as u64 >= keep as u64 && (keep as u64) < len;
-        if left > 0 {
-            rec.truncated = true;
-            // A shorter block may hide the next records: rescan it.
-            if let Some(cut) = self.rescan_block(&rec.block, block_start, capped) {
-                rec.block.truncate(cut);
-                self.issue(
-                    offset,
-                    Severity::Warning,
-                    format!("Content-Length {len} lies: a record starts inside the block"),
-                );
-            } else if self.gzip() {
-                // The member's end is the record's: drop its blank line.
-                if rec.block.ends_with(b"\r\n\r\n") {
-                    rec.block.truncate(rec.block.len() - 4);
-                }
-                self.issue(
-                    offset,
-                    Severity::Warning,
-                    format!(
-                        "Content-Length {len} runs past the end of the gzip member ({} bytes)",
-                        len - left
-                    ),
-                );
-            } else {
-                self.issue(
-                    offset,
-                    Severity::Error,
-                    format!(
-                        "input ends inside a record: {} of {len} block bytes",
-                        len - left
-                    ),
-                );
-            }
-            self.out.push_back(Ok(rec));
-            return;
-        }
-        if capped {
-            rec.truncated = true;
+        left
+    }
+
+    /// A block the input (or its gzip member) ends inside, `left` bytes
+    /// short: yielded with a warning, cut where a record starts inside it.
+    fn block_cut_short(&mut self, mut rec: Record, at: BlockAt, left: u64) {
+        let (offset, len, block_start, capped) = (rec.offset, at.len, at.start, at.capped);
+        rec.truncated = true;
+        // A shorter block may hide the next records: rescan it.
+        if let Some(cut) = self.rescan_block(&rec.block, block_start, capped) {
+            rec.block.truncate(cut);
             self.issue(
                 offset,
                 Severity::Warning,
-                format!("block of {len} bytes capped at {keep}"),
+                format!("Content-Length {len} lies: a record starts inside the block"),
+            );
+        } else if self.gzip() {
+            // The member's end is the record's: drop its blank line.
+            if rec.block.ends_with(b"\r\n\r\n") {
+                rec.block.truncate(rec.block.len() - 4);
+            }
+            self.issue(
+                offset,
+                Severity::Warning,
+                format!(
+                    "Content-Length {len} runs past the end of the gzip member ({} bytes)",
+                    len - left
+                ),
+            );
+        } else {
+            self.issue(
+                offset,
+                Severity::Error,
+                format!(
+                    "input ends inside a record: {} of {len} block bytes",
+                    len - left
+                ),
             );
         }
+        self.out.push_back(Ok(rec));
+    }
+
+    /// After a whole block: its blank line, then the next record; a
+    /// Content-Length that lies is repaired, with a warning.
+    fn block_end(&mut self, mut rec: Record, at: BlockAt) {
+        let (offset, len) = (rec.offset, at.len);
         // The block ends with a blank line: CRLF CRLF (be lenient: up to
         // six CR/LF, for CR CR LF line ends), then the next record or the
         // end of the segment.
@@ -816,8 +841,14 @@ impl<R: Read> Reader<R> {
             self.out.push_back(Ok(rec));
             return;
         }
-        // Content-Length lies: too short (the rest is not a record) or too
-        // long (the block swallowed the next records).
+        self.block_length_lies(rec, at);
+    }
+
+    /// A block not followed by a blank line: Content-Length lies, too short
+    /// (the rest is not a record) or too long (the block swallowed the next
+    /// records). The block is cut or extended to the next record.
+    fn block_length_lies(&mut self, mut rec: Record, at: BlockAt) {
+        let (offset, len, block_start, capped) = (rec.offset, at.len, at.start, at.capped);
         if let Some(cut) = self.rescan_block(&rec.block, block_start, capped) {
             rec.block.truncate(cut);
             rec.truncated = true;
@@ -1057,6 +1088,17 @@ fn header_record(head: &[u8], offset: u64) -> (Record, Option<u64>) {
     rec.date = get(&rec, "WARC-Date");
     rec.content_type = get(&rec, "Content-Type");
     (rec, length)
+}
+
+/// Where a block is, for the checks after it is read.
+#[derive(Clone, Copy, Debug)]
+struct BlockAt {
+    /// Its Content-Length.
+    len: u64,
+    /// Its first byte's offset in the input.
+    start: u64,
+    /// Only its first `max_block` bytes were kept.
+    capped: bool,
 }
 
 #[cfg(test)]
