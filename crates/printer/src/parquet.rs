@@ -3,8 +3,9 @@
 //! A [`ParquetWriter`] is an [`io::Write`] that takes the rows of
 //! [`Format::Rows`](crate::Format::Rows) (in pieces of any size) and writes
 //! them in row groups of [`ROW_GROUP_ROWS`] rows, each column encoded with
-//! the parquet crate's column writers (ZSTD-compressed; dictionary-encoded
-//! where that is smaller). Each row group is encoded on a thread of its own
+//! the parquet crate's column writers (ZSTD-compressed; text
+//! dictionary-encoded where that is smaller, integers
+//! `DELTA_BINARY_PACKED`). Each row group is encoded on a thread of its own
 //! as its rows come, a block of rows at a time, while the scan goes on; as
 //! many row groups are encoded at once as rayon's pool has threads (`-j`),
 //! and they go into the file in order, so the file is the same whatever the
@@ -44,12 +45,14 @@ use std::sync::Arc;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 use bytes::Bytes;
-use parquet::basic::{Compression, LogicalType, Repetition, Type as Physical, ZstdLevel};
+use parquet::basic::{Compression, Encoding, LogicalType, Repetition, Type as Physical, ZstdLevel};
 use parquet::column::writer::{ColumnCloseResult, ColumnWriter, get_column_writer};
 use parquet::data_type::ByteArray;
 use parquet::file::properties::{WriterProperties, WriterPropertiesPtr};
 use parquet::file::writer::{SerializedFileWriter, SerializedPageWriter, TrackedWrite};
-use parquet::schema::types::{SchemaDescPtr, SchemaDescriptor, Type as SchemaType, TypePtr};
+use parquet::schema::types::{
+    ColumnPath, SchemaDescPtr, SchemaDescriptor, Type as SchemaType, TypePtr,
+};
 
 use crate::fields::{self, Column, FIELDS, Type};
 use crate::rows::{self, Rows, Value};
@@ -247,13 +250,10 @@ fn encode_group(
             Err(shared) => Bytes::copy_from_slice(&shared),
         };
         for row in Rows::new(&block) {
-            for (f, v) in row?.values_checking(&check).enumerate() {
-                if let Some(k) = slot[f] {
-                    values[k].push(v?, &block)?;
-                } else {
-                    v?;
-                }
-            }
+            row?.visit(&check, |f, v| match slot[f] {
+                Some(k) => values[k].push(v, &block),
+                None => Ok(()),
+            })?;
         }
         for (v, w) in values.iter_mut().zip(writers.iter_mut()) {
             v.write(w)?;
@@ -335,10 +335,20 @@ pub struct ParquetWriter<W: Write + Send> {
 impl<W: Write + Send> ParquetWriter<W> {
     /// A writer of the rows to `out` (`mail`: with the `--mail` columns).
     pub fn new(out: W, mail: bool) -> io::Result<Self> {
-        let props = WriterProperties::builder()
+        let mut b = WriterProperties::builder()
             .set_compression(Compression::ZSTD(ZstdLevel::try_new(1).map_err(err)?))
-            .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
-            .build();
+            .set_max_row_group_row_count(Some(ROW_GROUP_ROWS));
+        // Integers (offsets and line numbers, nearly all distinct and
+        // rising): deltas, not a dictionary.
+        for c in fields::columns(mail) {
+            if matches!(c.field.ty, Type::U64 | Type::U32) {
+                let path = ColumnPath::from(c.field.name);
+                b = b
+                    .set_column_dictionary_enabled(path.clone(), false)
+                    .set_column_encoding(path, Encoding::DELTA_BINARY_PACKED);
+            }
+        }
+        let props = b.build();
         let props = Arc::new(props);
         let schema = schema(mail)?;
         let descr = Arc::new(SchemaDescriptor::new(schema.clone()));
@@ -609,6 +619,71 @@ mod tests {
             )
             .collect();
         assert_eq!(lines, (1..=5500).collect::<Vec<i64>>());
+    }
+
+    /// The integer written in row `r` (an integer column), `None` for a
+    /// null: rising, falling, both ends of the range and past it.
+    fn int_at(r: usize, nullable: bool) -> Option<u64> {
+        let v = [0, 1, i64::MAX as u64, u64::MAX, 7, 3, 1 << 40, 2][r % 8];
+        (!(nullable && r.is_multiple_of(5))).then_some(v + (r as u64 % 3).min(u64::MAX - v))
+    }
+
+    #[test]
+    fn integer_columns_are_deltas_that_read_back_as_written() {
+        let columns: Vec<Column> = fields::columns(false).collect();
+        let n = 3000;
+        let mut buf = Vec::new();
+        for r in 0..n {
+            let mut w = rows::RowWriter::new(&mut buf);
+            for (i, f) in FIELDS.iter().enumerate() {
+                let nullable = columns
+                    .iter()
+                    .find(|c| c.index == i)
+                    .is_none_or(|c| c.nullable);
+                match f.ty {
+                    Type::Text => w.text((!nullable).then_some("x")),
+                    Type::U64 | Type::U32 => w.int(int_at(r, nullable)),
+                    Type::Bool => w.bool(Some(r.is_multiple_of(2))),
+                }
+            }
+            w.end().unwrap();
+        }
+        let mut file = Vec::new();
+        let mut w = ParquetWriter::new(&mut file, false).unwrap();
+        w.write_all(&buf).unwrap();
+        assert_eq!(w.close().unwrap(), n as u64);
+        let r = SerializedFileReader::new(bytes::Bytes::from(file)).unwrap();
+        let ints: Vec<(usize, &Column)> = columns
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| matches!(c.field.ty, Type::U64 | Type::U32))
+            .collect();
+        assert!(ints.len() >= 4);
+        let rg = r.metadata().row_group(0);
+        for &(k, c) in &ints {
+            let chunk = rg.column(k);
+            assert!(
+                chunk
+                    .encodings()
+                    .any(|e| e == Encoding::DELTA_BINARY_PACKED),
+                "{}",
+                c.field.name
+            );
+            assert_eq!(chunk.dictionary_page_offset(), None, "{}", c.field.name);
+        }
+        for (row, got) in r.get_row_iter(None).unwrap().enumerate() {
+            let got = got.unwrap();
+            let fields: Vec<&Field> = got.get_column_iter().map(|(_, f)| f).collect();
+            for &(k, c) in &ints {
+                let want = int_at(row, c.nullable).map(|v| i64::try_from(v).unwrap_or(i64::MAX));
+                let have = match fields[k] {
+                    Field::Long(v) => Some(*v),
+                    Field::Null => None,
+                    f => panic!("{f:?}"),
+                };
+                assert_eq!(have, want, "row {row}, {}", c.field.name);
+            }
+        }
     }
 
     #[test]

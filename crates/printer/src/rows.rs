@@ -204,12 +204,79 @@ impl<'a> Row<'a> {
     /// [`Row::values`], checking the text of field `i` as UTF-8 only where
     /// `check[i]` (the other values' lengths and tags only): for a caller
     /// that keeps some of the fields.
-    #[cfg_attr(not(any(feature = "parquet", feature = "arrow")), allow(dead_code))]
+    #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
     pub(crate) fn values_checking(&self, check: &'a [bool]) -> Values<'a> {
         Values {
             check: Some(check),
             ..self.values()
         }
+    }
+
+    /// The values of the fields `i` where `keep[i]`, handed to `each` in
+    /// [`FIELDS`] order with their field's index, as one loop over the row
+    /// (the column writers' path: no iterator per row). Kept text is
+    /// checked as UTF-8; the other values' lengths and tags only, and a row
+    /// that [`Row::values`] refuses is refused with the same error.
+    #[cfg_attr(not(feature = "parquet"), allow(dead_code))]
+    #[inline]
+    pub(crate) fn visit(
+        &self,
+        keep: &[bool],
+        mut each: impl FnMut(usize, Value<'a>) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let cut = || bad("a value is cut short");
+        let mut body = self.body;
+        for (i, f) in FIELDS.iter().enumerate() {
+            let kept = keep.get(i).copied().unwrap_or(false);
+            let v = match f.ty {
+                Type::Text => {
+                    let (head, rest) = body.split_first_chunk::<4>().ok_or_else(cut)?;
+                    let n = u32::from_le_bytes(*head);
+                    if n == NULL_TEXT {
+                        body = rest;
+                        Value::Text(None)
+                    } else {
+                        let n = n as usize;
+                        if rest.len() < n {
+                            return Err(cut());
+                        }
+                        let (s, rest) = rest.split_at(n);
+                        body = rest;
+                        if kept && !s.is_ascii() && std::str::from_utf8(s).is_err() {
+                            return Err(bad("text that is not UTF-8"));
+                        }
+                        Value::Text(Some(s))
+                    }
+                }
+                Type::U64 | Type::U32 => {
+                    let (&[tag, ref n @ ..], rest) =
+                        body.split_first_chunk::<9>().ok_or_else(cut)?;
+                    body = rest;
+                    match tag {
+                        0 => Value::Int(None),
+                        1 => Value::Int(Some(u64::from_le_bytes(*n))),
+                        _ => return Err(bad("an integer's tag")),
+                    }
+                }
+                Type::Bool => {
+                    let (&b, rest) = body.split_first().ok_or_else(cut)?;
+                    body = rest;
+                    match b {
+                        0 => Value::Bool(Some(false)),
+                        1 => Value::Bool(Some(true)),
+                        2 => Value::Bool(None),
+                        _ => return Err(bad("a boolean")),
+                    }
+                }
+            };
+            if kept {
+                each(i, v)?;
+            }
+        }
+        if !body.is_empty() {
+            return Err(bad("bytes after the last field"));
+        }
+        Ok(())
     }
 }
 
@@ -333,6 +400,67 @@ mod tests {
                 assert_eq!(*v, want, "row {r} field {}", FIELDS[i].name);
             }
         }
+    }
+
+    /// The kept values of `row` by [`Row::visit`], or its error.
+    fn visited<'a>(row: &Row<'a>, keep: &[bool]) -> io::Result<Vec<(usize, Value<'a>)>> {
+        let mut out = Vec::new();
+        row.visit(keep, |i, v| {
+            out.push((i, v));
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// The kept values of `row` by [`Row::values_checking`], or its first
+    /// error.
+    fn iterated<'a>(row: &Row<'a>, keep: &'a [bool]) -> io::Result<Vec<(usize, Value<'a>)>> {
+        let mut out = Vec::new();
+        for (i, v) in row.values_checking(keep).enumerate() {
+            let v = v?;
+            if keep[i] {
+                out.push((i, v));
+            }
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn visit_keeps_the_values_and_errors_of_the_iterator() {
+        let all = vec![true; FIELDS.len()];
+        let some: Vec<bool> = (0..FIELDS.len()).map(|i| i % 3 == 1).collect();
+        let mut good = Vec::new();
+        row(&mut good, |i, _| i as u8 % 4).unwrap();
+        // Every byte changed and every cut: the same values, or an error
+        // for both (with the same message).
+        let mut cases = vec![good.clone()];
+        for at in 4..good.len() {
+            for b in [0u8, 1, 2, 3, 0x7f, 0xe9, 0xff] {
+                let mut bad = good.clone();
+                bad[at] = b;
+                cases.push(bad);
+            }
+        }
+        for cut in 4..good.len() {
+            let mut short = good[..cut].to_vec();
+            short[..4].copy_from_slice(&(cut as u32 - 4).to_le_bytes());
+            cases.push(short);
+        }
+        let mut errors = 0;
+        for case in &cases {
+            let r = Row { body: &case[4..] };
+            for keep in [&all, &some] {
+                match (visited(&r, keep), iterated(&r, keep)) {
+                    (Ok(a), Ok(b)) => assert_eq!(a, b),
+                    (Err(a), Err(b)) => {
+                        assert_eq!(a.to_string(), b.to_string());
+                        errors += 1;
+                    }
+                    (a, b) => panic!("{a:?} / {b:?}"),
+                }
+            }
+        }
+        assert!(errors > cases.len() / 2);
     }
 
     #[test]
