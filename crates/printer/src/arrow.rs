@@ -56,7 +56,7 @@ pub fn field(name: &str, nullable: bool, large: bool) -> Option<Field> {
 /// let s = urlsift_printer::arrow::schema(false);
 /// assert_eq!(s.field(5).name(), "normalized");
 /// assert_eq!(s.field(1).data_type(), &arrow_schema::DataType::Int64);
-/// assert_eq!(s.fields().last().unwrap().name(), "warc_offset");
+/// assert_eq!(s.fields().last().unwrap().name(), "rel");
 /// assert!(s.field_with_name("message_id").is_err());
 /// assert!(urlsift_printer::arrow::schema(true).field_with_name("message_id").is_ok());
 /// ```
