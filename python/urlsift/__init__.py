@@ -100,7 +100,7 @@ def scan_arrow(
     ``domain`` (the registrable domain by the Public Suffix List) and, with
     ``key`` (a ``--dedup-key`` level: ``"whatwg"``, ``"surt"``, ...), the
     URL's ``key`` at that level (null where it has none), then the web
-    columns (``found`` ... ``warc_offset``), null but for the links of a
+    columns (``found`` ... ``rel``), null but for the links of a
     row that holds a web archive (read record by record, as the CLI reads
     a ``.warc.gz``) or an HTML page (``links_only``: as for :func:`urls`). gzip and zstd rows are decoded. Null rows have no URLs; a sliced
     array is scanned as its slice (``row`` counts from the slice's start).

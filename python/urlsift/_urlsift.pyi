@@ -258,7 +258,7 @@ def scan_arrow(
     that row), `url`, `normalized` (null where the URL cannot be
     normalized), `host`, `host_ascii`, `domain`, and with `key` (a
     `--dedup-key` level: "whatwg", "surt", ...) the URL's `key` at that
-    level, then the web columns (`found` ... `warc_offset`), null but for
+    level, then the web columns (`found` ... `rel`), null but for
     the links of a row that holds a web archive. Each row is scanned as
     `urls` scans one buffer (gzip, zstd, web archives and HTML pages
     recognised). ``links_only``: as for :func:`urls`."""
