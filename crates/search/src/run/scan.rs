@@ -174,12 +174,7 @@ pub(super) fn scan_source(run: &RunShared<'_>, src: &Source, tx: &SyncSender<Msg
     if emit.failed {
         return; // the consumer is gone
     }
-    let bytes = whole_len.unwrap_or_else(|| {
-        let file = path
-            .and_then(|p| std::fs::metadata(p).ok())
-            .filter(|m| m.is_file());
-        file.map_or_else(|| counter.load(Ordering::Relaxed), |m| m.len())
-    });
+    let bytes = whole_len.unwrap_or_else(|| stored_size(path, &counter));
     let _ = tx.send(Msg::End(InputEnd {
         count: emit.count,
         opened: true,
@@ -187,6 +182,15 @@ pub(super) fn scan_source(run: &RunShared<'_>, src: &Source, tx: &SyncSender<Msg
         mail_like,
         read: Some((reading.kind(), bytes)),
     }));
+}
+
+/// A streamed input's size as stored: a regular file's length, else the
+/// bytes that were read from it.
+fn stored_size(path: Option<&Path>, read: &AtomicU64) -> u64 {
+    let file = path
+        .and_then(|p| std::fs::metadata(p).ok())
+        .filter(|m| m.is_file());
+    file.map_or_else(|| read.load(Ordering::Relaxed), |m| m.len())
 }
 
 /// An input that was not read: it failed to open, or `-m 0` takes nothing
