@@ -18,7 +18,7 @@
 //!   `message/external-body`'s `URL=`);
 //! - every text part is scanned after decoding; text/html parts are read
 //!   by the one HTML reader of HTML files and web archives
-//!   ([`urlsift_warc::decoded_html_links`], in the charset the part's
+//!   ([`urlsift_html::decoded_html_links`], in the charset the part's
 //!   headers give): URL attributes by the WHATWG attribute-value and
 //!   character reference rules (a wrapped `href` is one URL, a quoted
 //!   space stays in it, `&amp;` is `&`), resolved against the part's

@@ -4,7 +4,7 @@
 //! URLs, as the caller has configured it.
 
 use urlsift_core::extract::{Extractor, Match};
-use urlsift_warc::LinkOptions;
+use urlsift_html::LinkOptions;
 
 /// How a part's text is read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,7 +56,7 @@ impl PartReader for Extractor {
 }
 
 /// The URLs of an HTML part, read by the one HTML reader of HTML files and
-/// web archives ([`urlsift_warc::decoded_html_links`]): URL attributes by
+/// web archives ([`urlsift_html::decoded_html_links`]): URL attributes by
 /// the WHATWG attribute-value and character reference rules, resolved
 /// against the part's `<base href>`, else `opts.base` (left out without
 /// one), and every absolute URL elsewhere, as `opts` asks. The text is
@@ -64,15 +64,15 @@ impl PartReader for Extractor {
 ///
 /// ```
 /// let mut urls = Vec::new();
-/// let opts = urlsift_warc::LinkOptions { base: Some("https://ex.org/d/".into()), ..Default::default() };
+/// let opts = urlsift_html::LinkOptions { base: Some("https://ex.org/d/".into()), ..Default::default() };
 /// urlsift_mail::html_part_urls(b"<a href=\"a\n.html\">x</a>", &opts, &mut |m| {
 ///     urls.push(m.url_str().into_owned())
 /// });
 /// assert_eq!(urls, ["https://ex.org/d/a.html"]);
 /// ```
 pub fn html_part_urls(text: &[u8], opts: &LinkOptions, found: &mut dyn FnMut(Match<'_>)) {
-    urlsift_warc::decoded_html_links(text, opts.base.as_deref(), opts, |link| {
-        if let Some(m) = urlsift_warc::link_match(&link) {
+    urlsift_html::decoded_html_links(text, opts.base.as_deref(), opts, |link| {
+        if let Some(m) = urlsift_html::link_match(&link) {
             found(m);
         }
     });

@@ -166,7 +166,7 @@ pub fn looks_binary(head: &[u8]) -> bool {
 /// Whether `head` holds enough to say what a stream is: the bytes that
 /// say how it is compressed, and after its leading whitespace a line, or
 /// more than the longest start of HTML or a web archive
-/// ([`urlsift_warc::sniff_html`], [`is_warc`]); a UTF-8 byte order mark
+/// ([`urlsift_html::sniff_html`], [`is_warc`]); a UTF-8 byte order mark
 /// before them does not count.
 fn head_says(head: &[u8]) -> bool {
     const LONGEST: usize = b"<!DOCTYPE HTML ".len();

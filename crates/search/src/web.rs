@@ -18,8 +18,8 @@
 use std::borrow::Cow;
 
 use urlsift_core::extract::Match;
+use urlsift_html::{Link, LinkOptions, Source};
 use urlsift_printer::WebWhere;
-use urlsift_warc::{Link, LinkOptions, Source};
 
 /// The most bytes of one HTML input (a file or a stream) read as HTML: 64
 /// MiB, the body cap of web archive records. A page is read whole (its
@@ -33,7 +33,7 @@ pub const MAX_HTML: usize = 64 << 20;
 /// `<IFRAME`, `<H1`, `<DIV`, `<FONT`, `<TABLE`, `<A`, `<STYLE`, `<TITLE`,
 /// `<B`, `<BODY`, `<BR`, `<P`, `<!--`, each followed by a space or `>`,
 /// case-insensitively) after whitespace and an optional UTF-8 byte order
-/// mark; see [`urlsift_warc::sniff_html`]. Only the first 1445 bytes count.
+/// mark; see [`urlsift_html::sniff_html`]. Only the first 1445 bytes count.
 ///
 /// ```
 /// use urlsift_search::web::is_html;
@@ -43,7 +43,7 @@ pub const MAX_HTML: usize = 64 << 20;
 /// assert!(!is_html(b"see <a href=x>"));
 /// ```
 pub fn is_html(head: &[u8]) -> bool {
-    urlsift_warc::sniff_html(head)
+    urlsift_html::sniff_html(head)
 }
 
 /// The 1-based lines of offsets into one text that mostly go forward (an
@@ -84,7 +84,7 @@ impl Lines {
 
 /// The links of the HTML document `html`, in document order: its URL
 /// attributes (`href`, `src`, `action`, `srcset`, ... see
-/// [`urlsift_warc::html_links`]) resolved (RFC 3986 5.2) against the first
+/// [`urlsift_html::html_links`]) resolved (RFC 3986 5.2) against the first
 /// `<base href>` (itself resolved against `base`), else against `base`;
 /// CSS `url()`s, resolved alike; the absolute URLs of other attribute
 /// values, scripts, styles and comments; and the URLs of its text between
@@ -129,7 +129,7 @@ pub fn html_document_links(
 /// [`html_document_links`] with these options: the base is
 /// [`LinkOptions::base`], and [`LinkOptions::links_only`] gives the links
 /// and the text between tags only. The page is read in its encoding
-/// ([`urlsift_warc::page_encoding`]: a byte order mark, else a `<meta
+/// ([`urlsift_html::page_encoding`]: a byte order mark, else a `<meta
 /// charset>`, else UTF-8); returns a warning for a charset label that
 /// names no encoding.
 ///
@@ -152,7 +152,7 @@ pub fn html_document_links_with(
         each(m, web);
         true
     };
-    urlsift_warc::html_page_links(html, opts.base.as_deref(), None, opts, |link| {
+    urlsift_html::html_page_links(html, opts.base.as_deref(), None, opts, |link| {
         emit(link, &mut web, &mut each);
     })
 }
@@ -224,7 +224,7 @@ fn emit(
 ) -> bool {
     let found = link.found.take();
     let rel = link.rel.take();
-    let Some(m) = urlsift_warc::link_match(&link) else {
+    let Some(m) = urlsift_html::link_match(&link) else {
         return true;
     };
     web.source = link.source.kind();

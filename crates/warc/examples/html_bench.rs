@@ -8,7 +8,8 @@
 //! ```
 use std::time::Instant;
 
-use urlsift_warc::{LinkOptions, Reader, html_links, payload};
+use urlsift_html::html_links;
+use urlsift_warc::{LinkOptions, Reader, payload};
 
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;

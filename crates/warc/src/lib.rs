@@ -1,14 +1,15 @@
 //! # urlsift-warc
 //!
-//! Web archives and HTML for urlsift: read the records of a WARC (0.17 to
-//! 1.1), WET, WAT or ARC file (plain, a gzip member per record, a
-//! whole-file gzip, or LZ4 frames; from any `Read`, in bounded memory),
-//! decode each page's HTTP payload, and report its links.
+//! Web archives for urlsift: read the records of a WARC (0.17 to 1.1),
+//! WET, WAT or ARC file (plain, a gzip member per record, a whole-file
+//! gzip, or LZ4 frames; from any `Read`, in bounded memory), decode each
+//! page's HTTP payload, and report its links (the pages' HTML is read by
+//! `urlsift-html`).
 //!
 //! ```text
 //! bytes -> Reader (gzip members, WARC records)     -> Record { offset, type, target URI, block }
 //!       -> payload (HTTP head, chunked, gzip/deflate/br/zstd)
-//!       -> record_links: header links, then HTML in document order (attributes
+//!       -> record_links: header links, then HTML in document order (urlsift-html: attributes
 //!          resolved against the base; text between tags) or text
 //!                                                 -> Link { url, found, source, resolved, offset }
 //! ```
@@ -35,27 +36,17 @@
 #![deny(missing_docs)]
 
 mod binary;
-mod charset;
-mod decoded;
-mod engine;
-mod entities;
-mod html;
 mod http;
-mod links;
+mod payload;
 mod reader;
 mod source;
 mod wat;
-#[cfg(test)]
-mod windows;
 
-pub use charset::{PRESCAN_LEN, PageEncoding, page_encoding};
-pub use decoded::{decoded_html_links, link_match};
-pub use entities::decode_char_refs;
-pub use html::{SNIFF_LEN, sniff_html};
 pub use http::{HttpResponse, dechunk, http_status};
-pub use links::{
-    BodyKind, Link, LinkOptions, Outcome, Payload, Skipped, Source, body_kind, header_links,
-    html_links, html_page_links, payload, record_links, record_links_outcome, record_links_while,
-    skipped_payload, text_links,
+pub use payload::{
+    BodyKind, Outcome, Payload, Skipped, body_kind, payload, record_links, record_links_outcome,
+    record_links_while, skipped_payload,
 };
 pub use reader::{DEFAULT_MAX_BLOCK, Issue, Reader, Record, SHORT_LENGTH_SLACK, Severity};
+/// The link types of [`record_links`], from the HTML crate.
+pub use urlsift_html::{Link, LinkOptions, Source};

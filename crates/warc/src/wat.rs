@@ -6,9 +6,8 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::engine::{self, Base};
-use crate::links::{Link, Source};
 use crate::reader::Record;
+use urlsift_html::{Link, Source, markup_link};
 
 /// True for a WAT record: a `metadata` record whose block is a JSON object
 /// with an `Envelope`.
@@ -70,39 +69,6 @@ fn source_of(path: &str) -> Source {
     }
 }
 
-/// `written` with its character references decoded (as in an attribute),
-/// cleaned as a URL attribute is, resolved against `base`.
-fn link(base: Option<Base<'_>>, written: &str, source: Source) -> Link {
-    let mut decoded = Vec::with_capacity(written.len());
-    crate::decode_char_refs(written.as_bytes(), true, &mut decoded, |_, _| {});
-    let s = decoded
-        .iter()
-        .position(|&b| b > b' ')
-        .unwrap_or(decoded.len());
-    let e = decoded.iter().rposition(|&b| b > b' ').map_or(s, |p| p + 1);
-    let v: Vec<u8> = decoded
-        .get(s..e)
-        .unwrap_or_default()
-        .iter()
-        .copied()
-        .filter(|b| !matches!(b, b'\t' | b'\n' | b'\r'))
-        .collect();
-    let (url, resolved) = match engine::resolve(base, &v) {
-        Some(u) => (u, true),
-        None => (String::from_utf8_lossy(&v).into_owned(), false),
-    };
-    let found = (written != url).then(|| written.to_owned());
-    Link {
-        url,
-        found,
-        source,
-        resolved,
-        offset: 0,
-        end: 0,
-        rel: None,
-    }
-}
-
 /// The links of a WAT record, handed to `sink` until it returns false: the
 /// `Location` and `Content-Location` response headers, then the HTML
 /// metadata's `Head.Link`, `Head.Scripts` and `Links`, each `url` with its
@@ -119,7 +85,6 @@ pub(crate) fn wat_links(rec: &Record, mut sink: impl FnMut(Link) -> bool) -> Opt
     let doc = env["WARC-Header-Metadata"]["WARC-Target-URI"]
         .as_str()
         .or(rec.target_uri.as_deref());
-    let page = doc.and_then(|d| Base::new(d.as_bytes()));
     let http = &env["Payload-Metadata"]["HTTP-Response-Metadata"];
     if let Some(headers) = http["Headers"].as_object() {
         for name in ["Location", "Content-Location"] {
@@ -128,7 +93,7 @@ pub(crate) fn wat_links(rec: &Record, mut sink: impl FnMut(Link) -> bool) -> Opt
                 .find(|(k, _)| k.eq_ignore_ascii_case(name))
                 .and_then(|(_, v)| v.as_str());
             if let Some(value) = value
-                && !sink(link(page, value, Source::Header { name }))
+                && !sink(markup_link(doc, value, Source::Header { name }))
             {
                 return None;
             }
@@ -137,13 +102,10 @@ pub(crate) fn wat_links(rec: &Record, mut sink: impl FnMut(Link) -> bool) -> Opt
     let html = &http["HTML-Metadata"];
     let base_url = html["Head"]["Base"]
         .as_str()
-        .map(|b| link(page, b, Source::Text))
+        .map(|b| markup_link(doc, b, Source::Text))
         .filter(|l| l.resolved)
         .map(|l| l.url);
-    let base = base_url
-        .as_deref()
-        .and_then(|b| Base::new(b.as_bytes()))
-        .or(page);
+    let base = base_url.as_deref().or(doc);
     for list in [
         &html["Head"]["Link"],
         &html["Head"]["Scripts"],
@@ -154,7 +116,7 @@ pub(crate) fn wat_links(rec: &Record, mut sink: impl FnMut(Link) -> bool) -> Opt
                 continue;
             };
             let source = source_of(entry["path"].as_str().unwrap_or_default());
-            let mut l = link(base, url, source);
+            let mut l = markup_link(base, url, source);
             // The `rel` the WAT gives a link of a tag that has one.
             l.rel = entry["rel"]
                 .as_str()

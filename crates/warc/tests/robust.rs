@@ -5,7 +5,8 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
-use urlsift_warc::{LinkOptions, Reader, Record, html_links, record_links, sniff_html};
+use urlsift_html::{html_links, sniff_html};
+use urlsift_warc::{LinkOptions, Reader, Record, record_links};
 
 /// The RFC 3986 5.4.1 and 5.4.2 examples, each as `<a href>` in a page
 /// whose `<base href>` is the RFC's base URI.

@@ -12,9 +12,8 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use urlsift_warc::{
-    BodyKind, LinkOptions, Reader, body_kind, decode_char_refs, html_links, payload, text_links,
-};
+use urlsift_html::{decode_char_refs, html_links, text_links};
+use urlsift_warc::{BodyKind, LinkOptions, Reader, body_kind, payload};
 
 fn fixture_pages() -> Vec<(String, Vec<u8>, Option<String>)> {
     let mut pages = Vec::new();

@@ -1,13 +1,17 @@
-//! The links of one record, page, or text: a pure function of its input, so
-//! records can be spread over threads and their links put back in order.
+//! The links of one page, its HTTP headers, or text: a pure function of
+//! its input, so pages can be spread over threads and their links put back
+//! in order.
 
 use std::borrow::Cow;
 
 use crate::charset::{self, page_encoding};
 use crate::engine::{self, Base};
+use crate::entities::decode_char_refs;
 use crate::html;
-use crate::http::HttpResponse;
-use crate::reader::{DEFAULT_MAX_BLOCK, Record};
+
+/// The most bytes of a decoded body looked at by default
+/// ([`LinkOptions::max_body`]): 64 MiB.
+pub const DEFAULT_MAX_BODY: usize = 64 * 1024 * 1024;
 
 /// Where a link was found.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -62,7 +66,7 @@ impl Source {
     /// `attribute-text`, `script`, `style`, `comment` or `header`.
     ///
     /// ```
-    /// assert_eq!(urlsift_warc::Source::Script.kind(), "script");
+    /// assert_eq!(urlsift_html::Source::Script.kind(), "script");
     /// ```
     pub fn kind(&self) -> &'static str {
         match self {
@@ -143,7 +147,7 @@ pub struct LinkOptions {
     /// The most bytes of a decoded body looked at. Default: 64 MiB.
     pub max_body: usize,
     /// Scan payloads that are not text (images, fonts, archives, binary
-    /// bytes; see [`body_kind`]) as text. Default: false.
+    /// bytes) as text: a web archive reader's choice. Default: false.
     pub binary: bool,
 }
 
@@ -154,7 +158,7 @@ impl Default for LinkOptions {
             scan_scripts: true,
             markup: true,
             base: None,
-            max_body: DEFAULT_MAX_BLOCK,
+            max_body: DEFAULT_MAX_BODY,
             binary: false,
         }
     }
@@ -166,7 +170,7 @@ impl LinkOptions {
     /// of other attributes, scripts, styles and comments.
     ///
     /// ```
-    /// use urlsift_warc::{html_links, LinkOptions};
+    /// use urlsift_html::{html_links, LinkOptions};
     /// let page = b"<a href=/a data-x='http://d.example/'>t</a><script>'http://s.example/'</script>";
     /// let mut all = Vec::new();
     /// html_links(page, Some("http://ex.org/"), &LinkOptions::default(), |l| all.push(l.url));
@@ -184,317 +188,31 @@ impl LinkOptions {
     }
 }
 
-/// How a body is read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BodyKind {
-    /// HTML: attributes resolved, text scanned.
-    Html,
-    /// Text: scanned for URLs.
-    Text,
-    /// Neither (images, PDFs, ...): no links.
-    Other,
-}
-
-/// How a body with this `Content-Type` (the media type; parameters are
-/// ignored) is read: types naming HTML are HTML; `text/plain`, a missing
-/// type or `application/octet-stream` are HTML if [`sniff_html`](crate::sniff_html)
-/// says so, else nothing if its first bytes are binary (WHATWG's binary
-/// data bytes, or an image, font or archive signature), else text; images,
-/// audio, video, fonts and archives have no links; other `text/*` and
-/// JSON, XML and JavaScript types are text; anything else has no links.
-///
-/// ```
-/// use urlsift_warc::{BodyKind, body_kind};
-/// assert_eq!(body_kind(Some("application/octet-stream"), b"wOF2\0\x01\0\0"), BodyKind::Other);
-/// assert_eq!(body_kind(None, b"see http://example.com/"), BodyKind::Text);
-/// assert_eq!(body_kind(Some("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"), b"PK"), BodyKind::Other);
-/// ```
-pub fn body_kind(content_type: Option<&str>, body: &[u8]) -> BodyKind {
-    let essence = content_type
-        .and_then(|c| c.split(';').next())
-        .map(|c| c.trim().to_ascii_lowercase())
-        .unwrap_or_default();
-    if essence.contains("html") {
-        return BodyKind::Html;
-    }
-    let unknown = matches!(
-        essence.as_str(),
-        "" | "text/plain" | "application/octet-stream" | "unknown/unknown"
-    );
-    if unknown {
-        return if html::sniff_html(body) {
-            BodyKind::Html
-        } else if crate::binary::sniff_binary(body) {
-            BodyKind::Other
-        } else {
-            BodyKind::Text
-        };
-    }
-    if crate::binary::binary_type(&essence) {
-        return BodyKind::Other;
-    }
-    if essence.starts_with("text/")
-        || ["json", "xml", "javascript", "ecmascript"]
-            .iter()
-            .any(|t| essence.contains(t))
-    {
-        BodyKind::Text
-    } else {
-        BodyKind::Other
-    }
-}
-
-/// Why a payload gave no links: what `--stats` counts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Skipped {
-    /// Not text (an image, a font, an archive, binary data), with its
-    /// class (`image`, `audio`, `video`, `font`, `model`, `archive`,
-    /// `office`, `program`, `certificate`, `data`): read only with
-    /// [`LinkOptions::binary`].
-    Binary(&'static str),
-    /// A format that has links but is not read (`pdf`, `postscript`,
-    /// `office`, `other`).
-    OutOfScope(&'static str),
-}
-
-/// Why a body that [`body_kind`] calls [`BodyKind::Other`] gives no links;
-/// `None` for one it reads (HTML, text).
-///
-/// ```
-/// use urlsift_warc::{Skipped, skipped_payload};
-/// assert_eq!(skipped_payload(Some("image/png"), b""), Some(Skipped::Binary("image")));
-/// assert_eq!(skipped_payload(Some("application/pdf"), b"%PDF-1.4"), Some(Skipped::OutOfScope("pdf")));
-/// assert_eq!(skipped_payload(None, b"%PDF-1.4\n\x01"), Some(Skipped::OutOfScope("pdf")));
-/// assert_eq!(skipped_payload(Some("application/octet-stream"), b"wOF2\0\x01"), Some(Skipped::Binary("font")));
-/// assert_eq!(skipped_payload(Some("text/html"), b"\0"), None);
-/// ```
-pub fn skipped_payload(content_type: Option<&str>, body: &[u8]) -> Option<Skipped> {
-    if body_kind(content_type, body) != BodyKind::Other {
-        return None;
-    }
-    let essence = content_type
-        .and_then(|c| c.split(';').next())
-        .map(|c| c.trim().to_ascii_lowercase())
-        .unwrap_or_default();
-    let unknown = matches!(
-        essence.as_str(),
-        "" | "text/plain" | "application/octet-stream" | "unknown/unknown"
-    );
-    Some(if unknown {
-        match crate::binary::sniff_class(body) {
-            "pdf" => Skipped::OutOfScope("pdf"),
-            class => Skipped::Binary(class),
-        }
-    } else if crate::binary::binary_type(&essence) {
-        Skipped::Binary(crate::binary::type_class(&essence))
-    } else {
-        Skipped::OutOfScope(crate::binary::out_of_scope_class(&essence))
-    })
-}
-
-/// What reading a record gave besides its links ([`record_links_outcome`]).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Outcome {
-    /// A problem decoding its payload (its links are those decoded before).
-    pub problem: Option<String>,
-    /// Its payload was not read: why.
-    pub skipped: Option<Skipped>,
-}
-
-/// A record's payload: the page body, decoded.
-#[derive(Clone, Debug)]
-pub struct Payload<'a> {
-    /// The HTTP response, for `response` and `revisit` records that hold one.
-    pub http: Option<HttpResponse<'a>>,
-    /// The body: for an HTTP response, with its codings undone; else the block.
-    pub body: Cow<'a, [u8]>,
-    /// The body's `Content-Type`: the HTTP one, else the record's.
-    pub content_type: Option<String>,
-    /// A problem decoding the body (it is then what could be decoded).
-    pub problem: Option<String>,
-}
-
-/// The payload of a record: a `response` (or `revisit`) block that starts
-/// with `HTTP/` is parsed as an HTTP response and its body decoded (at most
-/// `max_body` bytes); any other block is the payload as it is.
-pub fn payload(rec: &Record, max_body: usize) -> Payload<'_> {
-    let http = matches!(rec.warc_type.as_str(), "response" | "revisit")
-        .then(|| HttpResponse::parse(&rec.block))
-        .flatten();
-    match http {
-        Some(h) => {
-            let (body, problem) = h.body(max_body);
-            let content_type = h
-                .header("Content-Type")
-                .map(|c| String::from_utf8_lossy(c).into_owned());
-            Payload {
-                http: Some(h),
-                body,
-                content_type,
-                problem,
-            }
-        }
-        None => Payload {
-            http: None,
-            body: Cow::Borrowed(&rec.block),
-            content_type: rec.content_type.clone(),
-            problem: None,
-        },
-    }
-}
-
-/// The links of one record, in order: header links, then the body's.
-///
-/// - `response`, `resource`: the HTTP `Location`, `Content-Location` and
-///   `Link` headers (resolved against the target URI), then the body, as
-///   [`body_kind`] says: HTML ([`html_links`], in document order, resolved
-///   against `<base href>`, else the `WARC-Target-URI`, else
-///   [`LinkOptions::base`]) or text.
-/// - `conversion` (WET): the text.
-/// - `revisit`: the header links of the HTTP head it repeats (the payload
-///   is elided: it is the one of the record it refers to).
-/// - WAT `metadata` (JSON with an `Envelope`): the links its HTML metadata
-///   lists, resolved against the page (see docs/web-archives.md).
-/// - `request`, other `metadata`, `warcinfo` (and unknown types): nothing;
-///   they describe the crawl, not the page.
-///
-/// Returns a problem with the payload, if any (links found before it are
-/// still reported).
-///
-/// ```
-/// let block = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href='../b?x=1&amp;y=2'>see http://c.example/</a>";
-/// let rec = urlsift_warc::Record {
-///     warc_type: "response".into(),
-///     target_uri: Some("http://a.example/d/e".into()),
-///     block: block.to_vec(),
-///     ..Default::default()
-/// };
-/// let mut urls = Vec::new();
-/// urlsift_warc::record_links(&rec, &Default::default(), |l| urls.push(l.url));
-/// assert_eq!(urls, ["http://a.example/b?x=1&y=2", "http://c.example/"]);
-/// ```
-pub fn record_links(
-    rec: &Record,
-    opts: &LinkOptions,
-    mut sink: impl FnMut(Link),
-) -> Option<String> {
-    record_links_while(rec, opts, |l| {
-        sink(l);
-        true
-    })
-}
-
-/// [`record_links`], handing links to `sink` until it returns false: an
-/// HTML page's pass ends soon after (a text one runs to its end, handing
-/// on nothing more). Returns the payload's problem, if any, either way.
-///
-/// ```
-/// let block = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=a>a</a><a href=b>b</a>";
-/// let rec = urlsift_warc::Record {
-///     warc_type: "response".into(),
-///     target_uri: Some("http://ex.org/".into()),
-///     block: block.to_vec(),
-///     ..Default::default()
-/// };
-/// let mut urls = Vec::new();
-/// urlsift_warc::record_links_while(&rec, &Default::default(), |l| {
-///     urls.push(l.url);
-///     false
-/// });
-/// assert_eq!(urls, ["http://ex.org/a"]);
-/// ```
-pub fn record_links_while(
-    rec: &Record,
-    opts: &LinkOptions,
-    sink: impl FnMut(Link) -> bool,
-) -> Option<String> {
-    record_links_outcome(rec, opts, sink).problem
-}
-
-/// [`record_links_while`], saying also whether the payload was skipped
-/// (not text, or a format not read) and why.
-///
-/// ```
-/// let block = b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n\x89PNG\r\n\x1a\n";
-/// let rec = urlsift_warc::Record {
-///     warc_type: "response".into(),
-///     block: block.to_vec(),
-///     ..Default::default()
-/// };
-/// let got = urlsift_warc::record_links_outcome(&rec, &Default::default(), |_| true);
-/// assert_eq!(got.skipped, Some(urlsift_warc::Skipped::Binary("image")));
-/// ```
-pub fn record_links_outcome(
-    rec: &Record,
-    opts: &LinkOptions,
-    mut sink: impl FnMut(Link) -> bool,
-) -> Outcome {
-    let problem = |problem| Outcome {
-        problem,
-        skipped: None,
-    };
-    let mut go = true;
-    let mut sink = |l: Link| {
-        go = go && sink(l);
-        go
-    };
-    let kind = rec.warc_type.as_str();
-    if crate::wat::is_wat(rec) {
-        return problem(crate::wat::wat_links(rec, sink));
-    }
-    if !matches!(kind, "response" | "resource" | "conversion" | "revisit") {
-        return problem(None);
-    }
-    if kind == "conversion" {
-        text_links(&rec.block, |l| {
-            sink(l);
-        });
-        return problem(None);
-    }
-    let doc = rec.target_uri.as_deref().or(opts.base.as_deref());
-    let p = payload(rec, opts.max_body);
-    if let Some(h) = &p.http {
-        header_links(h, doc, |l| {
-            sink(l);
-        });
-    }
-    if kind == "revisit" {
-        return problem(None);
-    }
-    match body_kind(p.content_type.as_deref(), &p.body) {
-        BodyKind::Other if opts.binary => text_links(&p.body, |l| {
-            sink(l);
-        }),
-        BodyKind::Html => {
-            let unknown = html_page_links_in(
-                &p.body,
-                doc,
-                p.content_type.as_deref(),
-                opts,
-                html::Window::DEFAULT,
-                &mut sink,
-            );
-            return problem(p.problem.or(unknown));
-        }
-        BodyKind::Text => text_links(&p.body, |l| {
-            sink(l);
-        }),
-        BodyKind::Other => {
-            return Outcome {
-                skipped: skipped_payload(p.content_type.as_deref(), &p.body),
-                problem: p.problem,
-            };
-        }
-    }
-    problem(p.problem)
-}
-
 /// The `Location`, `Content-Location` and `Link` (`<uri>; rel=...`, each
-/// URI) header links of an HTTP response, resolved against `doc`.
-pub fn header_links(h: &HttpResponse<'_>, doc: Option<&str>, mut sink: impl FnMut(Link)) {
+/// URI) header links of an HTTP response, resolved against `doc`. Each
+/// header is its name, its value and the value's byte offset (the links'
+/// offsets count from it); other headers are passed over.
+///
+/// ```
+/// let headers = [
+///     (&b"Location"[..], &b"/moved"[..], 17),
+///     (b"Link", b"<a.css>; rel=stylesheet, </b>; rel=next", 40),
+/// ];
+/// let mut got = Vec::new();
+/// urlsift_html::header_links(headers, Some("http://ex.org/d/p"), |l| got.push((l.url, l.offset)));
+/// assert_eq!(got, [
+///     ("http://ex.org/moved".to_owned(), 17),
+///     ("http://ex.org/d/a.css".to_owned(), 41),
+///     ("http://ex.org/b".to_owned(), 66),
+/// ]);
+/// ```
+pub fn header_links<'h>(
+    headers: impl IntoIterator<Item = (&'h [u8], &'h [u8], usize)>,
+    doc: Option<&str>,
+    mut sink: impl FnMut(Link),
+) {
     let base = doc.and_then(|d| Base::new(d.as_bytes()));
-    for (k, &(name, value)) in h.headers.iter().enumerate() {
-        let off = h.header_offsets.get(k).copied().unwrap_or(0);
+    for (name, value, off) in headers {
         let name: &'static str = if name.eq_ignore_ascii_case(b"location") {
             "Location"
         } else if name.eq_ignore_ascii_case(b"content-location") {
@@ -529,6 +247,50 @@ pub fn header_links(h: &HttpResponse<'_>, doc: Option<&str>, mut sink: impl FnMu
             }
             i = j;
         }
+    }
+}
+
+/// A link written in markup other than an HTML page (the link records of
+/// a WAT file's JSON, say): `written` with its character references
+/// decoded (as in an attribute), cleaned as a URL attribute is, resolved
+/// (RFC 3986 5.2) against `base`. Its offsets are 0.
+///
+/// ```
+/// use urlsift_html::{Source, markup_link};
+/// let l = markup_link(Some("http://ex.org/a/"), " b?x=1&amp;y=2", Source::Text);
+/// assert_eq!(l.url, "http://ex.org/a/b?x=1&y=2");
+/// assert_eq!(l.found.as_deref(), Some(" b?x=1&amp;y=2"));
+/// assert!(l.resolved);
+/// ```
+pub fn markup_link(base: Option<&str>, written: &str, source: Source) -> Link {
+    let base = base.and_then(|b| Base::new(b.as_bytes()));
+    let mut decoded = Vec::with_capacity(written.len());
+    decode_char_refs(written.as_bytes(), true, &mut decoded, |_, _| {});
+    let s = decoded
+        .iter()
+        .position(|&b| b > b' ')
+        .unwrap_or(decoded.len());
+    let e = decoded.iter().rposition(|&b| b > b' ').map_or(s, |p| p + 1);
+    let v: Vec<u8> = decoded
+        .get(s..e)
+        .unwrap_or_default()
+        .iter()
+        .copied()
+        .filter(|b| !matches!(b, b'\t' | b'\n' | b'\r'))
+        .collect();
+    let (url, resolved) = match engine::resolve(base, &v) {
+        Some(u) => (u, true),
+        None => (String::from_utf8_lossy(&v).into_owned(), false),
+    };
+    let found = (written != url).then(|| written.to_owned());
+    Link {
+        url,
+        found,
+        source,
+        resolved,
+        offset: 0,
+        end: 0,
+        rel: None,
     }
 }
 
@@ -592,7 +354,7 @@ fn reference(
 /// its text, each where it is written among the attributes.
 ///
 /// ```
-/// use urlsift_warc::{html_links, LinkOptions, Source};
+/// use urlsift_html::{html_links, LinkOptions, Source};
 /// let page = br#"<base href="/docs/"><a href="mailto:a&#37;&#52;&#48;b.org">x</a>
 /// <img srcset="a.png 1x, b.png 2x"> see http://c.example/ <a href=" g
 /// h ">"#;
@@ -622,7 +384,7 @@ pub fn html_links(html: &[u8], doc: Option<&str>, opts: &LinkOptions, mut sink: 
 /// the next rule).
 ///
 /// ```
-/// use urlsift_warc::{html_page_links, LinkOptions};
+/// use urlsift_html::{html_page_links, LinkOptions};
 /// // "Путь" in windows-1251, declared by a <meta>.
 /// let page = b"<meta charset=windows-1251><a href=\"/\xcf\xf3\xf2\xfc\">x</a>";
 /// let mut got = Vec::new();
@@ -653,7 +415,27 @@ pub fn html_page_links(
     )
 }
 
-/// [`html_page_links`], handing links to `sink` until it returns false.
+/// [`html_page_links`], handing links to `sink` until it returns false:
+/// the pass ends soon after.
+///
+/// ```
+/// let mut got = Vec::new();
+/// urlsift_html::html_page_links_while(b"<a href=a>a</a><a href=b>b</a>", Some("http://ex.org/"), None,
+///     &Default::default(), &mut |l| { got.push(l.url); false });
+/// assert_eq!(got, ["http://ex.org/a"]);
+/// ```
+pub fn html_page_links_while(
+    html: &[u8],
+    doc: Option<&str>,
+    content_type: Option<&str>,
+    opts: &LinkOptions,
+    sink: &mut dyn FnMut(Link) -> bool,
+) -> Option<String> {
+    html_page_links_in(html, doc, content_type, opts, html::Window::DEFAULT, sink)
+}
+
+/// [`html_page_links`] one [`html::Window`] at a time, handing links to
+/// `sink` until it returns false.
 pub(crate) fn html_page_links_in(
     html: &[u8],
     doc: Option<&str>,
@@ -812,7 +594,7 @@ fn text_link(url: &[u8], written: &[u8], www: bool, offset: usize, source: Sourc
 ///
 /// ```
 /// let mut got = Vec::new();
-/// urlsift_warc::text_links(b"see <http://a.example/x> and www.b.example.", |l| got.push((l.url, l.resolved)));
+/// urlsift_html::text_links(b"see <http://a.example/x> and www.b.example.", |l| got.push((l.url, l.resolved)));
 /// assert_eq!(got, [("http://a.example/x".to_owned(), true), ("www.b.example".to_owned(), false)]);
 /// ```
 pub fn text_links(text: &[u8], mut sink: impl FnMut(Link)) {

@@ -25,7 +25,7 @@ pub struct PageEncoding {
 /// is then read by what comes next.
 ///
 /// ```
-/// use urlsift_warc::page_encoding;
+/// use urlsift_html::page_encoding;
 /// let (e, unknown) = page_encoding(b"<meta charset=windows-1251><a href=x>", None);
 /// assert_eq!((e.encoding.name(), unknown), ("windows-1251", None));
 /// let (e, _) = page_encoding(b"\xff\xfe<\0a\0", Some("text/html; charset=iso-8859-1"));

@@ -15,7 +15,7 @@
 ///
 /// ```
 /// let mut out = Vec::new();
-/// urlsift_warc::decode_char_refs(b"mailto:a&#37;&#52;&#48;b.org", true, &mut out, |_, _| {});
+/// urlsift_html::decode_char_refs(b"mailto:a&#37;&#52;&#48;b.org", true, &mut out, |_, _| {});
 /// assert_eq!(out, b"mailto:a%40b.org");
 /// ```
 pub fn decode_char_refs(

@@ -16,7 +16,7 @@ use crate::links::{Link, LinkOptions, html_links_in};
 /// URLs of the rest, as `opts` asks.
 ///
 /// ```
-/// use urlsift_warc::{LinkOptions, decoded_html_links};
+/// use urlsift_html::{LinkOptions, decoded_html_links};
 /// // A wrapped href is one URL; a quoted space stays in it.
 /// let part = "<a href=\"http://a.example/long/\npath\">x</a> <a href=\"mailto:x@y?subject=Site Feedback\">m</a>";
 /// let mut got = Vec::new();
@@ -42,7 +42,7 @@ pub fn decoded_html_links(
 /// that found no base: it is not a URL.
 ///
 /// ```
-/// use urlsift_warc::{LinkOptions, html_links, link_match};
+/// use urlsift_html::{LinkOptions, html_links, link_match};
 /// let mut got = Vec::new();
 /// html_links(b"<a href=/rel>x</a> <a href='http://a.example/?x&amp;y'>", None, &LinkOptions::default(), |l| {
 ///     got.push(link_match(&l).map(|m| (m.url_str().into_owned(), m.start)))

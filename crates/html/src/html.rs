@@ -1215,7 +1215,7 @@ pub const SNIFF_LEN: usize = 1445;
 /// HTML files). After a UTF-16 one, the patterns are looked for in UTF-16.
 ///
 /// ```
-/// use urlsift_warc::sniff_html;
+/// use urlsift_html::sniff_html;
 /// assert!(sniff_html(b"\xef\xbb\xbf\n  <!doctype html><p>hi"));
 /// assert!(sniff_html(b"<a href=x>"));
 /// assert!(!sniff_html(b"<abbr>"));
