@@ -180,7 +180,7 @@ fn push_host(out: &mut Vec<u8>, host: &[u8], port: Option<u32>) {
     }
     if let Some(n) = port {
         out.push(b':');
-        push_decimal(out, n);
+        out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
     }
     out.push(b')');
 }
@@ -638,7 +638,7 @@ fn push_fast_tail(
 ) -> bool {
     if let Some(n) = port {
         out.push(b':');
-        push_decimal(out, n);
+        out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
     }
     out.push(b')');
     let path = match path {
@@ -672,22 +672,6 @@ fn push_fast_tail(
         write_sorted_query(&q, out);
     }
     true
-}
-
-/// Append `n` in decimal.
-fn push_decimal(out: &mut Vec<u8>, n: u32) {
-    let mut digits = [0u8; 10];
-    let mut i = digits.len();
-    let mut n = n;
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[i..]);
 }
 
 /// True if step 2 leaves the host as it is but for case: nothing to
