@@ -40,6 +40,8 @@ use std::fmt;
 use idna::uts46::{AsciiDenyList, DnsLength, Hyphens, Uts46};
 use memchr::memmem;
 
+use crate::masks::{Bits, Masks, first_from, range};
+
 /// Why a URL has no SURT key (the Python package raises an exception for
 /// these inputs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,9 +99,13 @@ pub fn surt_into(url: &[u8], out: &mut Vec<u8>) -> Result<(), SurtError> {
         out.extend_from_slice(url);
         return Ok(());
     }
-    let fast = match crate::masks::masks(url) {
-        Some(m) => surt_fast_masks(url, &m, out),
-        None => surt_fast(url, out),
+    let fast = if url.len() <= 64 {
+        crate::masks::masks::<u64>(url).is_some_and(|m| surt_fast_masks(url, &m, out))
+    } else {
+        match crate::masks::masks::<u128>(url) {
+            Some(m) => surt_fast_masks(url, &m, out),
+            None => surt_fast(url, out),
+        }
     };
     if fast {
         return Ok(());
@@ -333,16 +339,15 @@ fn push_reversed_labels(out: &mut Vec<u8>, host: &[u8]) {
     }
 }
 
-/// [`surt_fast`] for a URL of at most [`crate::masks::MAX`] bytes, from
-/// its byte-class masks: the same URLs taken, the same keys.
-fn surt_fast_masks(url: &[u8], m: &crate::masks::Masks, out: &mut Vec<u8>) -> bool {
-    use crate::masks::{first_from, range};
+/// [`surt_fast`] for a URL of at most `W::BITS` bytes, from its
+/// byte-class masks: the same URLs taken, the same keys.
+fn surt_fast_masks<W: Bits>(url: &[u8], m: &Masks<W>, out: &mut Vec<u8>) -> bool {
     let Some(rest) = fast_scheme(url) else {
         return false;
     };
     let scheme = url.get(..rest - 3).unwrap_or_default();
     let tail = url.get(rest..).unwrap_or_default();
-    if m.bad != 0
+    if m.bad != W::ZERO
         || scheme == b"dns"
         || tail.starts_with(b"http://")
         || tail.starts_with(b"https://")
@@ -352,13 +357,13 @@ fn surt_fast_masks(url: &[u8], m: &crate::masks::Masks, out: &mut Vec<u8>) -> bo
     let n = url.len();
     // The host: no empty label, no userinfo or literal, maybe numeric.
     let host_end = first_from(m.host_end, rest).unwrap_or(n);
-    let hm = range(rest, host_end);
+    let hm = range::<W>(rest, host_end);
     let dots = m.dot & hm;
     if host_end == rest
-        || m.host_bad & hm != 0
-        || dots & (dots >> 1) != 0
-        || dots & (1 << rest) != 0
-        || dots & (1 << (host_end - 1)) != 0
+        || m.host_bad & hm != W::ZERO
+        || dots & (dots >> 1) != W::ZERO
+        || dots & (W::ONE << rest) != W::ZERO
+        || dots & (W::ONE << (host_end - 1)) != W::ZERO
     {
         return false;
     }
@@ -378,9 +383,9 @@ fn surt_fast_masks(url: &[u8], m: &crate::masks::Masks, out: &mut Vec<u8>) -> bo
     }
     // The path: no `(`, no `/` or `.` after a `/`.
     let path_end = first_from(m.stop, path_at).unwrap_or(n);
-    let pm = range(path_at, path_end);
+    let pm = range::<W>(path_at, path_end);
     let slashes = m.slash & pm;
-    if m.paren & pm != 0 || (slashes << 1) & (m.slash | m.dot) & pm != 0 {
+    if m.paren & pm != W::ZERO || (slashes << 1) & (m.slash | m.dot) & pm != W::ZERO {
         return false;
     }
     let path = url.get(path_at..path_end).unwrap_or_default();
@@ -395,7 +400,7 @@ fn surt_fast_masks(url: &[u8], m: &crate::masks::Masks, out: &mut Vec<u8>) -> bo
             range(path_end + 1, q_end),
         )
     } else {
-        (None, 0)
+        (None, W::ZERO)
     };
 
     let start = out.len();
@@ -403,25 +408,25 @@ fn surt_fast_masks(url: &[u8], m: &crate::masks::Masks, out: &mut Vec<u8>) -> bo
     // starting after its dot.
     let from = rest + host.len() - massage_host(host).len();
     let mut end = host_end;
-    let mut d = dots & range(from, host_end);
-    while d != 0 {
-        let at = 63 - d.leading_zeros() as usize;
+    let mut d = dots & range::<W>(from, host_end);
+    while d != W::ZERO {
+        let at = W::BITS - 1 - d.leading_zeros() as usize;
         out.extend_from_slice(url.get(at + 1..end).unwrap_or_default());
         out.push(b',');
         end = at;
-        d &= !(1u64 << at);
+        d &= !(W::ONE << at);
     }
     out.extend_from_slice(url.get(from..end).unwrap_or_default());
-    if m.upper & hm != 0 {
+    if m.upper & hm != W::ZERO {
         out[start..].make_ascii_lowercase();
     }
     let query = query.map(|q| FastQuery {
         raw: q,
-        upper: m.upper & qm != 0,
+        upper: m.upper & qm != W::ZERO,
         maybe_session: true,
         maybe_args: true,
     });
-    push_fast_tail(out, start, port, (path, m.upper & pm != 0), query)
+    push_fast_tail(out, start, port, (path, m.upper & pm != W::ZERO), query)
 }
 
 /// The whole key at once for the usual URL: a lower-case scheme (not
@@ -705,14 +710,12 @@ fn has_pair(s: &[u8], a: u8, b: u8) -> bool {
 /// [`strip_query_session_id`] removes ends so; a query without one is left
 /// as it is (a common `id=` or `group_id=` costs no substring search).
 fn may_have_session_id(q: &[u8]) -> bool {
-    q.iter().enumerate().any(|(e, &b)| {
-        b == b'=' && {
-            let name = q.get(..e).unwrap_or_default();
-            name.ends_with(b"sid")
-                || name.ends_with(b"sessionid")
-                || name.ends_with(b"cfid")
-                || q.get(e.wrapping_sub(20)..e.wrapping_sub(8)) == Some(&b"aspsessionid"[..])
-        }
+    memchr::memchr_iter(b'=', q).any(|e| {
+        let name = q.get(..e).unwrap_or_default();
+        name.ends_with(b"sid")
+            || name.ends_with(b"sessionid")
+            || name.ends_with(b"cfid")
+            || q.get(e.wrapping_sub(20)..e.wrapping_sub(8)) == Some(&b"aspsessionid"[..])
     })
 }
 
@@ -1128,10 +1131,11 @@ fn normalize_path(path: &[u8]) -> Vec<u8> {
 /// `www.`, `www2.`, ... at the start removed (in any case: the host may
 /// not be in lower case yet).
 fn massage_host(h: &[u8]) -> &[u8] {
-    if let Some(rest) = h
-        .get(..3)
-        .filter(|w| w.eq_ignore_ascii_case(b"www"))
-        .and_then(|_| h.get(3..))
+    // `| 0x20` is `w` for `w` and `W` only.
+    if let [a, b, c, rest @ ..] = h
+        && (a | 0x20) == b'w'
+        && (b | 0x20) == b'w'
+        && (c | 0x20) == b'w'
     {
         let d = rest
             .iter()
@@ -1413,7 +1417,7 @@ mod tests {
             scheme in "(http|https|HTTP|Https|dns|ftp|mailto|git\\+ssh|gs|f5https|a.b-c|)",
             sep in "(://|:|:///|)",
             www in "(www\\.|WWW\\.|Www7\\.|)",
-            rest in "[a-zA-Z0-9.%()/?&=#:@_~ ;-]{0,48}",
+            rest in "[a-zA-Z0-9.%()/?&=#:@_~ ;-]{0,48}|[a-zA-Z0-9./?&=#:_-]{40,130}",
         ) {
             let url = format!("{scheme}{sep}{www}{rest}");
             fast_paths_agree(url.as_bytes());
@@ -1437,7 +1441,7 @@ mod tests {
         }
 
         #[test]
-        fn any_bytes_match_the_reference(b in proptest::collection::vec(any::<u8>(), 0..64)) {
+        fn any_bytes_match_the_reference(b in proptest::collection::vec(any::<u8>(), 0..140)) {
             fast_paths_agree(&b);
             let mut got = Vec::new();
             let r = surt_into(&b, &mut got).map(|()| got);
@@ -1449,7 +1453,17 @@ mod tests {
     fn fast_paths_agree(url: &[u8]) {
         let (mut a, mut b) = (Vec::new(), Vec::new());
         let by_loop = surt_fast(url, &mut a);
-        if let Some(m) = crate::masks::scalar(url) {
+        if let Some(m) = crate::masks::scalar::<u64>(url) {
+            let by_masks = surt_fast_masks(url, &m, &mut b);
+            assert_eq!(
+                (by_loop, &a),
+                (by_masks, &b),
+                "{:?}",
+                String::from_utf8_lossy(url)
+            );
+        }
+        b.clear();
+        if let Some(m) = crate::masks::scalar::<u128>(url) {
             let by_masks = surt_fast_masks(url, &m, &mut b);
             assert_eq!(
                 (by_loop, &a),
@@ -1488,6 +1502,23 @@ mod tests {
                 urls.push(format!(
                     "http://www.Example.com/p{}",
                     shape.replace("{f}", f)
+                ));
+            }
+        }
+        // Lengths about the bounds of the `u64` and `u128` masks.
+        let plain: Vec<String> = urls
+            .iter()
+            .filter(|u| u.contains("://") && !u.contains(['?', '#']) && u.len() < 60)
+            .take(300)
+            .cloned()
+            .collect();
+        for u in &plain {
+            for len in [63, 64, 65, 127, 128, 129] {
+                let pad = len - u.len() - 1;
+                urls.push(format!("{u}/{}", "A".repeat(pad)));
+                urls.push(format!(
+                    "{u}?{}",
+                    "b=1&a".repeat(pad / 5 + 1)[..pad].to_owned()
                 ));
             }
         }
