@@ -276,8 +276,8 @@ fn s_class(b: u8) -> u16 {
     S_CLASS[usize::from(b)]
 }
 
-/// A scheme (a lower-case letter, then lower-case letters, digits, `+`,
-/// `-`, `.`) and `://` at the start of `url`: the length of `scheme://`.
+/// A scheme (a letter, then letters, digits, `+`, `-`, `.`) and `://` at
+/// the start of `url`: the length of `scheme://`.
 #[inline]
 fn fast_scheme(url: &[u8]) -> Option<usize> {
     if url.starts_with(b"https://") {
@@ -286,12 +286,12 @@ fn fast_scheme(url: &[u8]) -> Option<usize> {
     if url.starts_with(b"http://") {
         return Some(7);
     }
-    if !url.first()?.is_ascii_lowercase() {
+    if !url.first()?.is_ascii_alphabetic() {
         return None;
     }
-    let n = url.iter().position(|&b| {
-        !(b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'+' | b'-' | b'.'))
-    })?;
+    let n = url
+        .iter()
+        .position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')))?;
     url.get(n..)?.starts_with(b"://").then_some(n + 3)
 }
 
@@ -429,7 +429,7 @@ fn surt_fast_masks<W: Bits>(url: &[u8], m: &Masks<W>, out: &mut Vec<u8>) -> bool
     push_fast_tail(out, start, port, (path, m.upper & pm != W::ZERO), query)
 }
 
-/// The whole key at once for the usual URL: a lower-case scheme (not
+/// The whole key at once for the usual URL: a scheme (not
 /// `dns`) and `://`, a host with nothing to decode, fix or convert (a
 /// dotted quad only in its plain form) and no userinfo, a port of at most
 /// five digits, a path without dot or empty segments or `(`, a query
@@ -605,10 +605,12 @@ fn fast_port(scheme: &[u8], p: &[u8]) -> Option<(Option<u32>, usize)> {
     let v = p[..d]
         .iter()
         .fold(0u32, |v, &x| v * 10 + u32::from(x - b'0'));
-    let default_port = match scheme {
-        b"http" => 80,
-        b"https" => 443,
-        _ => 0,
+    let default_port = if scheme.eq_ignore_ascii_case(b"http") {
+        80
+    } else if scheme.eq_ignore_ascii_case(b"https") {
+        443
+    } else {
+        0
     };
     if v > 65535 || !matches!(p.get(d), None | Some(b'/' | b'?' | b'#')) {
         return None;
@@ -1414,7 +1416,7 @@ mod tests {
     proptest! {
         #[test]
         fn fast_paths_match_the_reference(
-            scheme in "(http|https|HTTP|Https|dns|ftp|mailto|git\\+ssh|gs|f5https|a.b-c|)",
+            scheme in "(http|https|HTTP|Https|dns|DNS|Dns|ftp|FTP|mailto|git\\+ssh|gs|f5https|fBhttp|Aqhttps|a.b-c|)",
             sep in "(://|:|:///|)",
             www in "(www\\.|WWW\\.|Www7\\.|)",
             rest in "[a-zA-Z0-9.%()/?&=#:@_~ ;-]{0,48}|[a-zA-Z0-9./?&=#:_-]{40,130}",
@@ -1428,7 +1430,7 @@ mod tests {
 
         #[test]
         fn numeric_hosts_and_ports_match_the_reference(
-            scheme in "(http|https|ftp|gs)://",
+            scheme in "(http|https|HTTP|Https|ftp|gs)://",
             host in "[0-9]{1,4}(\\.[0-9]{1,4}){0,4}",
             port in "(|:|:0|:80|:443|:0080|:8080|:65536|:123456|:8x)",
             rest in "(|/|/a/|\\?b=1&a=2|#f)",
