@@ -273,6 +273,7 @@ pub fn key_into<'a>(url: &'a [u8], www: bool, level: KeyLevel, buf: &'a mut Vec<
 
 /// The normal form of `url` by `opts`, written to `buf` (empty); inner
 /// spaces are percent-encoded. `false` where `url` has none.
+#[inline]
 fn normalize_into(url: &[u8], opts: &NormalizeOptions, buf: &mut Vec<u8>) -> bool {
     uri::normalize_into(url, opts, buf).is_ok()
         || spaces_encoded(url).is_some_and(|e| {
