@@ -48,7 +48,11 @@ fn key_into_reuses_its_buffers_for_www_uris() {
         (b"www.Example.com/a/./b?b=1&a=2#x", true, false),
         (b"www.example.org:80/", true, true),
         (b"www.example.net", true, true),
-        (b"www.example.com:8080/path/to/page.html?q=1", true, true),
+        (
+            b"www.example.com:8080/path/to/page.html?q=1&b=2",
+            true,
+            true,
+        ),
         (b"HTTP://www.Example.com:80/%7Euser", false, false),
         (b"https://example.com/a/b?c=d", false, true),
     ];
