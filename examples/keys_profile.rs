@@ -10,6 +10,9 @@
 //! target/release/examples/keys_profile time 300
 //! ```
 //!
+//! A third argument names a file of URLs (one a line) to use in place of
+//! `datasets/urls.txt`.
+//!
 //! `LEVEL` is `scheme`, `whatwg` or `surt` (per URL), `domain`
 //! (`urlsift_keys::domain` per host, as found) or `registrable` (the
 //! registrable domain of each host in lower case); `none` does the set-up
@@ -21,7 +24,15 @@ use std::time::Instant;
 use urlsift_printer::dedup::{KeyLevel, key_into};
 
 fn main() {
-    let list = include_str!("../datasets/urls.txt");
+    let mut args = std::env::args().skip(1);
+    let which = args.next().unwrap_or_default();
+    let passes: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(1);
+    let list = match args.next() {
+        Some(path) => std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{path}: {e}"))
+            .leak(),
+        None => include_str!("../datasets/urls.txt"),
+    };
     let urls: Vec<&[u8]> = list.lines().map(str::as_bytes).collect();
     let hosts: Vec<&[u8]> = urls
         .iter()
@@ -32,9 +43,6 @@ fn main() {
         .iter()
         .map(|h| String::from_utf8_lossy(h).to_ascii_lowercase())
         .collect();
-    let mut args = std::env::args().skip(1);
-    let which = args.next().unwrap_or_default();
-    let passes: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(1);
     let mut buf = Vec::with_capacity(256);
     let mut total = 0usize;
     if which == "time" {

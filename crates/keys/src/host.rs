@@ -256,10 +256,16 @@ pub fn host_ascii(host: &[u8]) -> Option<String> {
     (!ascii.is_empty()).then(|| ascii.into_owned())
 }
 
-/// True if the last label of `host` (after one trailing dot) is a number
-/// in the WHATWG URL Standard's sense (decimal digits, or `0x` and hex
-/// digits): such a host is an IPv4 address, never a domain.
-fn ends_in_number(h: &[u8]) -> bool {
+/// True if the last label of `h` is a number in the WHATWG URL Standard's
+/// sense (its *ends in a number* rule: decimal digits, or `0x` and hex
+/// digits), one trailing empty label ignored (`1.2.3.4.` and `a.0x1f.`
+/// end in a number, `a..` does not): such a host is an IPv4 address (or
+/// invalid), never a domain.
+pub(crate) fn ends_in_number(h: &[u8]) -> bool {
+    let h = match h.strip_suffix(b".") {
+        Some(rest) if !rest.is_empty() => rest,
+        _ => h,
+    };
     let last = h
         .iter()
         .rposition(|&b| b == b'.')
@@ -288,13 +294,17 @@ fn ends_in_number(h: &[u8]) -> bool {
 /// assert_eq!(registrable_domain("foo.github.io"), Some("foo.github.io"));
 /// assert_eq!(registrable_domain("co.uk"), None);
 /// assert_eq!(registrable_domain("192.0.2.1"), None);
+/// assert_eq!(registrable_domain("www.example.com."), Some("example.com"));
 /// ```
 pub fn registrable_domain(ascii: &str) -> Option<&str> {
     let d = registrable(ascii.as_bytes())?;
-    ascii.get(ascii.len().checked_sub(d.len())?..)
+    // `d` is a piece of `ascii` (before its trailing dot, if any).
+    let at = (d.as_ptr() as usize).checked_sub(ascii.as_ptr() as usize)?;
+    ascii.get(at..at.checked_add(d.len())?)
 }
 
-/// [`registrable_domain`] of bytes: a suffix of `ascii`.
+/// [`registrable_domain`] of bytes: a piece of `ascii` (a suffix, but for
+/// a trailing dot).
 fn registrable(ascii: &[u8]) -> Option<&[u8]> {
     if ascii.first() == Some(&b'[') || ends_in_number(ascii) {
         return None;
@@ -401,12 +411,48 @@ mod tests {
             ("a.0X", true),
             ("a.b", false),
             ("a.1b", false),
-            ("1.2.3.4.", false),
+            ("1.2.3.4.", true),
+            ("example.123.", true),
+            ("a.0x.", true),
+            ("7.", true),
+            ("a.b.", false),
+            ("a.1.b.", false),
+            ("a.1..", false),
+            ("1..", false),
+            (".", false),
+            ("..", false),
             ("", false),
             ("7", true),
         ] {
             assert_eq!(ends_in_number(h.as_bytes()), want, "{h:?}");
+            // The URL Standard's parser agrees: a host that ends in a
+            // number is an IPv4 address or a failure, any other a domain.
+            let input = format!("http://{h}/");
+            let parsed = ada_url::Url::parse(input.as_str(), None);
+            let ipv4 = parsed.as_ref().is_ok_and(|u| {
+                let host = u.hostname();
+                host.split('.').count() == 4
+                    && host.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+            });
+            if !h.is_empty() {
+                assert_eq!(ipv4 || parsed.is_err(), want, "{h:?}");
+            }
         }
+    }
+
+    /// A host whose last label, one trailing dot ignored, is a number is
+    /// not a domain, with or without that dot.
+    #[test]
+    fn no_domain_for_a_number_before_a_trailing_dot() {
+        for h in ["example.123", "example.123.", "a.0x1f.", "1.2.3.4."] {
+            assert_eq!(registrable_domain(h), None, "{h:?}");
+            assert_eq!(domain(h.as_bytes()), None, "{h:?}");
+        }
+        // One trailing dot is ignored: the domain is the one without it.
+        assert_eq!(registrable_domain("example.com."), Some("example.com"));
+        assert_eq!(registrable_domain("www.bbc.co.uk."), Some("bbc.co.uk"));
+        assert_eq!(domain(b"Example.COM.").as_deref(), Some("example.com"));
+        assert_eq!(domain(b"www.example.com.").as_deref(), Some("example.com"));
     }
 
     /// Every host of a real URL list, and every rule of the list under
@@ -437,6 +483,8 @@ mod tests {
             for prefix in ["", "a.", "b.a.", "www."] {
                 hosts.push(format!("{prefix}{name}"));
             }
+            // One trailing dot, ignored.
+            hosts.push(format!("a.{name}."));
         }
         // More labels than the matcher keeps positions for.
         hosts.push(format!("{}co.uk", "a.".repeat(70)));

@@ -40,6 +40,8 @@ use std::fmt;
 use idna::uts46::{AsciiDenyList, DnsLength, Hyphens, Uts46};
 use memchr::memmem;
 
+use crate::masks::{Bits, Masks, first_from, range};
+
 /// Why a URL has no SURT key (the Python package raises an exception for
 /// these inputs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,9 +99,13 @@ pub fn surt_into(url: &[u8], out: &mut Vec<u8>) -> Result<(), SurtError> {
         out.extend_from_slice(url);
         return Ok(());
     }
-    let fast = match crate::masks::masks(url) {
-        Some(m) => surt_fast_masks(url, &m, out),
-        None => surt_fast(url, out),
+    let fast = if url.len() <= 64 {
+        crate::masks::masks::<u64>(url).is_some_and(|m| surt_fast_masks(url, &m, out))
+    } else {
+        match crate::masks::masks::<u128>(url) {
+            Some(m) => surt_fast_masks(url, &m, out),
+            None => surt_fast(url, out),
+        }
     };
     if fast {
         return Ok(());
@@ -180,7 +186,7 @@ fn push_host(out: &mut Vec<u8>, host: &[u8], port: Option<u32>) {
     }
     if let Some(n) = port {
         out.push(b':');
-        push_decimal(out, n);
+        out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
     }
     out.push(b')');
 }
@@ -270,8 +276,8 @@ fn s_class(b: u8) -> u16 {
     S_CLASS[usize::from(b)]
 }
 
-/// A scheme (a lower-case letter, then lower-case letters, digits, `+`,
-/// `-`, `.`) and `://` at the start of `url`: the length of `scheme://`.
+/// A scheme (a letter, then letters, digits, `+`, `-`, `.`) and `://` at
+/// the start of `url`: the length of `scheme://`.
 #[inline]
 fn fast_scheme(url: &[u8]) -> Option<usize> {
     if url.starts_with(b"https://") {
@@ -280,12 +286,12 @@ fn fast_scheme(url: &[u8]) -> Option<usize> {
     if url.starts_with(b"http://") {
         return Some(7);
     }
-    if !url.first()?.is_ascii_lowercase() {
+    if !url.first()?.is_ascii_alphabetic() {
         return None;
     }
-    let n = url.iter().position(|&b| {
-        !(b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'+' | b'-' | b'.'))
-    })?;
+    let n = url
+        .iter()
+        .position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')))?;
     url.get(n..)?.starts_with(b"://").then_some(n + 3)
 }
 
@@ -333,16 +339,15 @@ fn push_reversed_labels(out: &mut Vec<u8>, host: &[u8]) {
     }
 }
 
-/// [`surt_fast`] for a URL of at most [`crate::masks::MAX`] bytes, from
-/// its byte-class masks: the same URLs taken, the same keys.
-fn surt_fast_masks(url: &[u8], m: &crate::masks::Masks, out: &mut Vec<u8>) -> bool {
-    use crate::masks::{first_from, range};
+/// [`surt_fast`] for a URL of at most `W::BITS` bytes, from its
+/// byte-class masks: the same URLs taken, the same keys.
+fn surt_fast_masks<W: Bits>(url: &[u8], m: &Masks<W>, out: &mut Vec<u8>) -> bool {
     let Some(rest) = fast_scheme(url) else {
         return false;
     };
     let scheme = url.get(..rest - 3).unwrap_or_default();
     let tail = url.get(rest..).unwrap_or_default();
-    if m.bad != 0
+    if m.bad != W::ZERO
         || scheme == b"dns"
         || tail.starts_with(b"http://")
         || tail.starts_with(b"https://")
@@ -352,13 +357,13 @@ fn surt_fast_masks(url: &[u8], m: &crate::masks::Masks, out: &mut Vec<u8>) -> bo
     let n = url.len();
     // The host: no empty label, no userinfo or literal, maybe numeric.
     let host_end = first_from(m.host_end, rest).unwrap_or(n);
-    let hm = range(rest, host_end);
+    let hm = range::<W>(rest, host_end);
     let dots = m.dot & hm;
     if host_end == rest
-        || m.host_bad & hm != 0
-        || dots & (dots >> 1) != 0
-        || dots & (1 << rest) != 0
-        || dots & (1 << (host_end - 1)) != 0
+        || m.host_bad & hm != W::ZERO
+        || dots & (dots >> 1) != W::ZERO
+        || dots & (W::ONE << rest) != W::ZERO
+        || dots & (W::ONE << (host_end - 1)) != W::ZERO
     {
         return false;
     }
@@ -378,9 +383,9 @@ fn surt_fast_masks(url: &[u8], m: &crate::masks::Masks, out: &mut Vec<u8>) -> bo
     }
     // The path: no `(`, no `/` or `.` after a `/`.
     let path_end = first_from(m.stop, path_at).unwrap_or(n);
-    let pm = range(path_at, path_end);
+    let pm = range::<W>(path_at, path_end);
     let slashes = m.slash & pm;
-    if m.paren & pm != 0 || (slashes << 1) & (m.slash | m.dot) & pm != 0 {
+    if m.paren & pm != W::ZERO || (slashes << 1) & (m.slash | m.dot) & pm != W::ZERO {
         return false;
     }
     let path = url.get(path_at..path_end).unwrap_or_default();
@@ -395,7 +400,7 @@ fn surt_fast_masks(url: &[u8], m: &crate::masks::Masks, out: &mut Vec<u8>) -> bo
             range(path_end + 1, q_end),
         )
     } else {
-        (None, 0)
+        (None, W::ZERO)
     };
 
     let start = out.len();
@@ -403,28 +408,28 @@ fn surt_fast_masks(url: &[u8], m: &crate::masks::Masks, out: &mut Vec<u8>) -> bo
     // starting after its dot.
     let from = rest + host.len() - massage_host(host).len();
     let mut end = host_end;
-    let mut d = dots & range(from, host_end);
-    while d != 0 {
-        let at = 63 - d.leading_zeros() as usize;
+    let mut d = dots & range::<W>(from, host_end);
+    while d != W::ZERO {
+        let at = W::BITS - 1 - d.leading_zeros() as usize;
         out.extend_from_slice(url.get(at + 1..end).unwrap_or_default());
         out.push(b',');
         end = at;
-        d &= !(1u64 << at);
+        d &= !(W::ONE << at);
     }
     out.extend_from_slice(url.get(from..end).unwrap_or_default());
-    if m.upper & hm != 0 {
+    if m.upper & hm != W::ZERO {
         out[start..].make_ascii_lowercase();
     }
     let query = query.map(|q| FastQuery {
         raw: q,
-        upper: m.upper & qm != 0,
+        upper: m.upper & qm != W::ZERO,
         maybe_session: true,
         maybe_args: true,
     });
-    push_fast_tail(out, start, port, (path, m.upper & pm != 0), query)
+    push_fast_tail(out, start, port, (path, m.upper & pm != W::ZERO), query)
 }
 
-/// The whole key at once for the usual URL: a lower-case scheme (not
+/// The whole key at once for the usual URL: a scheme (not
 /// `dns`) and `://`, a host with nothing to decode, fix or convert (a
 /// dotted quad only in its plain form) and no userinfo, a port of at most
 /// five digits, a path without dot or empty segments or `(`, a query
@@ -600,10 +605,12 @@ fn fast_port(scheme: &[u8], p: &[u8]) -> Option<(Option<u32>, usize)> {
     let v = p[..d]
         .iter()
         .fold(0u32, |v, &x| v * 10 + u32::from(x - b'0'));
-    let default_port = match scheme {
-        b"http" => 80,
-        b"https" => 443,
-        _ => 0,
+    let default_port = if scheme.eq_ignore_ascii_case(b"http") {
+        80
+    } else if scheme.eq_ignore_ascii_case(b"https") {
+        443
+    } else {
+        0
     };
     if v > 65535 || !matches!(p.get(d), None | Some(b'/' | b'?' | b'#')) {
         return None;
@@ -638,7 +645,7 @@ fn push_fast_tail(
 ) -> bool {
     if let Some(n) = port {
         out.push(b':');
-        push_decimal(out, n);
+        out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
     }
     out.push(b')');
     let path = match path {
@@ -667,27 +674,24 @@ fn push_fast_tail(
         return false;
     }
     if query.maybe_args && memchr::memchr(b'&', q).is_some() {
-        let q = q.to_vec();
+        // The query moved aside (on the stack when short) and written
+        // back sorted.
+        let mut stack = [0u8; 256];
+        let mut heap = Vec::new();
+        let q: &[u8] = match stack.get_mut(..q.len()) {
+            Some(s) => {
+                s.copy_from_slice(q);
+                s
+            }
+            None => {
+                heap.extend_from_slice(q);
+                &heap
+            }
+        };
         out.truncate(at + 1);
-        write_sorted_query(&q, out);
+        write_sorted_query(q, out);
     }
     true
-}
-
-/// Append `n` in decimal.
-fn push_decimal(out: &mut Vec<u8>, n: u32) {
-    let mut digits = [0u8; 10];
-    let mut i = digits.len();
-    let mut n = n;
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[i..]);
 }
 
 /// True if step 2 leaves the host as it is but for case: nothing to
@@ -721,14 +725,12 @@ fn has_pair(s: &[u8], a: u8, b: u8) -> bool {
 /// [`strip_query_session_id`] removes ends so; a query without one is left
 /// as it is (a common `id=` or `group_id=` costs no substring search).
 fn may_have_session_id(q: &[u8]) -> bool {
-    q.iter().enumerate().any(|(e, &b)| {
-        b == b'=' && {
-            let name = q.get(..e).unwrap_or_default();
-            name.ends_with(b"sid")
-                || name.ends_with(b"sessionid")
-                || name.ends_with(b"cfid")
-                || q.get(e.wrapping_sub(20)..e.wrapping_sub(8)) == Some(&b"aspsessionid"[..])
-        }
+    memchr::memchr_iter(b'=', q).any(|e| {
+        let name = q.get(..e).unwrap_or_default();
+        name.ends_with(b"sid")
+            || name.ends_with(b"sessionid")
+            || name.ends_with(b"cfid")
+            || q.get(e.wrapping_sub(20)..e.wrapping_sub(8)) == Some(&b"aspsessionid"[..])
     })
 }
 
@@ -1144,10 +1146,11 @@ fn normalize_path(path: &[u8]) -> Vec<u8> {
 /// `www.`, `www2.`, ... at the start removed (in any case: the host may
 /// not be in lower case yet).
 fn massage_host(h: &[u8]) -> &[u8] {
-    if let Some(rest) = h
-        .get(..3)
-        .filter(|w| w.eq_ignore_ascii_case(b"www"))
-        .and_then(|_| h.get(3..))
+    // `| 0x20` is `w` for `w` and `W` only.
+    if let [a, b, c, rest @ ..] = h
+        && (a | 0x20) == b'w'
+        && (b | 0x20) == b'w'
+        && (c | 0x20) == b'w'
     {
         let d = rest
             .iter()
@@ -1318,6 +1321,34 @@ fn write_sorted_query(q: &[u8], out: &mut Vec<u8>) {
         out.extend_from_slice(q);
         return;
     }
+    // Up to 32 arguments sorted on the stack, without allocating.
+    let mut ranges = [(0u32, 0u32); 32];
+    let mut n = 0;
+    let mut at = 0;
+    for e in memchr::memchr_iter(b'&', q).chain(std::iter::once(q.len())) {
+        if let Some(r) = ranges.get_mut(n) {
+            *r = (at as u32, e as u32);
+        }
+        n += 1;
+        at = e + 1;
+    }
+    if let Some(ranges) = ranges.get_mut(..n) {
+        let arg = |&(a, e): &(u32, u32)| {
+            let a = q.get(a as usize..e as usize).unwrap_or_default();
+            match memchr::memchr(b'=', a) {
+                Some(e) => (&a[..e], Some(&a[e + 1..])),
+                None => (a, None),
+            }
+        };
+        ranges.sort_unstable_by(|x, y| arg(x).cmp(&arg(y)));
+        for (i, r) in ranges.iter().enumerate() {
+            if i > 0 {
+                out.push(b'&');
+            }
+            out.extend_from_slice(q.get(r.0 as usize..r.1 as usize).unwrap_or_default());
+        }
+        return;
+    }
     let mut args: Vec<(&[u8], Option<&[u8]>)> = q
         .split(|&b| b == b'&')
         .map(|a| match memchr::memchr(b'=', a) {
@@ -1423,13 +1454,66 @@ mod tests {
         Ok(out)
     }
 
+    /// Query arguments sorted as the Python package sorts them (pairs of
+    /// name and optional value), by collecting and sorting.
+    fn sorted_query_reference(q: &[u8]) -> Vec<u8> {
+        if q.len() <= 1 {
+            return q.to_vec();
+        }
+        let mut args: Vec<(&[u8], Option<&[u8]>)> = q
+            .split(|&b| b == b'&')
+            .map(|a| match a.iter().position(|&b| b == b'=') {
+                Some(e) => (&a[..e], Some(&a[e + 1..])),
+                None => (a, None),
+            })
+            .collect();
+        args.sort();
+        let mut out = Vec::new();
+        for (i, (k, v)) in args.iter().enumerate() {
+            if i > 0 {
+                out.push(b'&');
+            }
+            out.extend_from_slice(k);
+            if let Some(v) = v {
+                out.push(b'=');
+                out.extend_from_slice(v);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn sorted_queries_of_every_size() {
+        for n in [2, 31, 32, 33, 100] {
+            let q: Vec<String> = (0..n).rev().map(|i| format!("a{}={}", i % 7, i)).collect();
+            let q = q.join("&");
+            let mut out = Vec::new();
+            write_sorted_query(q.as_bytes(), &mut out);
+            assert_eq!(out, sorted_query_reference(q.as_bytes()), "{n}");
+            // Through the fast path too (a long query: moved aside on the heap).
+            let url = format!("http://example.com/p?{q}");
+            let mut got = Vec::new();
+            surt_into(url.as_bytes(), &mut got).unwrap();
+            let mut want = b"com,example)/p?".to_vec();
+            want.extend_from_slice(&sorted_query_reference(q.as_bytes()));
+            assert_eq!(got, want, "{n}");
+        }
+    }
+
     proptest! {
         #[test]
+        fn sorted_queries_match_the_reference(q in "[ab=&]{0,80}|([a-c]{0,2}(=[a-c]{0,2})?&){30,40}") {
+            let mut out = Vec::new();
+            write_sorted_query(q.as_bytes(), &mut out);
+            prop_assert_eq!(out, sorted_query_reference(q.as_bytes()));
+        }
+
+        #[test]
         fn fast_paths_match_the_reference(
-            scheme in "(http|https|HTTP|Https|dns|ftp|mailto|git\\+ssh|gs|f5https|a.b-c|)",
+            scheme in "(http|https|HTTP|Https|dns|DNS|Dns|ftp|FTP|mailto|git\\+ssh|gs|f5https|fBhttp|Aqhttps|a.b-c|)",
             sep in "(://|:|:///|)",
             www in "(www\\.|WWW\\.|Www7\\.|)",
-            rest in "[a-zA-Z0-9.%()/?&=#:@_~ ;-]{0,48}",
+            rest in "[a-zA-Z0-9.%()/?&=#:@_~ ;-]{0,48}|[a-zA-Z0-9./?&=#:_-]{40,130}",
         ) {
             let url = format!("{scheme}{sep}{www}{rest}");
             fast_paths_agree(url.as_bytes());
@@ -1440,7 +1524,7 @@ mod tests {
 
         #[test]
         fn numeric_hosts_and_ports_match_the_reference(
-            scheme in "(http|https|ftp|gs)://",
+            scheme in "(http|https|HTTP|Https|ftp|gs)://",
             host in "[0-9]{1,4}(\\.[0-9]{1,4}){0,4}",
             port in "(|:|:0|:80|:443|:0080|:8080|:65536|:123456|:8x)",
             rest in "(|/|/a/|\\?b=1&a=2|#f)",
@@ -1453,7 +1537,7 @@ mod tests {
         }
 
         #[test]
-        fn any_bytes_match_the_reference(b in proptest::collection::vec(any::<u8>(), 0..64)) {
+        fn any_bytes_match_the_reference(b in proptest::collection::vec(any::<u8>(), 0..140)) {
             fast_paths_agree(&b);
             let mut got = Vec::new();
             let r = surt_into(&b, &mut got).map(|()| got);
@@ -1465,7 +1549,17 @@ mod tests {
     fn fast_paths_agree(url: &[u8]) {
         let (mut a, mut b) = (Vec::new(), Vec::new());
         let by_loop = surt_fast(url, &mut a);
-        if let Some(m) = crate::masks::scalar(url) {
+        if let Some(m) = crate::masks::scalar::<u64>(url) {
+            let by_masks = surt_fast_masks(url, &m, &mut b);
+            assert_eq!(
+                (by_loop, &a),
+                (by_masks, &b),
+                "{:?}",
+                String::from_utf8_lossy(url)
+            );
+        }
+        b.clear();
+        if let Some(m) = crate::masks::scalar::<u128>(url) {
             let by_masks = surt_fast_masks(url, &m, &mut b);
             assert_eq!(
                 (by_loop, &a),
@@ -1504,6 +1598,23 @@ mod tests {
                 urls.push(format!(
                     "http://www.Example.com/p{}",
                     shape.replace("{f}", f)
+                ));
+            }
+        }
+        // Lengths about the bounds of the `u64` and `u128` masks.
+        let plain: Vec<String> = urls
+            .iter()
+            .filter(|u| u.contains("://") && !u.contains(['?', '#']) && u.len() < 60)
+            .take(300)
+            .cloned()
+            .collect();
+        for u in &plain {
+            for len in [63, 64, 65, 127, 128, 129] {
+                let pad = len - u.len() - 1;
+                urls.push(format!("{u}/{}", "A".repeat(pad)));
+                urls.push(format!(
+                    "{u}?{}",
+                    "b=1&a".repeat(pad / 5 + 1)[..pad].to_owned()
                 ));
             }
         }

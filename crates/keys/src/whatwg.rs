@@ -225,7 +225,7 @@ fn plain_href(s: &[u8], out: &mut Vec<u8>) -> bool {
     let (host, after) = tail.split_at(end);
     if end == label_at
         || starts_with_ci(tail.get(label_at..end).unwrap_or_default(), b"xn--")
-        || (scheme.special && ends_in_number(host))
+        || (scheme.special && crate::host::ends_in_number(host))
     {
         return false;
     }
@@ -276,40 +276,13 @@ fn plain_href(s: &[u8], out: &mut Vec<u8>) -> bool {
     }
     if let Some(p) = port {
         out.push(b':');
-        push_decimal(out, p);
+        out.extend_from_slice(itoa::Buffer::new().format(p).as_bytes());
     }
     if scheme.special && after.first() != Some(&b'/') {
         out.push(b'/');
     }
     out.extend_from_slice(after);
     true
-}
-
-/// Append `n` in decimal.
-fn push_decimal(out: &mut Vec<u8>, n: u32) {
-    let mut digits = [0u8; 10];
-    let mut i = digits.len();
-    let mut n = n;
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[i..]);
-}
-
-/// The last label of a host is a number (decimal, or `0x` and hex digits).
-fn ends_in_number(host: &[u8]) -> bool {
-    let last = host.rsplit(|&b| b == b'.').next().unwrap_or_default();
-    !last.is_empty()
-        && (last.iter().all(u8::is_ascii_digit)
-            || last
-                .strip_prefix(b"0x")
-                .or_else(|| last.strip_prefix(b"0X"))
-                .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)))
 }
 
 #[cfg(test)]

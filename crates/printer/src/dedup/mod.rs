@@ -159,16 +159,41 @@ impl KeyLevel {
 /// assert_eq!(out, b"http://xn--fsqu00a.xn--0zwm56d/a");
 /// ```
 pub fn web_key_into(url: &[u8], www: bool, level: KeyLevel, out: &mut Vec<u8>) -> bool {
-    let prefixed;
-    let url = if www {
-        let mut t = Vec::with_capacity(url.len() + 7);
+    if www {
+        return with_http_prefix(url, |t| web_key_of(t, level, out));
+    }
+    web_key_of(url, level, out)
+}
+
+thread_local! {
+    /// An abbreviated `www.` URI with `http://` before it, the text its
+    /// keys are computed from: one buffer per thread, reused.
+    static PREFIXED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// `f` of `http://` followed by `url`, written to this thread's reused
+/// buffer (a buffer of its own should `f` itself come here).
+fn with_http_prefix<R>(url: &[u8], f: impl FnOnce(&[u8]) -> R) -> R {
+    let fill = |t: &mut Vec<u8>| {
+        t.clear();
         t.extend_from_slice(b"http://");
         t.extend_from_slice(url);
-        prefixed = t;
-        &prefixed[..]
-    } else {
-        url
     };
+    PREFIXED.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut t) => {
+            fill(&mut t);
+            f(&t)
+        }
+        Err(_) => {
+            let mut t = Vec::with_capacity(url.len() + 7);
+            fill(&mut t);
+            f(&t)
+        }
+    })
+}
+
+/// [`web_key_into`] of a URL with its scheme.
+fn web_key_of(url: &[u8], level: KeyLevel, out: &mut Vec<u8>) -> bool {
     match level {
         KeyLevel::Whatwg => urlsift_keys::whatwg_into(url, None, out),
         KeyLevel::Surt => urlsift_keys::surt_into(url, out).is_ok(),
@@ -209,10 +234,11 @@ pub fn key(url: &[u8], www: bool, level: KeyLevel) -> Cow<'_, [u8]> {
     }
 }
 
-/// [`key`] without allocating (but for `www.` URIs): the key is `url`
-/// itself at [`KeyLevel::Raw`] or when `url` cannot be normalized, else its
-/// normal form, written to `buf` (cleared first). The bulk paths reuse one
-/// `buf` per worker.
+/// [`key`] without allocating (the buffers grown, an abbreviated `www.`
+/// URI's `http://` form written to a buffer per thread, both reused): the
+/// key is `url` itself at [`KeyLevel::Raw`] or when `url` cannot be
+/// normalized, else its normal form, written to `buf` (cleared first). The
+/// bulk paths reuse one `buf` per worker.
 ///
 /// ```
 /// use urlsift_printer::dedup::{KeyLevel, key, key_into};
@@ -238,21 +264,22 @@ pub fn key_into<'a>(url: &'a [u8], www: bool, level: KeyLevel, buf: &'a mut Vec<
     };
     buf.clear();
     let ok = if www {
-        match normal_form(url, true, &opts) {
-            Ok(s) => {
-                buf.extend_from_slice(s.as_bytes());
-                true
-            }
-            Err(_) => false,
-        }
+        with_http_prefix(url, |t| normalize_into(t, &opts, buf))
     } else {
-        uri::normalize_into(url, &opts, buf).is_ok()
-            || spaces_encoded(url).is_some_and(|e| {
-                buf.clear();
-                uri::normalize_into(&e, &opts, buf).is_ok()
-            })
+        normalize_into(url, &opts, buf)
     };
     if ok { buf } else { url }
+}
+
+/// The normal form of `url` by `opts`, written to `buf` (empty); inner
+/// spaces are percent-encoded. `false` where `url` has none.
+#[inline]
+fn normalize_into(url: &[u8], opts: &NormalizeOptions, buf: &mut Vec<u8>) -> bool {
+    uri::normalize_into(url, opts, buf).is_ok()
+        || spaces_encoded(url).is_some_and(|e| {
+            buf.clear();
+            uri::normalize_into(&e, opts, buf).is_ok()
+        })
 }
 
 /// `url` with each space percent-encoded as `%20`, or `None` where it has
