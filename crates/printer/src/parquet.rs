@@ -3,8 +3,9 @@
 //! A [`ParquetWriter`] is an [`io::Write`] that takes the rows of
 //! [`Format::Rows`](crate::Format::Rows) (in pieces of any size) and writes
 //! them in row groups of [`ROW_GROUP_ROWS`] rows, each column encoded with
-//! the parquet crate's column writers (ZSTD-compressed; text
-//! dictionary-encoded where that is smaller, integers
+//! the parquet crate's column writers (ZSTD-compressed at
+//! [`ZSTD_LEVEL`]; text dictionary-encoded with statistics, except the
+//! nearly distinct columns of [`DISTINCT_TEXT`], plain without; integers
 //! `DELTA_BINARY_PACKED`). Each row group is encoded on a thread of its own
 //! as its rows come, a block of rows at a time, while the scan goes on; as
 //! many row groups are encoded at once as rayon's pool has threads (`-j`),
@@ -48,7 +49,7 @@ use bytes::Bytes;
 use parquet::basic::{Compression, Encoding, LogicalType, Repetition, Type as Physical, ZstdLevel};
 use parquet::column::writer::{ColumnCloseResult, ColumnWriter, get_column_writer};
 use parquet::data_type::ByteArray;
-use parquet::file::properties::{WriterProperties, WriterPropertiesPtr};
+use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterPropertiesPtr};
 use parquet::file::writer::{SerializedFileWriter, SerializedPageWriter, TrackedWrite};
 use parquet::schema::types::{
     ColumnPath, SchemaDescPtr, SchemaDescriptor, Type as SchemaType, TypePtr,
@@ -56,6 +57,27 @@ use parquet::schema::types::{
 
 use crate::fields::{self, Column, FIELDS, Type};
 use crate::rows::{self, Rows, Value};
+
+/// The ZSTD level of the pages: a fast negative level (the level is not
+/// written in the file: every reader of ZSTD pages reads them).
+pub const ZSTD_LEVEL: i32 = -5;
+
+/// Text columns whose values are nearly all distinct (whole URLs and their
+/// parts after the host, identifiers): plain pages, no dictionary (it
+/// would outgrow its page and be dropped), and no statistics (their
+/// minimum and maximum prune nothing).
+pub const DISTINCT_TEXT: [&str; 10] = [
+    "url",
+    "normalized",
+    "key",
+    "path",
+    "query",
+    "fragment",
+    "found",
+    "message_id",
+    "warc_target_uri",
+    "warc_record_id",
+];
 
 /// Rows per Parquet row group.
 pub const ROW_GROUP_ROWS: usize = 128 * 1024;
@@ -336,16 +358,22 @@ impl<W: Write + Send> ParquetWriter<W> {
     /// A writer of the rows to `out` (`mail`: with the `--mail` columns).
     pub fn new(out: W, mail: bool) -> io::Result<Self> {
         let mut b = WriterProperties::builder()
-            .set_compression(Compression::ZSTD(ZstdLevel::try_new(1).map_err(err)?))
+            .set_compression(Compression::ZSTD(
+                ZstdLevel::try_new(ZSTD_LEVEL).map_err(err)?,
+            ))
             .set_max_row_group_row_count(Some(ROW_GROUP_ROWS));
-        // Integers (offsets and line numbers, nearly all distinct and
-        // rising): deltas, not a dictionary.
         for c in fields::columns(mail) {
+            let path = ColumnPath::from(c.field.name);
             if matches!(c.field.ty, Type::U64 | Type::U32) {
-                let path = ColumnPath::from(c.field.name);
+                // Integers (offsets and line numbers, nearly all distinct
+                // and rising): deltas, not a dictionary.
                 b = b
                     .set_column_dictionary_enabled(path.clone(), false)
                     .set_column_encoding(path, Encoding::DELTA_BINARY_PACKED);
+            } else if DISTINCT_TEXT.contains(&c.field.name) {
+                b = b
+                    .set_column_dictionary_enabled(path.clone(), false)
+                    .set_column_statistics_enabled(path, EnabledStatistics::None);
             }
         }
         let props = b.build();
@@ -683,6 +711,36 @@ mod tests {
                 };
                 assert_eq!(have, want, "row {row}, {}", c.field.name);
             }
+        }
+    }
+
+    #[test]
+    fn distinct_text_is_plain_without_statistics_the_rest_has_both() {
+        for name in DISTINCT_TEXT {
+            assert!(
+                FIELDS.iter().any(|f| f.name == name && f.ty == Type::Text),
+                "{name}"
+            );
+        }
+        let file = write(&rows(5500), 4096).unwrap();
+        let r = SerializedFileReader::new(bytes::Bytes::from(file)).unwrap();
+        let rg = r.metadata().row_group(0);
+        let names: Vec<&str> = fields::columns(false).map(|c| c.field.name).collect();
+        let chunk = |name: &str| rg.column(names.iter().position(|&n| n == name).unwrap());
+        for k in 0..names.len() {
+            assert!(matches!(rg.column(k).compression(), Compression::ZSTD(_)));
+        }
+        // Columns with a value in every one of these rows.
+        for name in ["url", "normalized", "path"] {
+            assert!(DISTINCT_TEXT.contains(&name));
+            assert_eq!(chunk(name).dictionary_page_offset(), None, "{name}");
+            assert!(chunk(name).statistics().is_none(), "{name}");
+        }
+        for name in ["file", "style", "kind", "scheme", "host"] {
+            assert!(!DISTINCT_TEXT.contains(&name));
+            assert!(chunk(name).dictionary_page_offset().is_some(), "{name}");
+            let stats = chunk(name).statistics().unwrap();
+            assert!(stats.min_bytes_opt().is_some(), "{name}");
         }
     }
 
