@@ -39,7 +39,7 @@
 //! reported in file order.
 //!
 //! ```
-//! use urlsift_core::extract::Extractor;
+//! use urlsift_core::Extractor;
 //! let msg = b"Message-ID: <1@x>\nContent-Type: text/plain\nContent-Transfer-Encoding: quoted-printable\n\nsee http://example.com/a?b=3D1&c=\n=3D2 now\n";
 //! let mut urls = Vec::new();
 //! let stats = urlsift_mail::scan_archive(&Extractor::new(), msg, |w, _line, m| {
@@ -56,8 +56,8 @@ use std::ops::{AddAssign, Range};
 use std::sync::Mutex;
 
 use rayon::prelude::*;
-use urlsift_core::extract::Match;
-use urlsift_core::parallel::{Filled, fill_or_pause, fill_while_or_pause};
+use urlsift_core::Match;
+use urlsift_core::stream::{Filled, fill_ahead};
 
 pub mod charset;
 mod contain;
@@ -233,7 +233,7 @@ pub fn scan_archive(
 /// returns false.
 ///
 /// ```
-/// use urlsift_core::extract::Extractor;
+/// use urlsift_core::Extractor;
 /// let mbox = b"From a@b Mon Jan  1 00:00:00 2024\nSubject: x\n\nsee http://a.example/\n\n\
 /// From c@d Mon Jan  1 00:00:00 2024\nSubject: y\n\nand http://b.example/\n";
 /// let mut lines = Vec::new();
@@ -319,7 +319,7 @@ fn scan_archive_capped<T: Send>(
         };
         if end < data.len() {
             // (The lines of a slice matter only to those after it.)
-            at.line += urlsift_core::parallel::newlines(slice);
+            at.line += urlsift_core::newlines(slice);
         }
         at.index += shifted
             .iter()
@@ -382,7 +382,7 @@ fn scan_long_message(
 }
 
 /// How much a stream is read at a time in [`scan_reader`].
-pub const STREAM_BLOCK: usize = urlsift_core::parallel::DEFAULT_BLOCK_SIZE;
+pub const STREAM_BLOCK: usize = urlsift_core::DEFAULT_BLOCK_SIZE;
 
 /// Scan an archive read from a stream (standard input, gzip), `block` bytes
 /// at a time: complete messages are scanned as they arrive, so memory is
@@ -414,14 +414,14 @@ pub fn scan_reader<R: Read + Send>(
 /// results sunk in file order, as in [`scan_archive_map`]. While a block's
 /// messages are scanned, the next block is read on a thread of its own.
 ///
-/// When the source pauses ([`urlsift_core::parallel::fill_or_pause`]: `tail
+/// When the source pauses ([`urlsift_core::stream::fill`]: `tail
 /// -f` on an mbox, a slow pipe), the messages that came complete before the
 /// pause (all but the last of an mbox: the next `From ` line ends it) are
 /// scanned at once, without waiting for a whole block, and then `paused()`
 /// is called (false to stop). The output is the same as ever.
 ///
 /// ```
-/// use urlsift_core::extract::Extractor;
+/// use urlsift_core::Extractor;
 /// let mbox = b"From a\nSubject: x\n\nsee http://a.example/\n\nFrom b\nSubject: y\n\nhttp://b.example/\n";
 /// let mut urls = Vec::new();
 /// let stats = urlsift_mail::scan_reader_map(
@@ -528,7 +528,7 @@ fn read_archive<R: Read + Send, T: Send>(
         } else {
             // No thread to be had: the next block is read after these
             // messages, by the loop's own fill.
-            let (go, read) = fill_while_or_pause(&mut r, &mut s.next, want, || {
+            let (go, read) = fill_ahead(&mut r, &mut s.next, want, || {
                 let go = scan();
                 (go, go)
             });
@@ -620,7 +620,7 @@ impl StreamRead {
     /// Read a block more into `buf`, or to a pause.
     fn fill(&mut self, r: &mut impl Read) -> io::Result<Filled> {
         let want = self.buf.len() + self.block;
-        fill_or_pause(r, &mut self.buf, want, self.pause_after)
+        urlsift_core::stream::fill(r, &mut self.buf, want, Some(self.pause_after))
     }
 
     /// What a read gave: the end, a pause, and the error that broke the
@@ -734,7 +734,7 @@ impl StreamRead {
             && memchr::memchr(b'\n', &self.buf[from..]).is_none()
         {
             let drop = self.buf.len() - 2;
-            self.at.line += urlsift_core::parallel::newlines(&self.buf[..drop]);
+            self.at.line += urlsift_core::newlines(&self.buf[..drop]);
             self.at.offset += drop as u64;
             self.buf.drain(..drop);
             self.in_from_line = true;
@@ -754,7 +754,7 @@ impl StreamRead {
         self.rest = rest;
         self.behind = behind;
         self.in_from_line = false;
-        self.at.line += urlsift_core::parallel::newlines(&self.buf[..drop]);
+        self.at.line += urlsift_core::newlines(&self.buf[..drop]);
         if read_ahead {
             std::mem::swap(&mut self.buf, &mut self.next);
         } else {
@@ -805,7 +805,7 @@ impl FileLines {
 
     fn line_at(&mut self, data: &[u8], at: usize) -> u64 {
         if at >= self.pos {
-            self.line += urlsift_core::parallel::newlines(&data[self.pos..at]);
+            self.line += urlsift_core::newlines(&data[self.pos..at]);
             self.pos = at;
             return self.line;
         }
@@ -864,7 +864,7 @@ impl MailBatch<'_> {
         let s = &self.scanned;
         let mut lines = FileLines::new(self.line);
         // A batch starts with a message, so at the start of a line.
-        let mut cols = urlsift_core::parallel::ColumnCounter::default();
+        let mut cols = urlsift_core::ColumnCounter::default();
         // The part's record, cloned once per part, not once per URL.
         let mut part: Option<(usize, MailWhere)> = None;
         for f in &s.found {
@@ -942,7 +942,7 @@ impl<'a> MailBatch<'a> {
             if cut < counted {
                 (counted, lines) = (0, 0);
             }
-            lines += urlsift_core::parallel::newlines(&data[counted..cut]);
+            lines += urlsift_core::newlines(&data[counted..cut]);
             counted = cut;
             parts.push(MailBatch {
                 scanned: Scanned {
@@ -1171,7 +1171,7 @@ impl<'d> BatchPlan<'d> {
                 }
             }
         }
-        let newlines = urlsift_core::parallel::newlines(&data[self.slice(b)]);
+        let newlines = urlsift_core::newlines(&data[self.slice(b)]);
         (s, newlines)
     }
 }
@@ -1242,7 +1242,7 @@ impl MailRun {
     /// `From ` line or the end); false stops the scan.
     ///
     /// ```
-    /// use urlsift_core::extract::Extractor;
+    /// use urlsift_core::Extractor;
     /// use urlsift_mail::{MailInput, MailRun};
     /// let msg = b"Subject: x\n\nsee http://a.example/\n";
     /// let mut n = 0;

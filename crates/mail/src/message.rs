@@ -16,10 +16,10 @@ use super::simple::{self, Cte};
 
 use super::mbox::{Unquoted, unquote};
 use super::{Found, MailWhere, Problem, Scanned};
-use urlsift_core::extract::Match;
+use urlsift_core::Match;
 
 use crate::part::{PartKind, PartReader, PartText};
-use urlsift_core::parallel::LineCounter;
+use urlsift_core::LineCounter;
 
 /// The content type reported for a message's header block.
 pub const HEADER_TYPE: &str = "header";
@@ -271,7 +271,7 @@ fn scan_rest_piece(ex: &dyn PartReader, piece: &[u8], rest: &mut Rest, out: &mut
         });
     });
     rest.read += piece.len() as u64;
-    rest.lines += urlsift_core::parallel::newlines(piece);
+    rest.lines += urlsift_core::newlines(piece);
     out.stats.decoded_bytes += piece.len() as u64;
 }
 
@@ -743,7 +743,7 @@ impl Walk<'_> {
             if at < pos {
                 (pos, line) = (0, 1);
             }
-            line += urlsift_core::parallel::newlines(&text[pos..at]);
+            line += urlsift_core::newlines(&text[pos..at]);
             pos = at;
             line
         };
