@@ -11,7 +11,7 @@
 //! - `classify/file/<isa>`: `candidates` over that whole file (e.g. a 256 MiB
 //!   corpus).
 //!
-//! Each haystack's candidate count is checked against `naive` before timing.
+//! Each haystack's candidate count is checked against the scalar kernels before timing.
 //!
 //! ```text
 //! cargo bench --bench classify -- --measurement-time 3
@@ -21,7 +21,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use urlsift_core::classify::{Classifier, Isa, naive};
+use urlsift_core::{Classifier, Isa};
 
 const MIB: usize = 1 << 20;
 
@@ -182,14 +182,19 @@ fn available() -> Vec<Classifier> {
     Isa::ALL.into_iter().filter_map(Classifier::new).collect()
 }
 
-fn naive_count(hay: &[u8]) -> usize {
+/// The scalar kernels: the reference the others are checked against.
+fn scalar() -> Classifier {
+    Classifier::new(Isa::Scalar).expect("scalar always runs")
+}
+
+fn scalar_count(hay: &[u8]) -> usize {
     let mut out = Vec::new();
-    naive::candidates(hay, 0, hay.len(), &mut out);
+    scalar().candidates(hay, 0, hay.len(), &mut out);
     out.len()
 }
 
-fn bench_candidates(c: &mut Criterion, group: &str, hay: &[u8], with_naive: bool) {
-    let want = naive_count(hay);
+fn bench_candidates(c: &mut Criterion, group: &str, hay: &[u8]) {
+    let want = scalar_count(hay);
     eprintln!(
         "{group}: {} bytes, {want} candidates ({:.1} per MB)",
         hay.len(),
@@ -207,22 +212,13 @@ fn bench_candidates(c: &mut Criterion, group: &str, hay: &[u8], with_naive: bool
         assert_eq!(
             out.len(),
             want,
-            "{}: candidate count differs from naive",
+            "{}: candidate count differs from scalar",
             cls.isa()
         );
         g.bench_function(cls.isa().name(), |b| {
             b.iter(|| {
                 out.clear();
                 cls.candidates(black_box(hay), 0, hay.len(), &mut out);
-                black_box(out.len())
-            })
-        });
-    }
-    if with_naive {
-        g.bench_function("naive", |b| {
-            b.iter(|| {
-                out.clear();
-                naive::candidates(black_box(hay), 0, hay.len(), &mut out);
                 black_box(out.len())
             })
         });
@@ -241,7 +237,7 @@ fn stop_runs(hay: &[u8], find: impl Fn(&[u8], usize) -> usize) -> usize {
 }
 
 fn bench_find_stop(c: &mut Criterion, hay: &[u8]) {
-    let want = stop_runs(hay, naive::find_stop);
+    let want = stop_runs(hay, |h, i| scalar().find_stop(h, i));
     let mut g = c.benchmark_group("classify/find_stop");
     g.throughput(Throughput::Bytes(hay.len() as u64));
     for cls in available() {
@@ -255,15 +251,12 @@ fn bench_find_stop(c: &mut Criterion, hay: &[u8]) {
             b.iter(|| stop_runs(black_box(hay), |h, i| cls.find_stop(h, i)))
         });
     }
-    g.bench_function("naive", |b| {
-        b.iter(|| stop_runs(black_box(hay), naive::find_stop))
-    });
     g.finish();
 }
 
 fn benches(c: &mut Criterion) {
     let hay = haystack(MIB);
-    bench_candidates(c, "classify/candidates", &hay, true);
+    bench_candidates(c, "classify/candidates", &hay);
     bench_find_stop(c, &hay);
     if let Some(path) = std::env::var_os("URLSIFT_BENCH_FILE") {
         let big = std::fs::read(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
@@ -273,8 +266,8 @@ fn benches(c: &mut Criterion) {
         // candidates per MB).
         let mid = big.len() / 2;
         let slice = &big[mid.saturating_sub(MIB / 2)..(mid + MIB / 2).min(big.len())];
-        bench_candidates(c, "classify/slice", slice, false);
-        bench_candidates(c, "classify/file", &big, false);
+        bench_candidates(c, "classify/slice", slice);
+        bench_candidates(c, "classify/file", &big);
     }
 }
 

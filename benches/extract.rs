@@ -29,9 +29,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use linkify::{LinkFinder, LinkKind};
-use urlsift_core::classify::Isa;
-use urlsift_core::extract::Extractor;
-use urlsift_core::parallel;
+use urlsift_core::{Extractor, Finder, Found, Isa};
 
 const MIB: usize = 1 << 20;
 
@@ -135,8 +133,9 @@ fn bench_file(c: &mut Criterion) {
         g.bench_function(format!("file-par/{}", isa.name()), |b| {
             b.iter(|| {
                 let mut n = 0usize;
-                parallel::scan(&ex, black_box(&hay), parallel::DEFAULT_CHUNK_SIZE, |_| {
-                    n += 1
+                Finder::from(ex).scan(black_box(&hay), |_: Found<'_>| {
+                    n += 1;
+                    true
                 });
                 n
             })
@@ -145,8 +144,9 @@ fn bench_file(c: &mut Criterion) {
             b.iter(|| {
                 pool.install(|| {
                     let mut n = 0usize;
-                    parallel::scan(&ex, black_box(&hay), parallel::DEFAULT_CHUNK_SIZE, |_| {
-                        n += 1
+                    Finder::from(ex).scan(black_box(&hay), |_: Found<'_>| {
+                        n += 1;
+                        true
                     });
                     n
                 })
@@ -179,14 +179,13 @@ impl std::io::Read for Pieces<'_> {
 fn stream_count(ex: &Extractor, hay: &[u8], piece: usize) -> usize {
     let mut n = 0;
     let r = Pieces { data: hay, piece };
-    let size = parallel::scan_reader(
-        ex,
-        r,
-        parallel::DEFAULT_BLOCK_SIZE,
-        parallel::DEFAULT_CHUNK_SIZE,
-        |_, _| n += 1,
-    )
-    .expect("a slice reads");
+    let finder = Finder::from(*ex).lines(true);
+    let size = finder
+        .scan_reader(r, |_: Found<'_>| {
+            n += 1;
+            true
+        })
+        .expect("a slice reads");
     assert_eq!(size, hay.len() as u64);
     n
 }

@@ -16,7 +16,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use urlsift_core::extract::{Match, extract};
+use urlsift_core::{Match, extract};
 use urlsift_printer::dedup::KeyLevel;
 use urlsift_printer::{CountBy, Format, Formatter, Options, Record, count_key};
 

@@ -16,7 +16,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use urlsift_core::extract::Extractor;
+use urlsift_core::Extractor;
 use urlsift_mail::scan_archive;
 
 fn corpus() -> Vec<u8> {

@@ -3,7 +3,7 @@
 fn main() {
     let p = std::env::args().nth(1).expect("FILE");
     let data = std::fs::read(p).expect("read");
-    let ex = urlsift_core::extract::Extractor::new();
+    let ex = urlsift_core::Extractor::new();
     let mut n = 0usize;
     ex.scan(&data, 0, data.len(), 0, |_| n += 1);
     println!("{n} urls");

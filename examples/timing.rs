@@ -1,7 +1,6 @@
 //! Time stage 1 alone and the whole extractor on a file, per ISA:
 //! `cargo run --release --example timing FILE`.
-use urlsift_core::classify::{Classifier, Isa};
-use urlsift_core::extract::Extractor;
+use urlsift_core::{Classifier, Extractor, Isa};
 
 fn best_of(n: usize, mut f: impl FnMut() -> usize) -> (usize, f64) {
     let mut best = f64::MAX;

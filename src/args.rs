@@ -310,7 +310,7 @@ pub(crate) struct ScanArgs {
         long,
         value_name = "SIZE",
         value_parser = parse_size,
-        default_value_t = urlsift_core::parallel::DEFAULT_CHUNK_SIZE
+        default_value_t = urlsift_core::DEFAULT_CHUNK_SIZE
     )]
     pub(crate) chunk_size: usize,
 }

@@ -17,9 +17,7 @@
 use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
-use urlsift_core::classify::{Classifier, Isa};
-use urlsift_core::extract::Extractor;
-use urlsift_core::parallel;
+use urlsift_core::{Classifier, Extractor, Finder, Found, Isa};
 
 /// The options of `urlsift bench`.
 #[derive(clap::Args, Debug, Clone)]
@@ -338,7 +336,7 @@ fn write_text(out: &mut dyn Write, rep: &Report) -> io::Result<()> {
 }
 
 /// The extract stage with `isa` on `threads` threads: one sequential scan
-/// on one thread, else [`parallel::scan`] on a pool of `threads`.
+/// on one thread, else [`Finder::scan`] on a pool of `threads`.
 fn extract(opts: &BenchOpts, hay: &[u8], isa: Isa, threads: usize) -> io::Result<Row> {
     let ex = Extractor::with_isa(isa).expect("available ISA");
     let pool = rayon::ThreadPoolBuilder::new()
@@ -350,7 +348,12 @@ fn extract(opts: &BenchOpts, hay: &[u8], isa: Isa, threads: usize) -> io::Result
         if threads == 1 {
             ex.scan(hay, 0, hay.len(), 0, |_| n += 1);
         } else {
-            pool.install(|| parallel::scan(&ex, hay, parallel::DEFAULT_CHUNK_SIZE, |_| n += 1));
+            pool.install(|| {
+                Finder::from(ex).scan(hay, |_: Found<'_>| {
+                    n += 1;
+                    true
+                })
+            });
         }
         n
     });

@@ -18,9 +18,7 @@ use args::{
 };
 use clap::{CommandFactory, FromArgMatches};
 use outputs::{check_output_args, open_outputs};
-use urlsift_core::classify::{Classifier, Isa, isa_report};
-use urlsift_core::extract::Extractor;
-use urlsift_core::report_error;
+use urlsift_core::{Classifier, Extractor, Isa, isa_report, report_error};
 use urlsift_printer::dedup::KeyLevel;
 use urlsift_printer::{CountBy, Format, Options};
 use urlsift_search::input::Source;
@@ -562,7 +560,7 @@ fn key_level(l: DedupKeyArg) -> KeyLevel {
 /// threads than this.
 fn parallel_work(sources: &[Source], chunk_size: usize, cap: usize) -> usize {
     let chunk = chunk_size.max(1) as u64;
-    let block = (urlsift_core::parallel::DEFAULT_BLOCK_SIZE as u64).div_ceil(chunk);
+    let block = (urlsift_core::DEFAULT_BLOCK_SIZE as u64).div_ceil(chunk);
     let mut work = 0u64;
     for src in sources {
         if work >= cap as u64 {

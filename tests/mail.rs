@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use urlsift_core::extract::Extractor;
+use urlsift_core::Extractor;
 use urlsift_mail::{MailStats, MailWhere, Problem, scan_archive};
 
 const OWN: &str = "tests/data/mail/own";
@@ -305,7 +305,7 @@ fn issue5_plain_mode_hints_but_output_is_unchanged() {
     let (out, err, _) = bin(&[&f]);
     assert!(err.contains("--mail"), "{err}");
     let data = std::fs::read(&f).unwrap();
-    let plain: Vec<String> = urlsift_core::extract::extract(&data)
+    let plain: Vec<String> = urlsift_core::extract(&data)
         .iter()
         .map(|m| m.url_str().into_owned() + "\n")
         .collect();
@@ -883,7 +883,7 @@ fn issue17_cli_deeply_nested_message_does_not_abort_the_run() {
 
 /// The URLs a plain scan finds in `data`.
 fn plain_urls(data: &[u8]) -> Vec<String> {
-    urlsift_core::extract::extract(data)
+    urlsift_core::extract(data)
         .iter()
         .map(|m| m.url_str().into_owned())
         .collect()

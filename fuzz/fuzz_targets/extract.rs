@@ -4,8 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use urlsift_core::classify::Isa;
-use urlsift_core::extract::{Extractor, Match};
+use urlsift_core::{Extractor, Isa, Match};
 
 fn scan<'h>(ex: &Extractor, hay: &'h [u8]) -> Vec<Match<'h>> {
     let mut out = Vec::new();
@@ -28,12 +27,10 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(scan(&ex, hay), want, "{isa} differs from scalar");
         }
     }
-    let mut par = Vec::new();
-    urlsift_core::parallel::scan(&scalar, hay, chunk, |m| par.push(m));
+    let par = urlsift_core::Finder::from(scalar).chunk_size(chunk).find_all(hay);
     assert_eq!(par, want, "parallel scan with chunk {chunk} differs");
     let best = Extractor::with_isa(Isa::best()).unwrap();
-    let mut par = Vec::new();
-    urlsift_core::parallel::scan(&best, hay, chunk, |m| par.push(m));
+    let par = urlsift_core::Finder::from(best).chunk_size(chunk).find_all(hay);
     assert_eq!(
         par,
         want,

@@ -4,8 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use urlsift_core::classify::Isa;
-use urlsift_core::extract::Extractor;
+use urlsift_core::{Extractor, Isa};
 use urlsift_mail::{self as mail, decode, mbox, message, simple};
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

@@ -15,7 +15,7 @@
 //! - An HTML page (`html=`, sniffed with the CLI's [`HtmlMode`]) is read as
 //!   the CLI reads an HTML file: [`web::html_document_links`] against
 //!   `base`, lines counted the same way, text rules past [`web::MAX_HTML`].
-//! - Output never depends on the thread count ([`urlsift_core::parallel`]'s
+//! - Output never depends on the thread count ([`urlsift_core::Finder`]'s
 //!   invariant); one thread runs on the caller's thread for plain text.
 //! - `scan_files` ([`FileScan`]) is `--format parquet`: the CLI's own
 //!   pipeline ([`run::run_to_within`]) with the CLI's options, its rows
@@ -39,8 +39,8 @@ use std::thread::JoinHandle;
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use rayon::prelude::*;
-use urlsift_core::extract::{Extractor, Match};
-use urlsift_core::parallel::{self, LineCounter};
+use urlsift_core::{Extractor, Match};
+use urlsift_core::{Finder, Found};
 use urlsift_mail::{self as mail, MailWhere};
 use urlsift_printer::WebWhere;
 use urlsift_printer::arrow::BatchDecoder;
@@ -54,7 +54,7 @@ pub use urlsift_search::web::MAX_HTML;
 use urlsift_uri::{self as uri, NormalizeOptions, UriRef};
 
 /// Bytes per parallel chunk: the CLI's default (`--chunk-size`).
-pub const CHUNK: usize = parallel::DEFAULT_CHUNK_SIZE;
+pub const CHUNK: usize = urlsift_core::DEFAULT_CHUNK_SIZE;
 
 /// Why a call failed.
 #[derive(Debug)]
@@ -168,24 +168,21 @@ fn scan_plain<'h>(
     lines: bool,
     mut sink: impl FnMut(&Match<'h>, u64) + Send,
 ) -> Result<(), Error> {
-    let ex = Extractor::new();
-    let mut counter = LineCounter::default();
-    let mut each = move |m: Match<'h>| {
-        let line = if lines {
-            counter.line_at(data, m.start)
-        } else {
-            0
-        };
+    let finder = Finder::new().lines(lines);
+    let each = |Found { m, line, .. }: Found<'h>| {
         sink(&m, line);
+        true
     };
     match threads {
         // No chunks (chunk size = everything): one sequential scan per
         // segment, on this thread; the pool is never touched.
         Threads::Caller => {
-            parallel::scan_segments(&ex, data, 2 * CHUNK, usize::MAX, &mut each, |_| true)
+            let finder = finder.segment_size(2 * CHUNK).chunk_size(usize::MAX);
+            finder.scan(data, each)
         }
         Threads::Pool(n) => pool(n)?.install(|| {
-            parallel::scan_segments(&ex, data, 2 * n * CHUNK, CHUNK, &mut each, |_| true)
+            let finder = finder.segment_size(2 * n * CHUNK).chunk_size(CHUNK);
+            finder.scan(data, each)
         }),
     }
     Ok(())
@@ -353,7 +350,7 @@ fn scan_html(
     if tail.is_empty() {
         return Ok(None);
     }
-    let before = if lines { parallel::newlines(page) } else { 0 };
+    let before = if lines { urlsift_core::newlines(page) } else { 0 };
     scan_plain(tail, threads, lines, |m, line| {
         let abs = Match {
             start: m.start + cut,

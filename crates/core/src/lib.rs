@@ -20,10 +20,32 @@
 //! ]);
 //! ```
 //!
-//! [`find`] scans lazily on the calling thread; [`Finder`] chooses the ISA
-//! and scans a large buffer on every core ([`Finder::find_all`]).
+//! [`find`] scans lazily on the calling thread; a [`Finder`] chooses the
+//! ISA and the chunk size once, and scans a slice or a stream on every core
+//! of the rayon pool, handing each match (with its line and column) or the
+//! result of the caller's work on each chunk to a [`Report`]:
 //!
-//! The data path (see the modules in this order):
+//! ```
+//! use urlsift_core::{Finder, Found, Isa};
+//! let text = b"one http://a.example/\ntwo <http://b.example/x\n  y> three\n".repeat(1000);
+//! let finder = Finder::new().isa(Isa::Scalar).unwrap().chunk_size(4096).lines(true);
+//! let mut lines = Vec::new();
+//! finder.scan(&text, |f: Found<'_>| {
+//!     lines.push(f.line);
+//!     true
+//! });
+//! assert_eq!(lines.len(), 2000);
+//! assert_eq!(&lines[..3], &[1, 2, 4]);
+//! // A stream gives the same matches, read a block at a time.
+//! let mut streamed = 0;
+//! finder.block_size(1 << 16).scan_reader(&text[..], |f: Found<'_>| {
+//!     streamed += 1;
+//!     f.line == lines[streamed - 1]
+//! }).unwrap();
+//! assert_eq!(streamed, 2000);
+//! ```
+//!
+//! The data path:
 //!
 //! ```text
 //! bytes -> classify (one SIMD pass: candidate anchors, stop bytes)
@@ -37,12 +59,16 @@
 // Diagnostics go through `diag::report`, which never panics on a closed stderr.
 #![warn(clippy::print_stderr, clippy::print_stdout)]
 
-pub mod classify;
+mod classify;
 pub mod diag;
-pub mod extract;
+mod extract;
 mod find;
-pub mod parallel;
+mod parallel;
+pub mod stream;
 
-pub use classify::{Classifier, Isa, IsaError};
-pub use extract::{Extractor, Kind, Match, Style};
-pub use find::{Finder, Matches, SEGMENT, find};
+pub use classify::{Classifier, Isa, IsaError, isa_report};
+pub use extract::{Extractor, Kind, Match, Style, extract, rules::MAX_LOOK_BEHIND};
+pub use find::{Finder, Found, Matches, Report, find};
+pub use parallel::{
+    Chunk, ColumnCounter, DEFAULT_BLOCK_SIZE, DEFAULT_CHUNK_SIZE, LineCounter, newlines,
+};

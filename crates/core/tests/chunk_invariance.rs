@@ -2,7 +2,7 @@
 //! chunk size (from 1 byte up) and thread count (1 to 4).
 
 use proptest::prelude::*;
-use urlsift_core::extract::{Extractor, Match};
+use urlsift_core::{Extractor, Finder, Found, Match, Report};
 
 const TOKENS: &[&str] = &[
     "http://a.example/x",
@@ -67,7 +67,7 @@ fn chunked(hay: &[u8], chunk: usize, threads: usize) -> Vec<Match<'_>> {
         .build()
         .unwrap();
     let mut v = Vec::new();
-    pool.install(|| urlsift_core::parallel::scan(&Extractor::new(), hay, chunk, |m| v.push(m)));
+    pool.install(|| v = Finder::new().chunk_size(chunk).find_all(hay));
     v
 }
 
@@ -83,22 +83,6 @@ proptest! {
     #[test]
     fn random_bytes_any_chunking(hay in prop::collection::vec(any::<u8>(), 0..2000), chunk in 1usize..100, threads in 1usize..=4) {
         prop_assert_eq!(chunked(&hay, chunk, threads), sequential(&hay));
-    }
-}
-
-#[test]
-fn cuts_are_at_cut_points() {
-    let hay = build(&(0..5000).collect::<Vec<_>>());
-    for chunk in [1, 2, 3, 17, 64, 1000] {
-        let cuts = urlsift_core::parallel::cuts(&hay, chunk);
-        assert_eq!(cuts.first(), Some(&0));
-        assert_eq!(cuts.last(), Some(&hay.len()));
-        for w in cuts.windows(2) {
-            assert!(w[0] < w[1]);
-        }
-        for &c in &cuts[1..cuts.len() - 1] {
-            assert!(urlsift_core::parallel::is_cut(&hay, c), "{c}");
-        }
     }
 }
 
@@ -197,10 +181,16 @@ fn streamed_pausing(
         pauses,
         paused: false,
     };
-    let n = urlsift_core::parallel::scan_reader(&Extractor::new(), r, block, chunk, |m, line| {
-        v.push((m.start, m.end, m.url.to_vec(), line))
-    })
-    .unwrap();
+    let finder = Finder::new()
+        .block_size(block)
+        .chunk_size(chunk)
+        .lines(true);
+    let n = finder
+        .scan_reader(r, |f: Found<'_>| {
+            v.push((f.m.start, f.m.end, f.m.url.to_vec(), f.line));
+            true
+        })
+        .unwrap();
     assert_eq!(n, hay.len() as u64);
     v
 }
@@ -273,29 +263,31 @@ fn a_paused_stream_hands_on_what_it_has() {
     let seen = std::cell::RefCell::new(Vec::new());
     let mut pauses = 0;
     let mut behind = 0;
-    urlsift_core::parallel::scan_reader_while(
-        &Extractor::new(),
-        Given(counting, &given),
-        1 << 20,
-        4096,
-        |m, line| {
-            seen.borrow_mut()
-                .push((m.start, m.end, m.url.to_vec(), line));
-            true
-        },
-        || {
-            pauses += 1;
-            // Every URL that ends before the last whole line given, unless
-            // it is inside the wrapped ones (whose close comes later).
-            let upto = given.load(std::sync::atomic::Ordering::Relaxed);
-            let owed = want.iter().filter(|w| w.1 < upto).count();
-            if seen.borrow().len() < owed {
-                behind += 1;
-            }
-            true
-        },
-    )
-    .unwrap();
+    let finder = Finder::new()
+        .block_size(1 << 20)
+        .chunk_size(4096)
+        .lines(true);
+    let found = |f: Found<'_>| {
+        seen.borrow_mut()
+            .push((f.m.start, f.m.end, f.m.url.to_vec(), f.line));
+        true
+    };
+    finder
+        .scan_reader(
+            Given(counting, &given),
+            Pausing(found, || {
+                pauses += 1;
+                // Every URL that ends before the last whole line given, unless
+                // it is inside the wrapped ones (whose close comes later).
+                let upto = given.load(std::sync::atomic::Ordering::Relaxed);
+                let owed = want.iter().filter(|w| w.1 < upto).count();
+                if seen.borrow().len() < owed {
+                    behind += 1;
+                }
+                true
+            }),
+        )
+        .unwrap();
     assert_eq!(*seen.borrow(), want);
     assert!(pauses > 100, "{pauses} pauses");
     // Only the pauses inside the two wrapped URLs' pieces may be behind.
@@ -377,8 +369,10 @@ fn a_stream_broken_midway_gives_what_came_before() {
         };
         let mut v = Vec::new();
         let res = pool.install(|| {
-            urlsift_core::parallel::scan_reader(&Extractor::new(), r, 64 << 10, 4096, |m, line| {
-                v.push((m.start, m.end, m.url.to_vec(), line))
+            let finder = Finder::new().block_size(64 << 10).chunk_size(4096);
+            finder.lines(true).scan_reader(r, |f: Found<'_>| {
+                v.push((f.m.start, f.m.end, f.m.url.to_vec(), f.line));
+                true
             })
         });
         let e = res.unwrap_err().to_string();
@@ -402,19 +396,18 @@ fn a_stopped_stream_reads_no_further() {
     };
     let block = 64 << 10;
     let mut batches = 0;
-    urlsift_core::parallel::scan_reader_map(
-        &Extractor::new(),
-        r,
-        (block, 8192),
-        false,
-        |c| c.matches().count(),
-        |_| {
-            batches += 1;
-            false
-        },
-        || true,
-    )
-    .unwrap();
+    Finder::new()
+        .block_size(block)
+        .chunk_size(8192)
+        .map_reader(
+            r,
+            |c| c.matches().len(),
+            |_: usize| {
+                batches += 1;
+                false
+            },
+        )
+        .unwrap();
     assert_eq!(batches, 1);
     let read = given.load(Ordering::Relaxed);
     assert!(data.len() > 40 * block);
@@ -443,7 +436,7 @@ impl std::io::Read for Quiet<'_> {
             .store(true, std::sync::atomic::Ordering::Relaxed);
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
         while std::time::Instant::now() < deadline {
-            if urlsift_core::parallel::read_abandoned() {
+            if urlsift_core::stream::read_abandoned() {
                 self.gave_up
                     .store(true, std::sync::atomic::Ordering::Relaxed);
                 return Err(std::io::Error::other("abandoned"));
@@ -473,13 +466,10 @@ fn a_sink_that_stops_abandons_a_waiting_read() {
     };
     let mut seen = Vec::new();
     let t = std::time::Instant::now();
-    urlsift_core::parallel::scan_reader_while(
-        &Extractor::new(),
-        r,
-        block,
-        4096,
-        |m, line| {
-            seen.push((m.start, line));
+    let finder = Finder::new().block_size(block).chunk_size(4096).lines(true);
+    finder
+        .scan_reader(r, |f: Found<'_>| {
+            seen.push((f.m.start, f.line));
             if seen.len() < 3 {
                 return true;
             }
@@ -490,10 +480,8 @@ fn a_sink_that_stops_abandons_a_waiting_read() {
                 std::thread::sleep(std::time::Duration::from_millis(1));
             }
             false
-        },
-        || true,
-    )
-    .unwrap();
+        })
+        .unwrap();
     assert_eq!(seen.len(), 3);
     assert!(
         gave_up.load(Ordering::Relaxed),
@@ -525,32 +513,23 @@ fn mapped(
     let mut v = Vec::new();
     let mut taken = 0;
     pool.install(|| {
-        urlsift_core::parallel::scan_segments_map(
-            &Extractor::new(),
+        let finder = Finder::new().segment_size(target).chunk_size(chunk);
+        finder.lines(count_lines).map(
             hay,
-            target,
-            chunk,
-            count_lines,
             |c| {
-                let with = c.matches_with_lines();
-                let without = c.matches().map(|m| (m, 0));
-                let all: Vec<_> = if count_lines {
-                    with.map(|(m, l)| (m.start, m.end, m.url.to_vec(), l))
-                        .collect()
-                } else {
-                    without
-                        .map(|(m, l)| (m.start, m.end, m.url.to_vec(), l))
-                        .collect()
-                };
+                let all: Vec<_> = c
+                    .matches_with_lines()
+                    .map(|(m, l)| (m.start, m.end, m.url.to_vec(), l))
+                    .map(|(s, e, u, l)| (s, e, u, if count_lines { l } else { 0 }))
+                    .collect();
                 assert!(all.first().is_none_or(|f| c.start <= f.0));
                 all
             },
-            |part| {
+            |part: Vec<_>| {
                 v.extend(part);
                 taken += 1;
                 stop_after.is_none_or(|n| taken < n)
             },
-            |_| true,
         )
     });
     v
@@ -587,18 +566,14 @@ fn a_panicking_chunk_ends_the_scan() {
         std::thread::spawn(move || {
             let half = hay.len() / 2;
             let scan = || {
-                urlsift_core::parallel::scan_segments_map(
-                    &Extractor::new(),
+                let finder = Finder::new().segment_size(8192).chunk_size(512);
+                finder.lines(threads == 4).map(
                     &hay,
-                    8192,
-                    512,
-                    threads == 4,
                     |c| {
                         assert!(c.start < half, "a bug in a chunk's work");
                         c.matches().len()
                     },
-                    |_| true,
-                    |_| true,
+                    |_: usize| true,
                 )
             };
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -625,7 +600,7 @@ fn a_panicking_chunk_ends_the_scan() {
 /// thread gives, lines included.
 #[test]
 fn segments_map_across_forced_cuts() {
-    let run = urlsift_core::parallel::MAX_RUN;
+    let run = 4 << 20; // the crate's MAX_RUN
     let mut hay = build(&(0..3000).collect::<Vec<_>>());
     hay.extend_from_slice(b"see http://run.example/");
     hay.extend(std::iter::repeat_n(b'x', 2 * run + 12_345));
@@ -642,5 +617,19 @@ fn segments_map_across_forced_cuts() {
                 "target {target} chunk {chunk} threads {threads}"
             );
         }
+    }
+}
+
+/// A [`Report`] of matches whose source pauses: `take` is the first
+/// closure, `paused` the second.
+struct Pausing<F, P>(F, P);
+
+impl<'b, F: FnMut(Found<'b>) -> bool, P: FnMut() -> bool> Report<Found<'b>> for Pausing<F, P> {
+    fn take(&mut self, item: Found<'b>) -> bool {
+        (self.0)(item)
+    }
+
+    fn paused(&mut self) -> bool {
+        (self.1)()
     }
 }

@@ -3,8 +3,8 @@
 //! (delimiters excluded), its style and its kind. The wider table of cases
 //! is `extract_cases.rs`; these pin each rule's offsets and invariants.
 
-use urlsift_core::extract::{Kind, Match, Style, extract};
 use urlsift_core::{Finder, Isa};
+use urlsift_core::{Kind, Match, Style, extract};
 
 fn one(text: &str) -> Match<'_> {
     let mut v = extract(text.as_bytes());

@@ -12,7 +12,7 @@
 use std::collections::{BTreeMap, HashSet};
 
 use serde::Deserialize;
-use urlsift_core::extract::{Match, extract};
+use urlsift_core::{Match, extract};
 
 const CASES: &str = include_str!("data/extract_cases.json");
 

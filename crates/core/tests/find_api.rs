@@ -1,15 +1,17 @@
 //! The crate-root API of urlsift-core: `find`, `Finder::find` and
 //! `Finder::find_all` give exactly the matches of the command line's scan.
 
-use urlsift_core::extract::Extractor;
-use urlsift_core::{Finder, Isa, Match, find};
+use urlsift_core::{Finder, Found, Isa, Match, find};
 
 /// What the command line finds: the mapped-file scan, in segments (a run of
 /// more than `MAX_RUN` bytes with no cut point is cut by content).
-fn reference(t: &[u8]) -> Vec<Match<'_>> {
+fn reference<'h>(t: &'h [u8]) -> Vec<Match<'h>> {
     let mut v = Vec::new();
-    let ex = Extractor::new();
-    urlsift_core::parallel::scan_segments(&ex, t, 1 << 20, usize::MAX, |m| v.push(m), |_| true);
+    let finder = Finder::new().segment_size(1 << 20).chunk_size(usize::MAX);
+    finder.scan(t, |f: Found<'h>| {
+        v.push(f.m);
+        true
+    });
     v
 }
 
@@ -51,7 +53,7 @@ fn find_equals_one_scan() {
         let want = reference(&t);
         if t.len() < 4 << 20 {
             // Below MAX_RUN, no cut is forced: one scan of the whole text.
-            assert_eq!(urlsift_core::extract::extract(&t), want);
+            assert_eq!(urlsift_core::extract(&t), want);
         }
         assert!(find(&t).eq(want.iter().cloned()));
         assert_eq!(Finder::new().chunk_size(1000).find_all(&t), want);

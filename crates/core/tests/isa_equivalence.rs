@@ -2,8 +2,8 @@
 //! and adversarial buffers at every alignment, and the project's datasets.
 
 use proptest::prelude::*;
-use urlsift_core::classify::Isa;
-use urlsift_core::extract::{Extractor, Match};
+use urlsift_core::Isa;
+use urlsift_core::{Extractor, Match};
 
 fn isas() -> Vec<Isa> {
     Isa::ALL.into_iter().filter(|i| i.is_available()).collect()

@@ -35,7 +35,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
-use urlsift_core::extract::{Kind, extract};
+use urlsift_core::{Kind, extract};
 
 /// Schemes urlsift recognises without `//` in bare text (mirrors the documented
 /// list of the engine; only used here to decide which peer links "have a scheme").

@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use urlsift_core::extract::{Kind, Match, Style};
+use urlsift_core::{Kind, Match, Style};
 
 use crate::html;
 use crate::links::{Link, LinkOptions, html_links_in};

@@ -2,7 +2,7 @@
 //! and the resolver of `urlsift-uri`), in one place, but for the matches
 //! made of links ([`crate::decoded`]).
 
-use urlsift_core::extract::{Extractor, Kind};
+use urlsift_core::{Extractor, Kind};
 use urlsift_uri::{UriRef, resolve_parsed};
 
 /// A URL found in text by the project's extractor (RFC 3986 Appendix C /
@@ -46,7 +46,7 @@ pub(crate) struct TextScan {
 impl TextScan {
     /// The text a piece needs before it: the furthest the text rules look
     /// back from a URL's anchor.
-    pub(crate) const LOOK_BEHIND: usize = urlsift_core::extract::rules::MAX_LOOK_BEHIND;
+    pub(crate) const LOOK_BEHIND: usize = urlsift_core::MAX_LOOK_BEHIND;
 
     /// Scan `text` past what was scanned before: `text[0]` is at text
     /// offset `base`, and `text` holds at least [`TextScan::LOOK_BEHIND`]

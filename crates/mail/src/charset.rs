@@ -6,7 +6,7 @@
 //! The result is the decoder's, byte for byte.
 
 /// A charset decoder: mail-parser's `charset_decoder` gives these.
-pub type Decoder = fn(&[u8]) -> String;
+pub(crate) type Decoder = fn(&[u8]) -> String;
 
 /// The names mail-parser maps to a single-byte table decoder (from its
 /// `decoders/charsets/map.rs`), as it normalizes them: ASCII lower case, `-`
@@ -195,12 +195,12 @@ const SINGLE_BYTE: &[&str] = &[
 
 /// The UTF-8 encoding of each byte from 0x80 to 0xff in a single-byte
 /// charset.
-pub struct Table([([u8; 4], u8); 128]);
+pub(crate) struct Table([([u8; 4], u8); 128]);
 
 impl Table {
     /// The table of `charset` (whose decoder is `dec`), when it is a
     /// single-byte charset that leaves ASCII as it is.
-    pub fn new(charset: &str, dec: Decoder) -> Option<Table> {
+    pub(crate) fn new(charset: &str, dec: Decoder) -> Option<Table> {
         let name = charset.as_bytes();
         if name.is_empty() || name.len() > 45 {
             return None;
@@ -229,7 +229,7 @@ impl Table {
     }
 
     /// Append the UTF-8 text of `src` to `out`.
-    pub fn convert(&self, src: &[u8], out: &mut Vec<u8>) {
+    pub(crate) fn convert(&self, src: &[u8], out: &mut Vec<u8>) {
         out.reserve(src.len() + src.len() / 4);
         let mut i = 0;
         while i < src.len() {

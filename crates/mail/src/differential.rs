@@ -4,7 +4,7 @@
 use super::mbox::{self, Unquoted};
 use super::message::{parser, scan_unquoted};
 use super::{Scanned, mime};
-use urlsift_core::extract::Extractor;
+use urlsift_core::Extractor;
 
 fn both(msg: &[u8]) -> (String, String, bool) {
     let ex = Extractor::new();

@@ -2,16 +2,16 @@
 //! `.eml` messages and news articles, scanned MIME-aware.
 //!
 //! Each message's structure is read by the fastest path that handles it:
-//! [`simple`] for single-part messages, [`mime`] for well-formed multiparts,
+//! `simple` for single-part messages, `mime` for well-formed multiparts,
 //! and [`mail_parser`] for everything else (`message/rfc822` parts, RFC 2231
 //! parameters, broken boundaries, ...); the paths give the same parts. The
 //! text parts are then transfer-decoded by [`decode`] (quoted-printable,
 //! base64: faster than mail-parser's own decoders) and converted from their
-//! charset to UTF-8 with mail-parser's charset tables ([`charset`] applies the
+//! charset to UTF-8 with mail-parser's charset tables (`charset` applies the
 //! single-byte ones faster). Then:
 //!
 //! - the header block is unfolded (RFC 5322 2.2.3), its RFC 2047 encoded
-//!   words are decoded ([`rfc2047`]), and it is scanned, so
+//!   words are decoded (`rfc2047`), and it is scanned, so
 //!   `List-Unsubscribe:` and `Archived-At:` URLs are found whole (part 0);
 //! - the header block of every MIME part is scanned the same way, as that
 //!   part with content type `header` (`Content-Location:` in MHTML,
@@ -39,7 +39,7 @@
 //! reported in file order.
 //!
 //! ```
-//! use urlsift_core::extract::Extractor;
+//! use urlsift_core::Extractor;
 //! let msg = b"Message-ID: <1@x>\nContent-Type: text/plain\nContent-Transfer-Encoding: quoted-printable\n\nsee http://example.com/a?b=3D1&c=\n=3D2 now\n";
 //! let mut urls = Vec::new();
 //! let stats = urlsift_mail::scan_archive(&Extractor::new(), msg, |w, _line, m| {
@@ -56,21 +56,21 @@ use std::ops::{AddAssign, Range};
 use std::sync::Mutex;
 
 use rayon::prelude::*;
-use urlsift_core::extract::Match;
-use urlsift_core::parallel::{Filled, fill_or_pause, fill_while_or_pause};
+use urlsift_core::Match;
+use urlsift_core::stream::{Filled, fill_ahead};
 
-pub mod charset;
+mod charset;
 mod contain;
 pub mod decode;
 #[cfg(test)]
 mod differential;
 pub mod mbox;
 pub mod message;
-pub mod mime;
+mod mime;
 #[cfg(test)]
 mod overlong;
 mod part;
-pub mod rfc2047;
+mod rfc2047;
 pub mod simple;
 
 pub use part::{PartKind, PartReader, PartText, html_part_urls};
@@ -167,7 +167,7 @@ impl std::fmt::Display for MailStats {
 
 /// One URL found, before it is reported.
 #[derive(Debug)]
-pub struct Found {
+pub(crate) struct Found {
     /// Index into [`Scanned::wheres`].
     pub part: usize,
     /// 1-based line in the decoded part text.
@@ -181,7 +181,7 @@ pub struct Found {
 
 /// What scanning some messages gave.
 #[derive(Debug, Default)]
-pub struct Scanned {
+pub(crate) struct Scanned {
     /// The parts that had URLs.
     pub wheres: Vec<MailWhere>,
     /// The URLs, in order.
@@ -196,14 +196,14 @@ pub struct Scanned {
 }
 
 /// Messages are scanned in batches of about this many bytes.
-pub const BATCH_BYTES: usize = 1 << 20;
+pub(crate) const BATCH_BYTES: usize = 1 << 20;
 
 /// The most bytes of one message read as mail, by default
 /// ([`MailRun::max_message`]): a longer message is mail to its last line
 /// end within them, and the text rules read the rest, in pieces of this
 /// size at most ([`message::scan_message`]). This bounds the memory one
 /// message takes, from a file or a stream.
-pub const MAX_MESSAGE: usize = 64 << 20;
+pub(crate) const MAX_MESSAGE: usize = 64 << 20;
 
 /// Scan a whole archive (an mbox, or one message): `on_match(where, line,
 /// match)` for every URL in file order, `on_problem` for every problem.
@@ -231,29 +231,7 @@ pub fn scan_archive(
 /// `scan_archive` would), and `sink` takes the results in file order (with
 /// their batch), on the calling thread. The scan stops early when `sink`
 /// returns false.
-///
-/// ```
-/// use urlsift_core::extract::Extractor;
-/// let mbox = b"From a@b Mon Jan  1 00:00:00 2024\nSubject: x\n\nsee http://a.example/\n\n\
-/// From c@d Mon Jan  1 00:00:00 2024\nSubject: y\n\nand http://b.example/\n";
-/// let mut lines = Vec::new();
-/// urlsift_mail::scan_archive_map(
-///     &Extractor::new(),
-///     mbox,
-///     |b| {
-///         let mut v = Vec::new();
-///         b.each(|w, line, m| v.push(format!("{line} {} {}", w.message, m.url_str())));
-///         v
-///     },
-///     |v, _| {
-///         lines.extend(v);
-///         true
-///     },
-///     |_| {},
-/// );
-/// assert_eq!(lines, ["4 1 http://a.example/", "9 2 http://b.example/"]);
-/// ```
-pub fn scan_archive_map<T: Send>(
+pub(crate) fn scan_archive_map<T: Send>(
     ex: &dyn PartReader,
     data: &[u8],
     map: impl Fn(&MailBatch<'_>) -> T + Sync,
@@ -319,7 +297,7 @@ fn scan_archive_capped<T: Send>(
         };
         if end < data.len() {
             // (The lines of a slice matter only to those after it.)
-            at.line += urlsift_core::parallel::newlines(slice);
+            at.line += urlsift_core::newlines(slice);
         }
         at.index += shifted
             .iter()
@@ -382,11 +360,11 @@ fn scan_long_message(
 }
 
 /// How much a stream is read at a time in [`scan_reader`].
-pub const STREAM_BLOCK: usize = urlsift_core::parallel::DEFAULT_BLOCK_SIZE;
+pub(crate) const STREAM_BLOCK: usize = urlsift_core::DEFAULT_BLOCK_SIZE;
 
 /// Scan an archive read from a stream (standard input, gzip), `block` bytes
 /// at a time: complete messages are scanned as they arrive, so memory is
-/// bounded by `block` plus [`MAX_MESSAGE`] (the rest of a longer message is
+/// bounded by `block` plus `MAX_MESSAGE` (the rest of a longer message is
 /// read as text, a piece at a time). The output is the same as
 /// [`scan_archive`] on the whole input.
 pub fn scan_reader<R: Read + Send>(
@@ -411,17 +389,17 @@ pub fn scan_reader<R: Read + Send>(
 }
 
 /// [`scan_reader`], with each batch of messages mapped in parallel and the
-/// results sunk in file order, as in [`scan_archive_map`]. While a block's
+/// results sunk in file order, as in `scan_archive_map`. While a block's
 /// messages are scanned, the next block is read on a thread of its own.
 ///
-/// When the source pauses ([`urlsift_core::parallel::fill_or_pause`]: `tail
+/// When the source pauses ([`urlsift_core::stream::fill`]: `tail
 /// -f` on an mbox, a slow pipe), the messages that came complete before the
 /// pause (all but the last of an mbox: the next `From ` line ends it) are
 /// scanned at once, without waiting for a whole block, and then `paused()`
 /// is called (false to stop). The output is the same as ever.
 ///
 /// ```
-/// use urlsift_core::extract::Extractor;
+/// use urlsift_core::Extractor;
 /// let mbox = b"From a\nSubject: x\n\nsee http://a.example/\n\nFrom b\nSubject: y\n\nhttp://b.example/\n";
 /// let mut urls = Vec::new();
 /// let stats = urlsift_mail::scan_reader_map(
@@ -528,7 +506,7 @@ fn read_archive<R: Read + Send, T: Send>(
         } else {
             // No thread to be had: the next block is read after these
             // messages, by the loop's own fill.
-            let (go, read) = fill_while_or_pause(&mut r, &mut s.next, want, || {
+            let (go, read) = fill_ahead(&mut r, &mut s.next, want, || {
                 let go = scan();
                 (go, go)
             });
@@ -620,7 +598,7 @@ impl StreamRead {
     /// Read a block more into `buf`, or to a pause.
     fn fill(&mut self, r: &mut impl Read) -> io::Result<Filled> {
         let want = self.buf.len() + self.block;
-        fill_or_pause(r, &mut self.buf, want, self.pause_after)
+        urlsift_core::stream::fill(r, &mut self.buf, want, Some(self.pause_after))
     }
 
     /// What a read gave: the end, a pause, and the error that broke the
@@ -734,7 +712,7 @@ impl StreamRead {
             && memchr::memchr(b'\n', &self.buf[from..]).is_none()
         {
             let drop = self.buf.len() - 2;
-            self.at.line += urlsift_core::parallel::newlines(&self.buf[..drop]);
+            self.at.line += urlsift_core::newlines(&self.buf[..drop]);
             self.at.offset += drop as u64;
             self.buf.drain(..drop);
             self.in_from_line = true;
@@ -754,7 +732,7 @@ impl StreamRead {
         self.rest = rest;
         self.behind = behind;
         self.in_from_line = false;
-        self.at.line += urlsift_core::parallel::newlines(&self.buf[..drop]);
+        self.at.line += urlsift_core::newlines(&self.buf[..drop]);
         if read_ahead {
             std::mem::swap(&mut self.buf, &mut self.next);
         } else {
@@ -805,7 +783,7 @@ impl FileLines {
 
     fn line_at(&mut self, data: &[u8], at: usize) -> u64 {
         if at >= self.pos {
-            self.line += urlsift_core::parallel::newlines(&data[self.pos..at]);
+            self.line += urlsift_core::newlines(&data[self.pos..at]);
             self.pos = at;
             return self.line;
         }
@@ -864,7 +842,7 @@ impl MailBatch<'_> {
         let s = &self.scanned;
         let mut lines = FileLines::new(self.line);
         // A batch starts with a message, so at the start of a line.
-        let mut cols = urlsift_core::parallel::ColumnCounter::default();
+        let mut cols = urlsift_core::ColumnCounter::default();
         // The part's record, cloned once per part, not once per URL.
         let mut part: Option<(usize, MailWhere)> = None;
         for f in &s.found {
@@ -942,7 +920,7 @@ impl<'a> MailBatch<'a> {
             if cut < counted {
                 (counted, lines) = (0, 0);
             }
-            lines += urlsift_core::parallel::newlines(&data[counted..cut]);
+            lines += urlsift_core::newlines(&data[counted..cut]);
             counted = cut;
             parts.push(MailBatch {
                 scanned: Scanned {
@@ -1171,7 +1149,7 @@ impl<'d> BatchPlan<'d> {
                 }
             }
         }
-        let newlines = urlsift_core::parallel::newlines(&data[self.slice(b)]);
+        let newlines = urlsift_core::newlines(&data[self.slice(b)]);
         (s, newlines)
     }
 }
@@ -1192,7 +1170,7 @@ pub enum MailInput<'a> {
 pub struct MailRun {
     /// Counts over all inputs so far.
     pub stats: Mutex<MailStats>,
-    /// The most bytes of one message read as mail ([`MAX_MESSAGE`] by
+    /// The most bytes of one message read as mail (`MAX_MESSAGE` by
     /// default): the rest of a longer one is read as text.
     pub max_message: usize,
 }
@@ -1235,14 +1213,14 @@ impl MailRun {
     }
 
     /// [`MailRun::scan`], with each batch of messages mapped on the rayon
-    /// pool and the results sunk in file order ([`scan_archive_map`]); the
+    /// pool and the results sunk in file order (`scan_archive_map`); the
     /// scan stops early when `sink` returns false. When a stream pauses,
     /// `paused` is called once the messages it ended before the pause are
     /// sunk (see [`scan_reader_map`]; the last message waits for the next
     /// `From ` line or the end); false stops the scan.
     ///
     /// ```
-    /// use urlsift_core::extract::Extractor;
+    /// use urlsift_core::Extractor;
     /// use urlsift_mail::{MailInput, MailRun};
     /// let msg = b"Subject: x\n\nsee http://a.example/\n";
     /// let mut n = 0;
@@ -1401,4 +1379,31 @@ fn batches(msgs: &[Range<usize>], bytes: usize) -> Vec<Range<usize>> {
         out.push(start..msgs.len());
     }
     out
+}
+
+#[cfg(test)]
+mod doc_tests {
+    use super::*;
+
+    #[test]
+    fn scan_archive_map_hands_batches_in_order() {
+        let mbox = b"From a@b Mon Jan  1 00:00:00 2024\nSubject: x\n\nsee http://a.example/\n\n\
+        From c@d Mon Jan  1 00:00:00 2024\nSubject: y\n\nand http://b.example/\n";
+        let mut lines = Vec::new();
+        scan_archive_map(
+            &urlsift_core::Extractor::new(),
+            mbox,
+            |b| {
+                let mut v = Vec::new();
+                b.each(|w, line, m| v.push(format!("{line} {} {}", w.message, m.url_str())));
+                v
+            },
+            |v, _| {
+                lines.extend(v);
+                true
+            },
+            |_| {},
+        );
+        assert_eq!(lines, ["4 1 http://a.example/", "9 2 http://b.example/"]);
+    }
 }

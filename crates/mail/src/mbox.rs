@@ -45,7 +45,7 @@ pub fn looks_like_mail(data: &[u8]) -> bool {
 /// starts with an mbox `From ` line, or with a header block (`Name: value`
 /// lines, the name of letters, digits, `-` and `_`, and their folded
 /// continuation lines) in which at least one field is a mail or news header
-/// ([`is_mail_field`]). Only the first [`crate::HEAD`] bytes are read, so a
+/// (`is_mail_field`). Only the first [`crate::HEAD`] bytes are read, so a
 /// file and a stream of the same bytes are judged alike. An input that is
 /// not mail is scanned as plain text under `--mail`: a list of URLs
 /// (`http://...` has the shape of a field) or a log (`12:00:01 ...`) has
@@ -163,15 +163,7 @@ fn field_name(line: &[u8]) -> Option<&[u8]> {
 /// True if `name` is a field of mail (RFC 5322, MIME, mailing lists,
 /// transport and authentication) or of news (RFC 5536), or an extension
 /// field (`X-...`), whatever its case.
-///
-/// ```
-/// use urlsift_mail::mbox::is_mail_field;
-/// assert!(is_mail_field(b"Message-ID"));
-/// assert!(is_mail_field(b"x-spam-status"));
-/// assert!(is_mail_field(b"Content-Type"));
-/// assert!(!is_mail_field(b"http"));
-/// ```
-pub fn is_mail_field(name: &[u8]) -> bool {
+pub(crate) fn is_mail_field(name: &[u8]) -> bool {
     const NAMES: &[&[u8]] = &[
         b"from",
         b"to",
@@ -257,7 +249,7 @@ fn header_like(line: &[u8]) -> bool {
 /// Each message's range leaves out its `From ` line. A `From ` line is a
 /// message's first if a blank line comes before it, or if the line after
 /// it looks like a header field; so whether one starts a message depends
-/// on the bytes before it and at most [`DECIDED_AFTER`] after it.
+/// on the bytes before it and at most `DECIDED_AFTER` after it.
 ///
 /// ```
 /// let mbox = b"From a\nSubject: x\n\nbody\n\nFrom b\nSubject: y\n\nmore\n";
@@ -290,15 +282,7 @@ fn split_from(data: &[u8], first: usize) -> Vec<Range<usize>> {
 /// Where the first `From ` line of an mbox starts: `data`'s start, or the
 /// start of its first line that is not blank, within its first
 /// [`crate::HEAD`] bytes. `None`: not an mbox.
-///
-/// ```
-/// use urlsift_mail::mbox::mbox_start;
-/// assert_eq!(mbox_start(b"From a\nSubject: x\n"), Some(0));
-/// assert_eq!(mbox_start(b"\n\r\nFrom a\nSubject: x\n"), Some(3));
-/// assert_eq!(mbox_start(b"Subject: x\n\nFrom a\n"), None);
-/// assert_eq!(mbox_start(b"\n  From a\n"), None);
-/// ```
-pub fn mbox_start(data: &[u8]) -> Option<usize> {
+pub(crate) fn mbox_start(data: &[u8]) -> Option<usize> {
     first_line_start(data).filter(|&start| data[start..].starts_with(b"From "))
 }
 
@@ -312,14 +296,7 @@ fn first_line_start(data: &[u8]) -> Option<usize> {
 
 /// Whether the first bytes of a stream, `data`, are enough to say what
 /// [`mbox_start`] says of the whole stream.
-///
-/// ```
-/// use urlsift_mail::mbox::mbox_start_known;
-/// assert!(!mbox_start_known(b"\n\nFro"));
-/// assert!(mbox_start_known(b"\n\nFrom "));
-/// assert!(mbox_start_known(b"\nSubj"));
-/// ```
-pub fn mbox_start_known(data: &[u8]) -> bool {
+pub(crate) fn mbox_start_known(data: &[u8]) -> bool {
     match first_line_start(data) {
         // The first line that is not blank is a `From ` line or not.
         Some(start) => data.len() - start >= 5 || !b"From ".starts_with(&data[start..]),
@@ -333,14 +310,7 @@ pub fn mbox_start_known(data: &[u8]) -> bool {
 /// the messages after it (each without its `From ` line). The bytes before
 /// `from` (two are enough) say whether a `From ` line right after it
 /// follows a blank line.
-///
-/// ```
-/// let rest = b"\nmore of a message\n\nFrom b\nSubject: y\n\nbody\n";
-/// let r = urlsift_mail::mbox::split_within(rest, 1);
-/// assert_eq!(r[0], 1..20);
-/// assert!(rest[r[1].clone()].starts_with(b"Subject: y"));
-/// ```
-pub fn split_within(data: &[u8], from: usize) -> Vec<Range<usize>> {
+pub(crate) fn split_within(data: &[u8], from: usize) -> Vec<Range<usize>> {
     let starts = message_starts(data, from);
     let before = from..starts.first().copied().unwrap_or(data.len());
     let mut out = Vec::with_capacity(starts.len() + 1);
@@ -381,7 +351,7 @@ const FROM_LINE_MAX: usize = 4096;
 
 /// Whether a `From ` line starts a message is decided by at most this
 /// many bytes after the line's start (the line, and the start of the next).
-pub const DECIDED_AFTER: usize = FROM_LINE_MAX + 1 + HEADER_LOOK;
+pub(crate) const DECIDED_AFTER: usize = FROM_LINE_MAX + 1 + HEADER_LOOK;
 
 /// How much of a line [`header_like`] reads.
 const HEADER_LOOK: usize = 80;
@@ -398,7 +368,7 @@ pub struct Unquoted<'a> {
 
 impl<'a> Unquoted<'a> {
     /// A message that needs no unquoting (not from an mbox).
-    pub fn borrowed(msg: &'a [u8]) -> Unquoted<'a> {
+    pub(crate) fn borrowed(msg: &'a [u8]) -> Unquoted<'a> {
         Unquoted {
             text: Cow::Borrowed(msg),
             removed: Vec::new(),
@@ -411,7 +381,7 @@ impl<'a> Unquoted<'a> {
     }
 
     /// The offset in `text` of `s`, when `s` is a slice of `text`.
-    pub fn index_of(&self, s: &[u8]) -> Option<usize> {
+    pub(crate) fn index_of(&self, s: &[u8]) -> Option<usize> {
         let (t, p) = (self.text.as_ptr() as usize, s.as_ptr() as usize);
         (p >= t && p + s.len() <= t + self.text.len()).then(|| p - t)
     }
@@ -509,5 +479,41 @@ mod tests {
         assert_eq!(u.original(7), 9);
         assert_eq!(u.original(14), 16);
         assert!(matches!(unquote(b"plain").text, Cow::Borrowed(_)));
+    }
+}
+
+#[cfg(test)]
+mod doc_tests {
+    use super::*;
+
+    #[test]
+    fn split_within_starts_inside_a_message() {
+        let rest = b"\nmore of a message\n\nFrom b\nSubject: y\n\nbody\n";
+        let r = split_within(rest, 1);
+        assert_eq!(r[0], 1..20);
+        assert!(rest[r[1].clone()].starts_with(b"Subject: y"));
+    }
+
+    #[test]
+    fn mbox_start_known_after_the_first_line() {
+        assert!(!mbox_start_known(b"\n\nFro"));
+        assert!(mbox_start_known(b"\n\nFrom "));
+        assert!(mbox_start_known(b"\nSubj"));
+    }
+
+    #[test]
+    fn mbox_start_is_the_first_from_line() {
+        assert_eq!(mbox_start(b"From a\nSubject: x\n"), Some(0));
+        assert_eq!(mbox_start(b"\n\r\nFrom a\nSubject: x\n"), Some(3));
+        assert_eq!(mbox_start(b"Subject: x\n\nFrom a\n"), None);
+        assert_eq!(mbox_start(b"\n  From a\n"), None);
+    }
+
+    #[test]
+    fn mail_fields_are_known_names() {
+        assert!(is_mail_field(b"Message-ID"));
+        assert!(is_mail_field(b"x-spam-status"));
+        assert!(is_mail_field(b"Content-Type"));
+        assert!(!is_mail_field(b"http"));
     }
 }

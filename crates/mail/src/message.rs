@@ -16,20 +16,20 @@ use super::simple::{self, Cte};
 
 use super::mbox::{Unquoted, unquote};
 use super::{Found, MailWhere, Problem, Scanned};
-use urlsift_core::extract::Match;
+use urlsift_core::Match;
 
 use crate::part::{PartKind, PartReader, PartText};
-use urlsift_core::parallel::LineCounter;
+use urlsift_core::LineCounter;
 
 /// The content type reported for a message's header block.
-pub const HEADER_TYPE: &str = "header";
+pub(crate) const HEADER_TYPE: &str = "header";
 
 /// The parser: Content-Type, Content-Disposition and Message-ID parsed, every
 /// other header skipped (headers are scanned from the raw, unfolded text).
 /// Content-Transfer-Encoding is left out on purpose, so mail-parser hands
 /// back part bodies undecoded (borrowed) and [`decode`] decodes them: its
 /// byte-at-a-time decoders were 75% of the time.
-pub fn parser() -> MessageParser {
+pub(crate) fn parser() -> MessageParser {
     MessageParser::new()
         .header_content_type(HeaderName::ContentType)
         .header_content_type(HeaderName::ContentDisposition)
@@ -122,7 +122,7 @@ fn boundary_budget(len: usize) -> usize {
 /// by the text rules as it is stored, in pieces of at most `cap` bytes cut
 /// the same way ([`scan_rest`]), and a problem says where it starts. So the
 /// memory a message takes is bounded by `cap`, whatever its size.
-pub fn scan_message(
+pub(crate) fn scan_message(
     ex: &dyn PartReader,
     parser: &MessageParser,
     raw: &[u8],
@@ -149,13 +149,7 @@ pub fn scan_message(
 /// How much of a message (or of its rest) longer than `cap` bytes is read
 /// as one piece: to the last line end within `cap` bytes, or `cap` bytes
 /// when there is none. It depends on the first `cap` bytes alone.
-///
-/// ```
-/// assert_eq!(urlsift_mail::message::head_len(b"ab\ncd\nef", 7), 6);
-/// assert_eq!(urlsift_mail::message::head_len(b"abcdefgh", 4), 4);
-/// assert_eq!(urlsift_mail::message::head_len(b"", 4), 0);
-/// ```
-pub fn head_len(raw: &[u8], cap: usize) -> usize {
+pub(crate) fn head_len(raw: &[u8], cap: usize) -> usize {
     let cap = cap.max(1).min(raw.len());
     memchr::memrchr(b'\n', &raw[..cap]).map_or(cap, |n| n + 1)
 }
@@ -163,7 +157,7 @@ pub fn head_len(raw: &[u8], cap: usize) -> usize {
 /// The rest of a message longer than the cap, past its head: where its
 /// URLs are reported, and how much of it was read.
 #[derive(Clone, Debug)]
-pub struct Rest {
+pub(crate) struct Rest {
     index: u64,
     message_id: Option<String>,
     message_offset: u64,
@@ -179,7 +173,7 @@ pub struct Rest {
 /// [`head_len`] bytes of one longer than `cap` (then a problem says where
 /// its rest starts, and the rest is counted as a text part). Returns the
 /// rest's place, for [`scan_rest`].
-pub fn scan_head(
+pub(crate) fn scan_head(
     ex: &dyn PartReader,
     parser: &MessageParser,
     raw: &[u8],
@@ -221,7 +215,13 @@ pub fn scan_head(
 /// ([`head_len`]), as part [`Rest`] says; `rest` then says how much of it
 /// was read. Whether `text` comes whole or in pieces cut by [`head_len`]
 /// (a stream), the URLs are the same.
-pub fn scan_rest(ex: &dyn PartReader, text: &[u8], rest: &mut Rest, cap: usize, out: &mut Scanned) {
+pub(crate) fn scan_rest(
+    ex: &dyn PartReader,
+    text: &[u8],
+    rest: &mut Rest,
+    cap: usize,
+    out: &mut Scanned,
+) {
     let mut at = 0;
     while at < text.len() {
         let left = &text[at..];
@@ -271,7 +271,7 @@ fn scan_rest_piece(ex: &dyn PartReader, piece: &[u8], rest: &mut Rest, out: &mut
         });
     });
     rest.read += piece.len() as u64;
-    rest.lines += urlsift_core::parallel::newlines(piece);
+    rest.lines += urlsift_core::newlines(piece);
     out.stats.decoded_bytes += piece.len() as u64;
 }
 
@@ -743,7 +743,7 @@ impl Walk<'_> {
             if at < pos {
                 (pos, line) = (0, 1);
             }
-            line += urlsift_core::parallel::newlines(&text[pos..at]);
+            line += urlsift_core::newlines(&text[pos..at]);
             pos = at;
             line
         };
@@ -962,7 +962,7 @@ fn is_utf8_compatible(cs: &str) -> bool {
 
 /// A header block as it is scanned: unfolded, then RFC 2047 encoded words
 /// decoded ([`rfc2047::decode_words`]).
-pub fn header_text(block: &[u8]) -> Cow<'_, [u8]> {
+pub(crate) fn header_text(block: &[u8]) -> Cow<'_, [u8]> {
     match unfold(block) {
         Cow::Borrowed(b) => rfc2047::decode_words(b),
         Cow::Owned(v) => {
@@ -1034,5 +1034,17 @@ mod tests {
             b"List-Unsubscribe: <http://x/a>,\t<mailto:u@x>\nTo: y\n"
         );
         assert!(matches!(unfold(b"A: b\nC: d\n"), Cow::Borrowed(_)));
+    }
+}
+
+#[cfg(test)]
+mod doc_tests {
+    use super::*;
+
+    #[test]
+    fn head_len_ends_at_a_line_end() {
+        assert_eq!(head_len(b"ab\ncd\nef", 7), 6);
+        assert_eq!(head_len(b"abcdefgh", 4), 4);
+        assert_eq!(head_len(b"", 4), 0);
     }
 }

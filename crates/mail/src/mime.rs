@@ -32,11 +32,11 @@ use std::ops::Range;
 use memchr::memmem;
 
 /// Deepest nesting of multiparts walked here.
-pub const MAX_DEPTH: usize = 32;
+pub(crate) const MAX_DEPTH: usize = 32;
 
 /// What a part is, for scanning.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// A multipart container (its parts follow it).
     Multipart,
     /// A text part other than HTML (`text/*`, or no Content-Type).
@@ -49,7 +49,7 @@ pub enum Kind {
 
 /// One part, in depth-first order (containers before their parts).
 #[derive(Debug, PartialEq, Eq)]
-pub struct Part {
+pub(crate) struct Part {
     /// The part's header block (for a message's root part, from its first
     /// header to the start of the body, blank line included).
     pub header: Range<usize>,
@@ -68,7 +68,7 @@ pub struct Part {
 
 /// A multipart message walked.
 #[derive(Debug, PartialEq, Eq)]
-pub struct Walked {
+pub(crate) struct Walked {
     /// Its parts; the first is the message itself (a multipart).
     pub parts: Vec<Part>,
     /// The Message-ID, without `<>`.
@@ -77,7 +77,7 @@ pub struct Walked {
 
 /// Walk the multipart message `msg`; `None` when it is not multipart or
 /// leaves the subset described in the module docs.
-pub fn walk(msg: &[u8]) -> Option<Walked> {
+pub(crate) fn walk(msg: &[u8]) -> Option<Walked> {
     let head = head(msg, 0, true)?;
     let ct = head.content_type?;
     if ct.ctype != "multipart" {

@@ -6,7 +6,7 @@ use std::io::{self, Read};
 
 use super::differential::Rng;
 use super::*;
-use urlsift_core::extract::Extractor;
+use urlsift_core::Extractor;
 
 type Seen = (Vec<(MailWhere, u64, String)>, Vec<Problem>, MailStats);
 

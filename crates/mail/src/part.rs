@@ -3,7 +3,7 @@
 //! unfolding) and maps each URL back into the file; the reader finds the
 //! URLs, as the caller has configured it.
 
-use urlsift_core::extract::{Extractor, Match};
+use urlsift_core::{Extractor, Match};
 use urlsift_html::LinkOptions;
 
 /// How a part's text is read.
@@ -31,7 +31,7 @@ pub struct PartText<'t> {
 /// ([`html_part_urls`]) for HTML.
 ///
 /// ```
-/// use urlsift_core::extract::Extractor;
+/// use urlsift_core::Extractor;
 /// use urlsift_mail::{PartKind, PartReader, PartText};
 /// let mut urls = Vec::new();
 /// let part = PartText { text: b"<a href='http://a.example/?x&amp;y'>x</a>", kind: PartKind::Html };

@@ -23,7 +23,7 @@ use super::decode::{self, Base64End};
 const MAX_CHARSET: usize = 40;
 
 /// Decode the encoded words of `text`; borrows when there are none.
-pub fn decode_words(text: &[u8]) -> Cow<'_, [u8]> {
+pub(crate) fn decode_words(text: &[u8]) -> Cow<'_, [u8]> {
     let mut out: Option<Vec<u8>> = None;
     // Where the text not yet copied starts; where the last word ended.
     let mut copied = 0;

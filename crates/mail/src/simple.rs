@@ -19,7 +19,7 @@ pub enum Cte {
 
 impl Cte {
     /// From a header value.
-    pub fn from_value(v: &[u8]) -> Cte {
+    pub(crate) fn from_value(v: &[u8]) -> Cte {
         let v = v.trim_ascii();
         if v.eq_ignore_ascii_case(b"base64") {
             Cte::Base64

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use urlsift_core::extract::Extractor;
+use urlsift_core::Extractor;
 
 #[test]
 fn a_mail_parser_panic_is_caught_and_not_shown() {

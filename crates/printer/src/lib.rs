@@ -12,7 +12,7 @@
 //! {
 //!     let opts = Options { format: Format::Json, ..Options::default() };
 //!     let mut sink = Writer::new(&opts, &mut out);
-//!     for m in urlsift_core::extract::extract(text) {
+//!     for m in urlsift_core::extract(text) {
 //!         sink.record(&Record { file: "-", line: 1, m: &m, mail: None, web: None }).unwrap();
 //!     }
 //!     sink.finish().unwrap();
@@ -29,7 +29,7 @@ use std::borrow::Cow;
 use std::io::{self, Write};
 
 use crate::dedup::KeyLevel;
-use urlsift_core::extract::{Kind, Match};
+use urlsift_core::{Kind, Match};
 use urlsift_uri::UriRef;
 
 pub use urlsift_origin::{MailWhere, WebWhere};
@@ -152,7 +152,7 @@ pub struct Record<'a, 'h> {
 ///
 /// ```
 /// use urlsift_printer::{Format, Formatter, Options, Record};
-/// let m = &urlsift_core::extract::extract(b"at http://a.example/x, and")[0];
+/// let m = &urlsift_core::extract(b"at http://a.example/x, and")[0];
 /// let mut f = Formatter::new(&Options { format: Format::Csv, ..Options::default() });
 /// let mut out = Vec::new();
 /// f.format(&Record { file: "f", line: 1, m, mail: None, web: None }, &mut out).unwrap();
@@ -1278,7 +1278,7 @@ pub fn write_header(opts: &Options, out: &mut dyn Write) -> io::Result<()> {
 /// ```
 /// use urlsift_printer::dedup::KeyLevel;
 /// use urlsift_printer::{CountBy, count_key};
-/// let m = &urlsift_core::extract::extract(b"see HTTP://Example.COM:80/a")[0];
+/// let m = &urlsift_core::extract(b"see HTTP://Example.COM:80/a")[0];
 /// assert_eq!(count_key(m, None, KeyLevel::Scheme).unwrap().as_ref(), b"http://example.com/a");
 /// assert_eq!(count_key(m, Some(CountBy::Host), KeyLevel::Raw).unwrap().as_ref(), b"example.com");
 /// assert_eq!(count_key(m, Some(CountBy::Scheme), KeyLevel::Raw).unwrap().as_ref(), b"http");
@@ -1350,7 +1350,7 @@ fn has_upper(b: &[u8]) -> bool {
 /// public suffix, an invalid host).
 ///
 /// ```
-/// let m = &urlsift_core::extract::extract("see http://NEWS.例子.测试/a".as_bytes())[0];
+/// let m = &urlsift_core::extract("see http://NEWS.例子.测试/a".as_bytes())[0];
 /// assert_eq!(urlsift_printer::domain_key(m).unwrap(), b"xn--fsqu00a.xn--0zwm56d");
 /// ```
 pub fn domain_key(m: &Match<'_>) -> Option<Vec<u8>> {

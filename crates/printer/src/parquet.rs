@@ -601,10 +601,7 @@ mod tests {
             ..Options::default()
         });
         let mut out = Vec::new();
-        for (i, m) in urlsift_core::extract::extract(text.as_bytes())
-            .iter()
-            .enumerate()
-        {
+        for (i, m) in urlsift_core::extract(text.as_bytes()).iter().enumerate() {
             let rec = Record {
                 file: "f",
                 line: i as u64 + 1,

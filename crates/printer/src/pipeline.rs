@@ -49,7 +49,7 @@ use crate::{
     CountBy, Format, Formatter, Options, Record, count_key, domain_key, host_key,
     write_count_row_as, write_header,
 };
-use urlsift_core::extract::Kind;
+use urlsift_core::Kind;
 
 /// What `--shard-by` partitions on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -12,7 +12,7 @@
 //! ```
 //! use urlsift_printer::rows::{Rows, Value};
 //! use urlsift_printer::{Format, Formatter, Options, Record};
-//! let m = &urlsift_core::extract::extract(b"see http://a.example/x")[0];
+//! let m = &urlsift_core::extract(b"see http://a.example/x")[0];
 //! let mut f = Formatter::new(&Options { format: Format::Rows, normalize: true, ..Options::default() });
 //! let mut bytes = Vec::new();
 //! f.format(&Record { file: "f", line: 1, m, mail: None, web: None }, &mut bytes).unwrap();

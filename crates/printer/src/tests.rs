@@ -5,7 +5,7 @@
 use super::*;
 use crate::MailWhere;
 use proptest::prelude::*;
-use urlsift_core::extract::Style;
+use urlsift_core::Style;
 
 /// The reference JSON Lines writer: serde over [`Row`].
 fn old_json(rec: &Record<'_, '_>, normalize: Option<KeyLevel>) -> Vec<u8> {
@@ -107,7 +107,7 @@ fn json_keys(line: &[u8]) -> Vec<String> {
 fn writers_write_the_fields_in_their_defined_order() {
     use crate::fields::{Group, names};
     let text = b"see http://a.example/x";
-    let m = &urlsift_core::extract::extract(text)[0];
+    let m = &urlsift_core::extract(text)[0];
     let w = mail();
     let web = WebWhere::default();
     for (normalize, mail_, web_) in [
@@ -167,7 +167,7 @@ fn writers_match_the_serde_rows_on_extracted_urls() {
         <http://e.example/wrapped\n  /more> http://[::1]:80/v6 mailto:user@x.example \
         http://u:p@h.example:8080/p?q#f <URL:ftp://f.example/\xe4\xb8\xad> \
         http://g.example/%7E%41?Q=%2f#%5B HTTP://H.EXAMPLE:80/a/./b/../c";
-    let ms = urlsift_core::extract::extract(text);
+    let ms = urlsift_core::extract(text);
     assert!(ms.len() >= 10, "{ms:?}");
     let w = mail();
     for m in &ms {
@@ -222,7 +222,7 @@ fn unique_normalize_prints_each_key_once_in_normal_form() {
                 ..Options::default()
             };
             let mut sink = Writer::new(&opts, &mut out);
-            for m in urlsift_core::extract::extract(text) {
+            for m in urlsift_core::extract(text) {
                 sink.record(&Record {
                     file: "-",
                     line: 1,
@@ -452,7 +452,7 @@ proptest! {
         rel in awkward(),
         file in "(?s)[a-z,\"\t\n ]{0,6}",
     ) {
-        let m = &urlsift_core::extract::extract(b"see http://a.example/x?y")[0];
+        let m = &urlsift_core::extract(b"see http://a.example/x?y")[0];
         let w = WebWhere {
             found,
             source: "attribute",
@@ -511,7 +511,7 @@ fn has_upper_finds_each_upper_case_letter_at_any_place() {
 #[test]
 fn hosts_already_lower_case_are_keys_as_they_are() {
     let text = b"http://a.example/ http://B.Example/ www.c.EXAMPLE x";
-    let keys: Vec<Vec<u8>> = urlsift_core::extract::extract(text)
+    let keys: Vec<Vec<u8>> = urlsift_core::extract(text)
         .iter()
         .map(|m| host_key(m).unwrap())
         .collect();

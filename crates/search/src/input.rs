@@ -3,7 +3,7 @@
 //! A regular file is memory-mapped (falling back to reading it whole if the
 //! map fails); everything else (standard input, pipes, `.gz`, `.zst`) is read
 //! as a stream of large blocks, so memory stays bounded whatever the input size
-//! (see [`urlsift_core::parallel::scan_reader`]).
+//! (see [`urlsift_core::Finder::scan_reader`]).
 //!
 //! Compression is recognised by content (magic bytes), never by file name.
 //! Binary files (a NUL byte near the start, see [`looks_binary`]) and hidden
@@ -458,7 +458,7 @@ fn opened(file: File, mmap: bool, read: Option<&Arc<AtomicU64>>) -> io::Result<O
 
 /// `r` (standard input, a FIFO, a device), read so that a read it waits on
 /// ends once the read is abandoned
-/// ([`urlsift_core::parallel::read_abandoned`]): a stream stops at `-q` or
+/// ([`urlsift_core::read_abandoned`]): a stream stops at `-q` or
 /// `-m` without waiting for input it would not read. A regular file (as
 /// standard input) never waits, and is read as it is.
 ///
@@ -483,7 +483,7 @@ fn waiting<R: Read + Send + 'static>(r: R) -> Box<dyn Read + Send> {
 /// A reader that waits for its input a little at a time (see [`waiting`]).
 ///
 /// It also says when what it gave is worth scanning now: one read fails
-/// with [`io::ErrorKind::WouldBlock`] ([`urlsift_core::parallel::fill_or_pause`])
+/// with [`io::ErrorKind::WouldBlock`] ([`urlsift_core::stream::fill`])
 /// when its source paused after giving something (nothing more for
 /// [`PAUSE`]), or gives it slowly (less than [`SLOW`] bytes while reads
 /// waited [`PAUSE`] in all: `tail -f` on a busy log). Then what came is
@@ -536,7 +536,7 @@ impl<R: Read + std::os::fd::AsFd> Read for Waiting<R> {
         if !poll(0) {
             let t = std::time::Instant::now();
             while !poll(PAUSE) {
-                if urlsift_core::parallel::read_abandoned() {
+                if urlsift_core::stream::read_abandoned() {
                     return Err(io::Error::other("read abandoned: the scan stopped"));
                 }
                 if self.since.take().is_some() {
@@ -579,8 +579,8 @@ fn sniffed(mut r: Box<dyn Read + Send>) -> io::Result<Opened> {
     // compressed head is read whole.
     let paused = loop {
         let after = head.len();
-        let paused = urlsift_core::parallel::fill_or_pause(&mut r, &mut head, HEAD, after)?
-            == urlsift_core::parallel::Filled::Paused;
+        let paused = urlsift_core::stream::fill(&mut r, &mut head, HEAD, Some(after))?
+            == urlsift_core::stream::Filled::Paused;
         if !paused || (sniff(&head) == Encoding::Plain && head_says(&head)) {
             break paused;
         }
@@ -593,7 +593,10 @@ fn sniffed(mut r: Box<dyn Read + Send>) -> io::Result<Opened> {
             let want = gzip_header_len(&head)
                 .map_or(head.len().saturating_mul(2), |h| h + HEAD)
                 .clamp(HEAD, GZIP_HEAD_MAX);
-            if head.len() >= want || urlsift_core::parallel::fill(&mut r, &mut head, want)? {
+            if head.len() >= want
+                || (urlsift_core::stream::fill(&mut r, &mut head, want, None)?
+                    == urlsift_core::stream::Filled::End)
+            {
                 break;
             }
         }
@@ -665,7 +668,7 @@ impl Stream {
     /// `r`, with its first 4 KiB (or all of it, if shorter) read ahead.
     pub fn read_ahead(mut r: Box<dyn Read + Send>) -> Stream {
         let mut head = Vec::with_capacity(HEAD);
-        let error = urlsift_core::parallel::fill(&mut r, &mut head, HEAD).err();
+        let error = urlsift_core::stream::fill(&mut r, &mut head, HEAD, None).err();
         Stream::new(head, r, error)
     }
 
@@ -691,7 +694,7 @@ impl Stream {
     /// A stream that paused (standard input) is read on until `decided`
     /// holds: tests/faults.rs shows it with a pipe.
     pub fn complete_head(&mut self, decided: impl Fn(&[u8]) -> bool) {
-        use urlsift_core::parallel::{Filled, fill_or_pause};
+        use urlsift_core::stream::{Filled, fill};
         let paused = self
             .error
             .as_ref()
@@ -701,7 +704,7 @@ impl Stream {
         }
         while !decided(&self.head) {
             let after = self.head.len();
-            match fill_or_pause(&mut self.rest, &mut self.head, HEAD, after) {
+            match fill(&mut self.rest, &mut self.head, HEAD, Some(after)) {
                 Ok(Filled::Paused) => {}
                 Ok(Filled::Full | Filled::End) => {
                     self.error = None;

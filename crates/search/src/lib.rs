@@ -6,7 +6,7 @@
 //!   memory-mapped, everything else (standard input, pipes, gzip, zstd) is a
 //!   stream of large blocks; directories are walked.
 //! - [`run`] is the ordered pipeline: workers scan inputs (a big file in
-//!   parallel chunks, see [`urlsift_core::parallel`]), format their records
+//!   parallel chunks, see [`urlsift_core::Finder`]), format their records
 //!   through [`urlsift_printer`], and the calling thread writes them in input
 //!   order.
 //! - [`web`] turns the links of web pages (HTML documents, web archive
@@ -15,7 +15,7 @@
 //! What `urlsift --format json DIR` does, with a directory walked:
 //!
 //! ```
-//! use urlsift_core::extract::Extractor;
+//! use urlsift_core::Extractor;
 //! use urlsift_printer::{Format, Options};
 //! use urlsift_search::{input, run};
 //! let dir = tempfile::tempdir().unwrap();

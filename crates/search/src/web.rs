@@ -17,7 +17,7 @@
 
 use std::borrow::Cow;
 
-use urlsift_core::extract::Match;
+use urlsift_core::Match;
 use urlsift_html::{Link, LinkOptions, Source};
 use urlsift_printer::WebWhere;
 
@@ -76,7 +76,7 @@ impl Lines {
         if at < self.pos {
             (self.pos, self.line) = (0, 1);
         }
-        self.line += urlsift_core::parallel::newlines(hay.get(self.pos..at).unwrap_or_default());
+        self.line += urlsift_core::newlines(hay.get(self.pos..at).unwrap_or_default());
         self.pos = at;
         self.line
     }
@@ -281,7 +281,7 @@ fn attribute_name(tag: &str, attr: &str) -> Cow<'static, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use urlsift_core::extract::Kind;
+    use urlsift_core::Kind;
 
     #[test]
     fn attribute_names_come_from_the_table_or_are_made() {

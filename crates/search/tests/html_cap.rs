@@ -5,7 +5,7 @@
 
 use std::io::Write;
 
-use urlsift_core::extract::Extractor;
+use urlsift_core::Extractor;
 use urlsift_printer::{Format, Options};
 use urlsift_search::input::Source;
 use urlsift_search::run::{self, Config};

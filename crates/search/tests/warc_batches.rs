@@ -4,7 +4,7 @@
 
 use std::io::{self, Write};
 
-use urlsift_core::extract::Extractor;
+use urlsift_core::Extractor;
 use urlsift_printer::{Format, Options};
 use urlsift_search::input::Source;
 use urlsift_search::run::{self, BATCH, Config};

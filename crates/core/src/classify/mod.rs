@@ -12,7 +12,7 @@
 //!     (`ALPHA / DIGIT / "+" / "-" / "."`): the end of `scheme:/`, or
 //!   - `hay[i-1]` is a letter and `hay[i+1]` may begin the body of a scheme
 //!     used without `//` (`mailto:x`): not an ASCII stop byte and not `:`
-//!     (see [`naive::may_follow_colon`]), or
+//!     (see `naive::may_follow_colon`), or
 //! - `hay[i..i+4]` equals `www.` ASCII case-insensitively.
 //!
 //! The SIMD pass finds *events*, a superset of the anchors' key bytes: `:`
@@ -49,7 +49,7 @@
 //!
 //! # Choosing the ISA
 //!
-//! [`Classifier::auto`] picks [`Isa::best`] unless the environment variable
+//! [`Extractor::new`](crate::Extractor::new) picks [`Isa::best`] unless the environment variable
 //! `URLSIFT_ISA` names another (`auto`, `scalar`, `sse2`, `avx2`, `avx512`,
 //! `neon`). An unknown or unavailable value there falls back to the best ISA;
 //! use [`Classifier::from_env`] to get the error instead (the CLI does).
@@ -64,6 +64,9 @@ mod scalar;
 
 mod tables;
 
+#[cfg(test)]
+mod equivalence_tests;
+
 #[cfg(target_arch = "x86_64")]
 mod x86_64;
 
@@ -71,7 +74,7 @@ mod x86_64;
 mod aarch64;
 
 /// The name of the environment variable that forces an ISA.
-pub const ISA_ENV: &str = "URLSIFT_ISA";
+pub(crate) const ISA_ENV: &str = "URLSIFT_ISA";
 
 /// An instruction set the classifier has a kernel for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -111,7 +114,7 @@ impl Isa {
     }
 
     /// True if this build has a kernel for the ISA (it matches the target architecture).
-    pub fn is_compiled(self) -> bool {
+    pub(crate) fn is_compiled(self) -> bool {
         match self {
             Isa::Scalar => true,
             Isa::Sse2 | Isa::Avx2 | Isa::Avx512 => cfg!(target_arch = "x86_64"),
@@ -152,10 +155,10 @@ impl fmt::Display for Isa {
 }
 
 /// For `--version`: the ISAs compiled in, those this CPU can run, and the one
-/// [`Classifier::auto`] uses.
+/// [`Extractor::new`](crate::Extractor::new) uses.
 ///
 /// ```
-/// let report = urlsift_core::classify::isa_report();
+/// let report = urlsift_core::isa_report();
 /// assert!(report.contains("scalar"));
 /// ```
 pub fn isa_report() -> String {
@@ -179,7 +182,7 @@ pub fn isa_report() -> String {
 /// [`Classifier::from_env`]).
 ///
 /// ```
-/// use urlsift_core::classify::{Classifier, IsaError};
+/// use urlsift_core::{Classifier, IsaError};
 /// let e = Classifier::from_name("mmx").unwrap_err();
 /// assert!(matches!(e, IsaError::Unknown(_)));
 /// assert!(e.to_string().starts_with("unknown ISA \"mmx\""));
@@ -267,20 +270,16 @@ static NEON: Kernels = Kernels {
 
 /// The stage-1 classifier for one ISA: cheap to copy, chosen once.
 ///
-/// Every ISA gives exactly the answers of [`naive`].
+/// Every ISA gives exactly the answers of the naive reference loops.
 ///
 /// ```
-/// use urlsift_core::classify::{naive, Classifier, Isa};
+/// use urlsift_core::{Classifier, Isa};
 ///
 /// let text = b"see http://a.example/ and WWW.example.org, not x :y";
-/// let c = Classifier::auto();
+/// let c = Classifier::new(Isa::best()).unwrap();
 /// let mut anchors = Vec::new();
 /// c.candidates(text, 0, text.len(), &mut anchors);
 /// assert_eq!(anchors, [8, 26]);
-///
-/// let mut expected = Vec::new();
-/// naive::candidates(text, 0, text.len(), &mut expected);
-/// assert_eq!(anchors, expected);
 ///
 /// // The URL runs to the first stop byte (here a space).
 /// assert_eq!(c.find_stop(text, 4), 21);
@@ -328,7 +327,7 @@ impl Classifier {
     }
 
     /// The classifier for [`Isa::best`].
-    pub fn best() -> Classifier {
+    pub(crate) fn best() -> Classifier {
         Classifier::new(Isa::best()).unwrap_or(Classifier {
             isa: Isa::Scalar,
             kernels: &SCALAR,
@@ -338,12 +337,12 @@ impl Classifier {
     /// The process-wide classifier: [`Classifier::from_env`], decided on the
     /// first call and cached. An unknown or unavailable `URLSIFT_ISA` falls
     /// back to [`Classifier::best`].
-    pub fn auto() -> Classifier {
+    pub(crate) fn auto() -> Classifier {
         static AUTO: OnceLock<Classifier> = OnceLock::new();
         *AUTO.get_or_init(|| Classifier::from_env().unwrap_or_else(|_| Classifier::best()))
     }
 
-    /// The classifier that `URLSIFT_ISA` asks for ([`Classifier::best`] when it
+    /// The classifier that `URLSIFT_ISA` asks for (the one for [`Isa::best`] when it
     /// is unset, empty or `auto`), or an error naming a bad value.
     pub fn from_env() -> Result<Classifier, IsaError> {
         match std::env::var_os(ISA_ENV) {
@@ -356,11 +355,11 @@ impl Classifier {
     }
 
     /// The classifier for a user's choice (`--isa`, `URLSIFT_ISA`): `auto`
-    /// (or empty) for [`Classifier::best`], else an [`Isa::name`]. Errors say
+    /// (or empty) for [`Isa::best`], else an [`Isa::name`]. Errors say
     /// why the value cannot be used.
     ///
     /// ```
-    /// use urlsift_core::classify::{Classifier, Isa, IsaError};
+    /// use urlsift_core::{Classifier, Isa, IsaError};
     /// assert_eq!(Classifier::from_name("scalar").unwrap().isa(), Isa::Scalar);
     /// assert_eq!(Classifier::from_name("auto").unwrap().isa(), Isa::best());
     /// assert_eq!(Classifier::from_name("mmx").unwrap_err(), IsaError::Unknown("mmx".into()));
@@ -382,7 +381,7 @@ impl Classifier {
     }
 
     /// Append every candidate anchor `i` with `start <= i < end` to `out`, in
-    /// ascending order; exactly [`naive::candidates`].
+    /// ascending order; exactly `naive::candidates`.
     #[inline]
     pub fn candidates(&self, hay: &[u8], start: usize, end: usize, out: &mut Vec<usize>) {
         // SAFETY: a `Classifier` holds the kernels of an ISA this CPU supports
@@ -391,7 +390,7 @@ impl Classifier {
     }
 
     /// The first `i >= from` with a stop byte at `hay[i]`, else `hay.len()`
-    /// (or `from` if it is past the end); exactly [`naive::find_stop`].
+    /// (or `from` if it is past the end); exactly `naive::find_stop`.
     #[inline]
     pub fn find_stop(&self, hay: &[u8], from: usize) -> usize {
         // SAFETY: as in `candidates`, the ISA is supported.
@@ -401,16 +400,9 @@ impl Classifier {
     /// [`Classifier::find_stop`], and the first `)` or `]` from `from` up to
     /// that stop (the stop itself if there is none): where a bare URL's run
     /// ends, and where its bracket balancing must start. Exactly
-    /// [`naive::find_run`].
-    ///
-    /// ```
-    /// use urlsift_core::classify::Classifier;
-    /// let text = b"see http://w.example/a_(b) now";
-    /// assert_eq!(Classifier::auto().find_run(text, 4), (26, 25));
-    /// assert_eq!(Classifier::auto().find_run(text, 27), (30, 30));
-    /// ```
+    /// `naive::find_run`.
     #[inline]
-    pub fn find_run(&self, hay: &[u8], from: usize) -> (usize, usize) {
+    pub(crate) fn find_run(&self, hay: &[u8], from: usize) -> (usize, usize) {
         // SAFETY: as in `candidates`, the ISA is supported.
         unsafe { (self.kernels.find_run)(hay, from) }
     }
@@ -418,16 +410,16 @@ impl Classifier {
 
 /// The naive reference loops: the oracle every other implementation is tested against.
 #[allow(clippy::if_same_then_else, reason = "the oracle spells out both rules")]
-pub mod naive {
+pub(crate) mod naive {
     /// True if `b` may appear in an RFC 3986 scheme after its first letter.
     #[inline]
-    pub const fn is_scheme_char(b: u8) -> bool {
+    pub(crate) const fn is_scheme_char(b: u8) -> bool {
         b.is_ascii_alphanumeric() || b == b'+' || b == b'-' || b == b'.'
     }
 
     /// True if `b` is a stop byte (see the module docs).
     #[inline]
-    pub const fn is_stop(b: u8) -> bool {
+    pub(crate) const fn is_stop(b: u8) -> bool {
         b <= 0x20
             || b >= 0x7F
             || matches!(
@@ -439,13 +431,14 @@ pub mod naive {
     /// True if `b` may follow the colon of a scheme used without `//`: not
     /// an ASCII stop byte, and not `:`. Non-ASCII bytes may (IRIs).
     #[inline]
-    pub const fn may_follow_colon(b: u8) -> bool {
+    pub(crate) const fn may_follow_colon(b: u8) -> bool {
         b >= 0x80 || (!is_stop(b) && b != b':')
     }
 
     /// Append every candidate anchor `i` with `start <= i < end` to `out`.
     /// Look-behind and look-ahead may read `hay` outside `start..end`.
-    pub fn candidates(hay: &[u8], start: usize, end: usize, out: &mut Vec<usize>) {
+    #[cfg(test)]
+    pub(crate) fn candidates(hay: &[u8], start: usize, end: usize, out: &mut Vec<usize>) {
         let end = end.min(hay.len());
         for i in start..end {
             let b = hay[i];
@@ -466,7 +459,8 @@ pub mod naive {
     }
 
     /// The first `i >= from` with a stop byte at `hay[i]`, or `hay.len()`.
-    pub fn find_stop(hay: &[u8], from: usize) -> usize {
+    #[cfg(test)]
+    pub(crate) fn find_stop(hay: &[u8], from: usize) -> usize {
         let mut i = from;
         while i < hay.len() && !is_stop(hay[i]) {
             i += 1;
@@ -476,7 +470,8 @@ pub mod naive {
 
     /// `(stop, closer)`: `stop` is [`find_stop`], and `closer` the first `i`
     /// in `from..stop` with `hay[i]` one of `)` `]`, else `stop`.
-    pub fn find_run(hay: &[u8], from: usize) -> (usize, usize) {
+    #[cfg(test)]
+    pub(crate) fn find_run(hay: &[u8], from: usize) -> (usize, usize) {
         let stop = find_stop(hay, from);
         let closer = (from..stop)
             .find(|&i| matches!(hay[i], b')' | b']'))
@@ -548,5 +543,17 @@ mod small_tests {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod doc_tests {
+    use super::*;
+
+    #[test]
+    fn find_run_ends_at_the_stop_and_finds_the_bracket() {
+        let text = b"see http://w.example/a_(b) now";
+        assert_eq!(Classifier::auto().find_run(text, 4), (26, 25));
+        assert_eq!(Classifier::auto().find_run(text, 27), (30, 30));
     }
 }

@@ -5,7 +5,7 @@
 //! let text = b"Yes, Jim, I found it under \"http://www.w3.org/Addressing/\", but you
 //! can probably pick it up from <ftp://foo.example.com/rfc/>.  Note the
 //! warning in <http://www.ics.uci.edu/pub/ietf/uri/historical.html#WARNING>.";
-//! let urls: Vec<_> = urlsift_core::extract::extract(text)
+//! let urls: Vec<_> = urlsift_core::extract(text)
 //!     .into_iter()
 //!     .map(|m| String::from_utf8_lossy(&m.url).into_owned())
 //!     .collect();
@@ -44,8 +44,8 @@ use std::borrow::Cow;
 
 use crate::classify::{Classifier, Isa};
 
-pub mod rules;
-pub mod schemes;
+pub(crate) mod rules;
+pub(crate) mod schemes;
 pub(crate) mod unicode;
 
 /// How a URL was delimited in the text.
@@ -129,8 +129,8 @@ const WINDOW: usize = 32 * 1024;
 /// The extraction engine: a stage-1 [`Classifier`] plus the delimiting rules.
 ///
 /// ```
-/// use urlsift_core::classify::Isa;
-/// use urlsift_core::extract::Extractor;
+/// use urlsift_core::Isa;
+/// use urlsift_core::Extractor;
 /// let text = b"docs at https://docs.rs/memchr/ (and www.rust-lang.org).";
 /// let scalar = Extractor::with_isa(Isa::Scalar).unwrap();
 /// let mut urls = Vec::new();
@@ -172,7 +172,8 @@ pub(crate) struct RawMatch<'h> {
 
 impl Extractor {
     /// An extractor with the process-wide classifier: the best ISA for this
-    /// CPU, unless `URLSIFT_ISA` forces one ([`Classifier::auto`]).
+    /// CPU, unless `URLSIFT_ISA` forces one ([`Classifier::from_env`],
+    /// decided once; a bad value there falls back to the best ISA).
     pub fn new() -> Self {
         Extractor {
             classifier: Classifier::auto(),
@@ -190,7 +191,7 @@ impl Extractor {
     }
 
     /// The stage-1 classifier.
-    pub fn classifier(&self) -> Classifier {
+    pub(crate) fn classifier(&self) -> Classifier {
         self.classifier
     }
 
@@ -243,17 +244,7 @@ impl Extractor {
     /// ([`crate::parallel::is_cut`]) when it is before `hay`'s end: only a
     /// wrapped URL runs across one. This is how a stream that pauses is
     /// scanned up to the pause without waiting for more.
-    ///
-    /// ```
-    /// use urlsift_core::extract::Extractor;
-    /// let ex = Extractor::new();
-    /// let done = b"see http://a.example/\n";
-    /// assert_eq!(ex.undecided_from(done, 0, done.len(), 0), None);
-    /// // The closing `>` may come on the next line.
-    /// let open = b"see http://a.example/ <http://b.example/\n";
-    /// assert_eq!(ex.undecided_from(open, 0, open.len(), 0), Some(23));
-    /// ```
-    pub fn undecided_from(
+    pub(crate) fn undecided_from(
         &self,
         hay: &[u8],
         start: usize,
@@ -413,5 +404,20 @@ mod small_tests {
                 assert_eq!(got, want, "chunk size {chunk}");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod doc_tests {
+    use super::*;
+
+    #[test]
+    fn undecided_from_finds_open_wrappers() {
+        let ex = Extractor::new();
+        let done = b"see http://a.example/\n";
+        assert_eq!(ex.undecided_from(done, 0, done.len(), 0), None);
+        // The closing `>` may come on the next line.
+        let open = b"see http://a.example/ <http://b.example/\n";
+        assert_eq!(ex.undecided_from(open, 0, open.len(), 0), Some(23));
     }
 }

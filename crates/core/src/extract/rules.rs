@@ -12,9 +12,9 @@ use super::{Kind, Style};
 use crate::classify::naive;
 
 /// The longest scheme looked for, in bytes (the registered ones are shorter).
-pub const MAX_SCHEME: usize = 32;
+pub(crate) const MAX_SCHEME: usize = 32;
 /// The most whitespace allowed between an opening `<` (or `URL:`) and the URL.
-pub const MAX_CONTEXT: usize = 16;
+pub(crate) const MAX_CONTEXT: usize = 16;
 /// The furthest the rules look back from a candidate anchor, in bytes: the
 /// scheme, then `URL:` and an opening delimiter with whitespace around them.
 /// A scan that starts at any offset needs only this much context before it.
@@ -22,7 +22,7 @@ pub const MAX_LOOK_BEHIND: usize = 128;
 /// The most input bytes one URL wrapped across lines inside `<...>` or `"..."`
 /// may span. Longer, and the text is scanned as bare URLs instead; this keeps
 /// the look-back that a chunked scan needs bounded.
-pub const MAX_WRAPPED: usize = 4096;
+pub(crate) const MAX_WRAPPED: usize = 4096;
 
 /// A URL found at a candidate, before it is turned into a [`super::Match`].
 pub(crate) struct Found {

@@ -19,13 +19,14 @@
 //! | `doi` | DOI names as written in papers (`doi:10.1000/182`) |
 
 /// The schemes recognized without `//`, lower case.
-pub const SCHEMES_WITHOUT_SLASHES: &[&str] = &[
+#[cfg(test)]
+pub(crate) const SCHEMES_WITHOUT_SLASHES: &[&str] = &[
     "mailto", "news", "urn", "tel", "fax", "sms", "sip", "sips", "xmpp", "im", "pres", "magnet",
     "geo", "cid", "mid", "data", "doi",
 ];
 
 /// True if `scheme` (any case) is in [`SCHEMES_WITHOUT_SLASHES`].
-pub fn is_known_without_slashes(scheme: &[u8]) -> bool {
+pub(crate) fn is_known_without_slashes(scheme: &[u8]) -> bool {
     // Most words before a colon are no scheme: one `match` on the lower-cased
     // word instead of a walk through the list (a test checks the two agree).
     let mut low = [0u8; 6];
@@ -73,7 +74,7 @@ pub fn is_known_without_slashes(scheme: &[u8]) -> bool {
 /// | `sip`, `sips`, `xmpp`, `im`, `pres` | start with a letter, digit or `%` and contain no `=` |
 /// | `news` | be `*`, a group name (letter first) or a message-id (`@`) |
 /// | `cid`, `mid` | contain `@` |
-pub fn plausible_body(scheme: &[u8], body: &[u8]) -> bool {
+pub(crate) fn plausible_body(scheme: &[u8], body: &[u8]) -> bool {
     let first = body.first().copied().unwrap_or(0);
     let lower = scheme.to_ascii_lowercase();
     match lower.as_slice() {

@@ -22,18 +22,16 @@
 //! parallel result is used.
 //!
 //! ```
-//! use urlsift_core::extract::Extractor;
+//! use urlsift_core::{Extractor, Finder};
 //! let text = b"a http://a.example/ b <http://b.example/x\n y> c www.c.example d".repeat(100);
 //! let mut seq = Vec::new();
 //! Extractor::new().scan(&text, 0, text.len(), 0, |m| seq.push(m));
-//! let mut par = Vec::new();
-//! urlsift_core::parallel::scan(&Extractor::new(), &text, 7, |m| par.push(m));
-//! assert_eq!(seq, par);
+//! assert_eq!(seq, Finder::new().chunk_size(7).find_all(&text));
 //! ```
 
 mod chunks;
 mod segment;
-mod stream;
+pub(crate) mod stream;
 
 use std::collections::VecDeque;
 use std::io::{self, Read};
@@ -48,16 +46,16 @@ use chunks::{
     Reached, Reuse, SPEC_UNITS, Scan, Stages, Stretch, Work, chunk_jobs, drain_to, hand_on,
     map_range, no_map, pipeline, segment_jobs,
 };
-pub use segment::{MAX_RUN, Segment, Segments, cuts, is_cut, segments};
-pub use stream::{
-    DEFAULT_BLOCK_SIZE, Filled, READ_AHEAD_MIN, fill, fill_or_pause, fill_while,
-    fill_while_or_pause, read_abandoned, scan_reader, scan_reader_columns, scan_reader_map,
-    scan_reader_while,
-};
+use segment::MAX_RUN;
+pub(crate) use segment::{Segment, Segments, segments};
+pub(crate) use stream::{scan_reader_columns, scan_reader_map, scan_reader_while};
 
 /// The default chunk size: large enough to amortize the stitching, small
 /// enough to spread a few hundred megabytes over many cores.
 pub const DEFAULT_CHUNK_SIZE: usize = 2 << 20;
+
+/// How much a stream is read at a time.
+pub const DEFAULT_BLOCK_SIZE: usize = 16 << 20;
 
 /// Scan `hay` in chunks of about `chunk_size` bytes on the current rayon pool,
 /// and hand every match to `sink` in input order. The result is identical to
@@ -65,7 +63,12 @@ pub const DEFAULT_CHUNK_SIZE: usize = 2 << 20;
 /// two per thread in flight while the matches of those before are handed
 /// on, so memory held at once is bounded by those chunks, not by the
 /// input size.
-pub fn scan<'h>(ex: &Extractor, hay: &'h [u8], chunk_size: usize, sink: impl FnMut(Match<'h>)) {
+pub(crate) fn scan<'h>(
+    ex: &Extractor,
+    hay: &'h [u8],
+    chunk_size: usize,
+    sink: impl FnMut(Match<'h>),
+) {
     let target = 4 * rayon::current_num_threads().max(1) * chunk_size.max(1);
     scan_segments(ex, hay, target, chunk_size, sink, |_| true);
 }
@@ -73,7 +76,7 @@ pub fn scan<'h>(ex: &Extractor, hay: &'h [u8], chunk_size: usize, sink: impl FnM
 /// [`scan`] one segment of about `target` bytes at a time (see
 /// [`MAX_RUN`]), calling `between` with each segment's length after it:
 /// when it returns `false`, the scan stops there.
-pub fn scan_segments<'h>(
+pub(crate) fn scan_segments<'h>(
     ex: &Extractor,
     hay: &'h [u8],
     target: usize,
@@ -114,8 +117,9 @@ fn whole<'a, 'h>(ex: &'a Extractor, hay: &'h [u8], chunk_size: usize) -> Scan<'a
     }
 }
 
-/// One chunk of a [`scan_segments_map`] run: its matches, in input order,
-/// handed to the per-chunk work that runs in parallel.
+/// One chunk of a [`Finder::map`](crate::Finder::map) or
+/// [`Finder::map_reader`](crate::Finder::map_reader) run: its matches, in
+/// input order, handed to the per-chunk work that runs in parallel.
 #[derive(Clone, Copy, Debug)]
 pub struct Chunk<'a, 'h> {
     /// The text the matches' offsets point into.
@@ -136,8 +140,9 @@ pub struct Chunk<'a, 'h> {
 }
 
 impl<'a, 'h> Chunk<'a, 'h> {
-    /// The chunk's matches with their lines (1-based; correct only when the
-    /// run counts lines, see [`scan_segments_map`]).
+    /// The chunk's matches, in order, with their lines (1-based; correct
+    /// only when the run counts lines, see
+    /// [`Finder::lines`](crate::Finder::lines)).
     pub fn matches_with_lines(&self) -> impl Iterator<Item = (&'a Match<'h>, u64)> + 'a {
         let known = self.known;
         let mut counter = self.lines();
@@ -151,13 +156,14 @@ impl<'a, 'h> Chunk<'a, 'h> {
         })
     }
 
-    /// The chunk's matches, in order.
+    /// The chunk's matches, in order (without their lines: a chunk's
+    /// lines cost a pass over its text unless the run counts them).
     pub fn matches(&self) -> impl ExactSizeIterator<Item = &'a Match<'h>> + 'a {
         self.raws.iter().map(|r| &r.m)
     }
 
     /// A [`LineCounter`] at the chunk's start, for the lines of its matches.
-    pub fn lines(&self) -> LineCounter {
+    pub(crate) fn lines(&self) -> LineCounter {
         LineCounter {
             pos: self.start,
             line: self.line,
@@ -176,32 +182,8 @@ impl<'a, 'h> Chunk<'a, 'h> {
 /// each segment, as in [`scan_segments`].
 ///
 /// The matches, concatenated over the chunks, are those of [`scan`].
-///
-/// ```
-/// use urlsift_core::extract::Extractor;
-/// let text = b"a http://a.example/ b\nhttp://b.example/ c\n".repeat(100);
-/// let mut lines = Vec::new();
-/// urlsift_core::parallel::scan_segments_map(
-///     &Extractor::new(),
-///     &text,
-///     64,
-///     16,
-///     true,
-///     |c| {
-///         let mut l = c.lines();
-///         c.matches().map(|m| l.line_at(c.hay, m.start)).collect::<Vec<_>>()
-///     },
-///     |v| {
-///         lines.extend(v);
-///         true
-///     },
-///     |_| true,
-/// );
-/// assert_eq!(lines.len(), 200);
-/// assert_eq!(&lines[..4], &[1, 2, 3, 4]);
-/// ```
 #[allow(clippy::too_many_arguments)]
-pub fn scan_segments_map<'h, T: Send>(
+pub(crate) fn scan_segments_map<'h, T: Send>(
     ex: &Extractor,
     hay: &'h [u8],
     target: usize,
@@ -265,7 +247,7 @@ pub fn scan_segments_map<'h, T: Send>(
 /// `floor` (see [`Extractor::scan`]); returns the floor after the range. On a
 /// one-thread pool, or for a range of at most `chunk_size` bytes, this is
 /// one [`Extractor::scan`], without chunks (and without starting the pool).
-pub fn scan_range<'h>(
+pub(crate) fn scan_range<'h>(
     ex: &Extractor,
     hay: &'h [u8],
     start: usize,
@@ -318,8 +300,8 @@ impl Default for LineCounter {
 /// crates (SIMD, `bytecount`; as fast on text of short lines as on long).
 ///
 /// ```
-/// assert_eq!(urlsift_core::parallel::newlines(b"a\nb\r\n\nc"), 3);
-/// assert_eq!(urlsift_core::parallel::newlines(b""), 0);
+/// assert_eq!(urlsift_core::newlines(b"a\nb\r\n\nc"), 3);
+/// assert_eq!(urlsift_core::newlines(b""), 0);
 /// ```
 pub fn newlines(bytes: &[u8]) -> u64 {
     bytecount::count(bytes, b'\n') as u64
@@ -331,7 +313,7 @@ pub fn newlines(bytes: &[u8]) -> u64 {
 /// the one before looks back to the start of its own line.
 ///
 /// ```
-/// use urlsift_core::parallel::ColumnCounter;
+/// use urlsift_core::ColumnCounter;
 /// let text = b"ab\ncd http://x/\nhttp://y/";
 /// let mut c = ColumnCounter::default();
 /// assert_eq!(c.column_at(text, 0), 1);

@@ -5,7 +5,8 @@ use super::*;
 
 /// The cuts between chunks: `0 = b0 < b1 < ... < bn = hay.len()`, each inner
 /// cut at an ASCII stop byte at or after a multiple of `chunk_size`.
-pub fn cuts(hay: &[u8], chunk_size: usize) -> Vec<usize> {
+#[cfg(test)]
+pub(crate) fn cuts(hay: &[u8], chunk_size: usize) -> Vec<usize> {
     cuts_from(&Classifier::auto(), hay, 0, chunk_size)
 }
 
@@ -35,16 +36,7 @@ pub(super) fn cuts_from(c: &Classifier, hay: &[u8], start: usize, chunk_size: us
 /// of a non-ASCII character that ends a URL (Unicode whitespace, CJK and
 /// full-width punctuation, see [`crate::extract`]), or of bytes that are not
 /// UTF-8. A UTF-8 continuation byte is never a cut point.
-///
-/// ```
-/// use urlsift_core::parallel::is_cut;
-/// let t = "a b。c中".as_bytes();
-/// assert!(is_cut(t, 1));       // ' '
-/// assert!(is_cut(t, 3));       // '。' (U+3002)
-/// assert!(!is_cut(t, 4));      // inside '。'
-/// assert!(!is_cut(t, 7));      // '中' may be part of an IRI
-/// ```
-pub fn is_cut(hay: &[u8], i: usize) -> bool {
+pub(crate) fn is_cut(hay: &[u8], i: usize) -> bool {
     match hay.get(i) {
         None => false,
         Some(&b) if b < 0x80 => naive::is_stop(b),
@@ -84,7 +76,7 @@ fn rfind_cut(hay: &[u8], lo: usize, hi: usize) -> Option<usize> {
 /// boundary) that has no cut point in the `MAX_RUN` bytes before it. No URL
 /// runs across a forced cut. Text never has such runs: only binary data
 /// and hostile input do.
-pub const MAX_RUN: usize = 4 << 20;
+pub(crate) const MAX_RUN: usize = 4 << 20;
 
 /// Where a segment ends: see [`Segmenter::next`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -192,20 +184,20 @@ impl Segmenter {
 /// `end` to finish its last URL, unless the cut is `forced` (no cut point
 /// for [`MAX_RUN`] bytes): then it reads nothing at or past `end`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Segment {
+pub(crate) struct Segment {
     /// Where the segment starts.
-    pub start: usize,
+    pub(crate) start: usize,
     /// Where it ends.
-    pub end: usize,
+    pub(crate) end: usize,
     /// The end is a forced cut.
-    pub forced: bool,
+    pub(crate) forced: bool,
 }
 
 impl Segment {
     /// Scan the segment from `floor` with `scan(hay, start, end, floor)`
     /// (an [`Extractor::scan`] or [`scan_range`] call), on the bytes it may
     /// read; returns the floor after it.
-    pub fn scan<'h>(
+    pub(crate) fn scan<'h>(
         &self,
         hay: &'h [u8],
         floor: usize,
@@ -223,16 +215,7 @@ impl Segment {
 /// point ([`is_cut`]) at least `target` bytes after its start, or at a
 /// forced cut; the last ends at the buffer's end. Every scan of a whole
 /// buffer goes through these, so they all find the same URLs.
-///
-/// ```
-/// use urlsift_core::classify::Classifier;
-/// let text = b"one http://a.example/ two http://b.example/ three";
-/// let segs: Vec<_> = urlsift_core::parallel::segments(Classifier::auto(), text, 10).collect();
-/// assert_eq!(segs.first().unwrap().start, 0);
-/// assert_eq!(segs.last().unwrap().end, text.len());
-/// assert!(segs.windows(2).all(|w| w[0].end == w[1].start));
-/// ```
-pub fn segments(c: Classifier, hay: &[u8], target: usize) -> Segments<'_> {
+pub(crate) fn segments(c: Classifier, hay: &[u8], target: usize) -> Segments<'_> {
     Segments {
         c,
         hay,
@@ -244,7 +227,7 @@ pub fn segments(c: Classifier, hay: &[u8], target: usize) -> Segments<'_> {
 
 /// The iterator of [`segments`].
 #[derive(Debug)]
-pub struct Segments<'h> {
+pub(crate) struct Segments<'h> {
     c: Classifier,
     hay: &'h [u8],
     target: usize,
@@ -272,5 +255,47 @@ impl Iterator for Segments<'_> {
             };
         self.start = end;
         Some(Segment { start, end, forced })
+    }
+}
+
+#[cfg(test)]
+mod doc_tests {
+    use super::*;
+
+    #[test]
+    fn cuts_are_at_cut_points() {
+        let hay = (0..5000)
+            .map(|i| format!("w{i} <http://h{i}.example/a\n b> x\u{3000}y "))
+            .collect::<String>();
+        let hay = hay.as_bytes();
+        for chunk in [1, 2, 3, 17, 64, 1000] {
+            let cuts = cuts(hay, chunk);
+            assert_eq!(cuts.first(), Some(&0));
+            assert_eq!(cuts.last(), Some(&hay.len()));
+            for w in cuts.windows(2) {
+                assert!(w[0] < w[1]);
+            }
+            for &c in &cuts[1..cuts.len() - 1] {
+                assert!(is_cut(hay, c), "{c}");
+            }
+        }
+    }
+
+    #[test]
+    fn segments_tile_the_buffer() {
+        let text = b"one http://a.example/ two http://b.example/ three";
+        let segs: Vec<_> = segments(Classifier::auto(), text, 10).collect();
+        assert_eq!(segs.first().unwrap().start, 0);
+        assert_eq!(segs.last().unwrap().end, text.len());
+        assert!(segs.windows(2).all(|w| w[0].end == w[1].start));
+    }
+
+    #[test]
+    fn cut_points_are_stop_bytes_and_ending_characters() {
+        let t = "a b。c中".as_bytes();
+        assert!(is_cut(t, 1)); // ' '
+        assert!(is_cut(t, 3)); // '。' (U+3002)
+        assert!(!is_cut(t, 4)); // inside '。'
+        assert!(!is_cut(t, 7)); // '中' may be part of an IRI
     }
 }

@@ -6,8 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::SyncSender;
 
 use super::{BATCH, Config, Msg, RunShared, scheme_of};
-use urlsift_core::extract::Match;
-use urlsift_core::parallel;
+use urlsift_core::Match;
 use urlsift_mail::MailWhere;
 use urlsift_printer::pipeline::{Batch, Mode, Plan, Sink};
 use urlsift_printer::{Format, Parts, Record, WebWhere};
@@ -162,7 +161,7 @@ impl<'a> RecordFormatter<'a> {
 /// parallel with the other chunks).
 pub(super) fn format_chunk(
     mut f: RecordFormatter<'_>,
-    chunk: parallel::Chunk<'_, '_>,
+    chunk: urlsift_core::Chunk<'_, '_>,
     uses_line: bool,
     spares: &SpareBatches,
 ) -> Batch {

@@ -4,8 +4,8 @@ use std::io::Read;
 
 use super::Config;
 use super::format::RecordSender;
-use urlsift_core::extract::Match;
-use urlsift_core::parallel;
+use urlsift_core::stream::Filled;
+use urlsift_core::{Finder, Found, Match};
 
 /// Read an HTML stream: at most [`Config::max_html`] bytes of it (and a
 /// byte more, to know there is more) are read and scanned as HTML, and the
@@ -26,9 +26,9 @@ pub(super) fn read_html(
             .saturating_mul(2)
             .max(64 << 10)
             .min(cap.saturating_add(1));
-        match parallel::fill(&mut r, &mut doc, want) {
-            Ok(false) => {}
-            Ok(true) => break,
+        match urlsift_core::stream::fill(&mut r, &mut doc, want, None) {
+            Ok(Filled::End) => break,
+            Ok(_) => {}
             Err(e) => {
                 error = Some(format!("{name}: at byte {}: {e}", doc.len()));
                 break;
@@ -79,7 +79,7 @@ pub(super) fn html_cut(head: &[u8]) -> usize {
 fn page_links(cfg: &Config<'_>, name: &str, page: &[u8], emit: &mut RecordSender<'_>) {
     let uses_line = emit.formatter.uses_line();
     let mut lines = crate::web::Lines::default();
-    let mut columns = parallel::ColumnCounter::default();
+    let mut columns = urlsift_core::ColumnCounter::default();
     let opts = urlsift_warc::LinkOptions {
         base: cfg.base.clone(),
         ..cfg.link_options()
@@ -131,7 +131,7 @@ pub(super) fn scan_html(
         "{name}: byte {cut}: HTML longer than {cap} bytes: the rest is read as text"
     );
     let before = if uses_line {
-        parallel::newlines(page)
+        urlsift_core::newlines(page)
     } else {
         0
     };
@@ -142,16 +142,14 @@ pub(super) fn scan_html(
     // The text's first line starts `first_column` bytes into its line of
     // the input (0 when cut at a newline); its other lines are the input's.
     let first_column = cut - memchr::memrchr(b'\n', page).map_or(0, |p| p + 1);
-    let res = parallel::scan_reader_columns(
-        &cfg.extractor,
-        text,
-        (parallel::DEFAULT_BLOCK_SIZE, cfg.chunk_size),
-        |m, line, column| {
+    let finder = Finder::from(cfg.extractor).chunk_size(cfg.chunk_size);
+    let res = finder
+        .columns(true)
+        .scan_reader(text, |Found { m, line, column }: Found<'_>| {
             let abs = Match {
                 start: m.start + cut,
                 end: m.end + cut,
-                url: std::borrow::Cow::Borrowed(&m.url),
-                ..*m
+                ..m
             };
             let column = if line == 1 {
                 column + first_column as u64
@@ -161,9 +159,7 @@ pub(super) fn scan_html(
             let line = if uses_line { line + before } else { line };
             emit.record_at(&abs, (line, column), None, None);
             true
-        },
-        || true,
-    );
+        });
     match res {
         Err(e) if !emit.stopped() => Some(format!("{name}: {e}")),
         _ => None,

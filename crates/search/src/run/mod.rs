@@ -4,7 +4,7 @@
 //!
 //! `threads` workers take the inputs in order, one file at a time. A worker
 //! scans its file: a big mapped file in chunks on the rayon pool
-//! ([`urlsift_core::parallel::scan_segments_map`]), each chunk's records
+//! ([`urlsift_core::Finder::map`]), each chunk's records
 //! turned into a [`Batch`] by its own
 //! [`Sink`](urlsift_printer::pipeline::Sink) on the pool too, so one file
 //! uses every core for both finding and formatting; a stream, a mail
@@ -47,8 +47,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 use crate::input::Source;
-use urlsift_core::extract::{Extractor, Match};
-use urlsift_core::parallel;
+use urlsift_core::{Extractor, Match};
 use urlsift_printer::Options;
 use urlsift_printer::dedup;
 use urlsift_printer::pipeline::{Batch, PrintError, Printer};
@@ -185,8 +184,8 @@ pub enum List {
 /// The scheme `m` is filtered on: its own, or `http` for a `www.` URL.
 fn scheme_of<'m>(m: &'m Match<'_>) -> &'m [u8] {
     match m.kind {
-        urlsift_core::extract::Kind::Www => b"http",
-        urlsift_core::extract::Kind::Uri => {
+        urlsift_core::Kind::Www => b"http",
+        urlsift_core::Kind::Uri => {
             let end = memchr::memchr(b':', &m.url).unwrap_or(0);
             &m.url[..end]
         }
@@ -217,7 +216,7 @@ impl Config<'_> {
             quiet: false,
             strict: false,
             threads: rayon::current_num_threads(),
-            chunk_size: parallel::DEFAULT_CHUNK_SIZE,
+            chunk_size: urlsift_core::DEFAULT_CHUNK_SIZE,
             extractor,
             progress: None,
             mail: None,
@@ -313,7 +312,7 @@ pub struct Summary {
     /// that failed to open, nor those `-m 0` did not read).
     ///
     /// ```
-    /// use urlsift_core::extract::Extractor;
+    /// use urlsift_core::Extractor;
     /// use urlsift_search::input::Source;
     /// use urlsift_search::run::{self, InputKind};
     /// let dir = tempfile::tempdir().unwrap();
@@ -377,7 +376,7 @@ enum Msg {
 /// `err`, one line each (`urlsift: FILE: message`), in input order too.
 ///
 /// ```
-/// use urlsift_core::extract::Extractor;
+/// use urlsift_core::Extractor;
 /// use urlsift_search::input::Source;
 /// use urlsift_printer::Options;
 /// use urlsift_search::run;
@@ -430,7 +429,7 @@ pub type Enter<'e> = &'e (dyn Fn(usize, usize, &mut (dyn FnMut() + Send)) + Sync
 /// deadlocks.
 ///
 /// ```
-/// use urlsift_core::extract::Extractor;
+/// use urlsift_core::Extractor;
 /// use urlsift_search::input::Source;
 /// use urlsift_printer::Options;
 /// use urlsift_search::run;

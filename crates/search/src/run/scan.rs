@@ -13,7 +13,7 @@ use super::html::{read_html, scan_html};
 use super::warc::scan_warc;
 use super::{Config, HtmlMode, InputEnd, InputKind, Msg, RunShared};
 use crate::input::{Data, Opened, Source, Stream};
-use urlsift_core::parallel::{self, LineCounter};
+use urlsift_core::{Finder, Found, Report};
 use urlsift_mail::{MailBatch, MailInput};
 
 /// Fails every read once the run is stopping, or the input has taken all
@@ -310,7 +310,7 @@ fn scan_mail(input: &InputScan<'_>, opened: Opened, emit: &mut RecordSender<'_>)
 /// extractor, HTML by the HTML reader with the options of HTML files
 /// (`--base`, `--links-only`).
 struct MailParts<'c> {
-    extractor: &'c urlsift_core::extract::Extractor,
+    extractor: &'c urlsift_core::Extractor,
     links: urlsift_warc::LinkOptions,
 }
 
@@ -330,7 +330,7 @@ impl urlsift_mail::PartReader for MailParts<'_> {
     fn read(
         &self,
         part: urlsift_mail::PartText<'_>,
-        found: &mut dyn FnMut(urlsift_core::extract::Match<'_>),
+        found: &mut dyn FnMut(urlsift_core::Match<'_>),
     ) {
         match part.kind {
             urlsift_mail::PartKind::Text => {
@@ -463,18 +463,34 @@ fn scan_stream_parallel(
     let text = emit.formatter.in_text_part();
     let uses_line = emit.formatter.uses_line();
     let tx = emit.tx;
-    parallel::scan_reader_map(
-        &cfg.extractor,
+    let finder = Finder::from(cfg.extractor).chunk_size(cfg.chunk_size);
+    finder.lines(uses_line).map_reader(
         r,
-        (parallel::DEFAULT_BLOCK_SIZE, cfg.chunk_size),
-        uses_line,
         |chunk| {
             let f = RecordFormatter::new(cfg, file, plan).text_part(text);
             format_chunk(f, chunk, uses_line, spares)
         },
-        |batch| emit.take(batch),
-        || tx.send(Msg::Flush).is_ok(),
+        Pausing {
+            take: |batch| emit.take(batch),
+            paused: || tx.send(Msg::Flush).is_ok(),
+        },
     )
+}
+
+/// A [`Report`] whose `take` and `paused` are closures.
+struct Pausing<T, P> {
+    take: T,
+    paused: P,
+}
+
+impl<I, T: FnMut(I) -> bool, P: FnMut() -> bool> Report<I> for Pausing<T, P> {
+    fn take(&mut self, item: I) -> bool {
+        (self.take)(item)
+    }
+
+    fn paused(&mut self) -> bool {
+        (self.paused)()
+    }
 }
 
 /// -m, -l, -q: the stream is read no further once the input has what it
@@ -484,38 +500,29 @@ fn scan_stream_serial(
     r: impl Read + Send,
     emit: &mut RecordSender<'_>,
 ) -> io::Result<u64> {
-    let block = parallel::DEFAULT_BLOCK_SIZE;
     let emit = std::cell::RefCell::new(emit);
     let paused = || {
         let mut emit = emit.borrow_mut();
         emit.send();
         !emit.failed && emit.tx.send(Msg::Flush).is_ok()
     };
+    let finder = Finder::from(cfg.extractor).chunk_size(cfg.chunk_size);
     if cfg.column {
-        parallel::scan_reader_columns(
-            &cfg.extractor,
-            r,
-            (block, cfg.chunk_size),
-            |m, line, column| {
-                let mut emit = emit.borrow_mut();
-                emit.record_at(m, (line, column), None, None);
-                !emit.stopped()
-            },
-            paused,
-        )
+        let take = |Found { m, line, column }: Found<'_>| {
+            let mut emit = emit.borrow_mut();
+            emit.record_at(&m, (line, column), None, None);
+            !emit.stopped()
+        };
+        finder
+            .columns(true)
+            .scan_reader(r, Pausing { take, paused })
     } else {
-        parallel::scan_reader_while(
-            &cfg.extractor,
-            r,
-            block,
-            cfg.chunk_size,
-            |m, line| {
-                let mut emit = emit.borrow_mut();
-                emit.record(m, line);
-                !emit.stopped()
-            },
-            paused,
-        )
+        let take = |Found { m, line, .. }: Found<'_>| {
+            let mut emit = emit.borrow_mut();
+            emit.record(&m, line);
+            !emit.stopped()
+        };
+        finder.lines(true).scan_reader(r, Pausing { take, paused })
     }
 }
 
@@ -527,7 +534,7 @@ pub(super) const RELEASE_MARGIN: usize = 64 << 10;
 const RELEASE_STEP: usize = 32 << 20;
 
 /// Scan a whole (mapped) file in segments of a few batches of chunks
-/// ([`parallel::scan_segments`]), so a stop request is seen within one
+/// ([`Finder::scan`]), so a stop request is seen within one
 /// segment; the result is that of one scan over the whole file.
 pub(super) fn scan_whole(
     cfg: &Config<'_>,
@@ -575,34 +582,34 @@ fn scan_whole_parallel(
     // thread, on the pool while the next segment is scanned.
     let pool = rayon::current_num_threads() > 1;
     let (mut pos, mut released) = (0, 0);
+    let finder = Finder::from(cfg.extractor).chunk_size(cfg.chunk_size);
+    let finder = finder.segment_size(seg).lines(uses_line);
     rayon::in_place_scope(|s| {
-        parallel::scan_segments_map(
-            &cfg.extractor,
+        finder.map(
             data,
-            seg,
-            cfg.chunk_size,
-            uses_line,
             |chunk| {
                 let f = RecordFormatter::new(cfg, file, plan).text_part(text);
                 format_chunk(f, chunk, uses_line, spares)
             },
-            |batch| emit.take(batch) && !stop.load(Ordering::Relaxed),
-            |n| {
-                progress(cfg, n);
-                pos += n;
-                // A few times a gigabyte, on huge page bounds: each release
-                // interrupts the other threads (a TLB flush).
-                let to = whole.release_point(pos.saturating_sub(RELEASE_MARGIN));
-                if to >= released + RELEASE_STEP {
-                    let from = released;
-                    if pool {
-                        s.spawn(move |_| whole.done_with(from..to));
-                    } else {
-                        whole.done_with(from..to);
+            Segments {
+                take: |batch| emit.take(batch) && !stop.load(Ordering::Relaxed),
+                scanned: |n| {
+                    progress(cfg, n);
+                    pos += n;
+                    // A few times a gigabyte, on huge page bounds: each release
+                    // interrupts the other threads (a TLB flush).
+                    let to = whole.release_point(pos.saturating_sub(RELEASE_MARGIN));
+                    if to >= released + RELEASE_STEP {
+                        let from = released;
+                        if pool {
+                            s.spawn(move |_| whole.done_with(from..to));
+                        } else {
+                            whole.done_with(from..to);
+                        }
+                        released = to;
                     }
-                    released = to;
-                }
-                !stop.load(Ordering::Relaxed)
+                    !stop.load(Ordering::Relaxed)
+                },
             },
         );
     });
@@ -619,32 +626,41 @@ fn scan_whole_serial(
 ) {
     let data: &[u8] = whole;
     let uses_line = emit.formatter.uses_line();
-    let mut lines = LineCounter::default();
-    let mut columns = parallel::ColumnCounter::default();
     let failed = std::cell::Cell::new(false);
     let emit_full = emit.full;
-    parallel::scan_segments(
-        &cfg.extractor,
+    let finder = Finder::from(cfg.extractor).chunk_size(cfg.chunk_size);
+    let finder = finder
+        .segment_size(seg)
+        .lines(uses_line)
+        .columns(cfg.column);
+    finder.scan(
         data,
-        seg,
-        cfg.chunk_size,
-        |m| {
-            let line = if uses_line {
-                lines.line_at(data, m.start)
-            } else {
-                0
-            };
-            let column = if cfg.column {
-                columns.column_at(data, m.start)
-            } else {
-                0
-            };
-            emit.record_at(&m, (line, column), None, None);
-            failed.set(emit.failed);
-        },
-        |n| {
-            progress(cfg, n);
-            !(stop.load(Ordering::Relaxed) || failed.get() || emit_full.load(Ordering::Relaxed))
+        Segments {
+            take: |Found { m, line, column }: Found<'_>| {
+                emit.record_at(&m, (line, column), None, None);
+                failed.set(emit.failed);
+                true
+            },
+            scanned: |n| {
+                progress(cfg, n);
+                !(stop.load(Ordering::Relaxed) || failed.get() || emit_full.load(Ordering::Relaxed))
+            },
         },
     );
+}
+
+/// A [`Report`] whose `take` and `scanned` are closures.
+struct Segments<T, S> {
+    take: T,
+    scanned: S,
+}
+
+impl<I, T: FnMut(I) -> bool, S: FnMut(usize) -> bool> Report<I> for Segments<T, S> {
+    fn take(&mut self, item: I) -> bool {
+        (self.take)(item)
+    }
+
+    fn scanned(&mut self, bytes: usize) -> bool {
+        (self.scanned)(bytes)
+    }
 }

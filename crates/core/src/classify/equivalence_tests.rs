@@ -1,11 +1,11 @@
-//! Every available ISA against the naive oracle (`urlsift_core::classify::naive`):
+//! Every available ISA against the naive oracle (`naive`):
 //! seed cases padded on both sides, every start/end offset, every alignment,
 //! all 256 byte values, and proptest over random and adversarial buffers.
 //!
 //! `PROPTEST_CASES` raises the number of random cases (CI does).
 
+use super::{Classifier, Isa, naive};
 use proptest::prelude::*;
-use urlsift_core::classify::{Classifier, Isa, naive};
 
 /// A classifier for every ISA this machine can run (scalar at least).
 fn classifiers() -> Vec<Classifier> {
