@@ -590,3 +590,28 @@ fn count_rows_are_what_format_writes() {
         }
     }
 }
+
+#[test]
+fn the_byte_flags_find_each_byte_at_any_place() {
+    let want = |v: &[u8]| Bytes {
+        non_ascii: v.iter().any(|&c| c >= 0x80),
+        json: !v.iter().any(|&c| c < 0x20 || c == b'"' || c == b'\\'),
+        csv: !v.iter().any(|&c| c < 0x20 || c == b'"' || c == b','),
+        tsv: !v.iter().any(|&c| c < 0x20),
+    };
+    for len in 0..20 {
+        assert_eq!(Bytes::of(&vec![b'a'; len]), want(&vec![b'a'; len]));
+        for at in 0..len {
+            // Every byte value at `at`, among bytes that are ASCII and
+            // none of the others, or all 0xFF (no byte borrows into the
+            // next).
+            for bg in [b'a', 0xFF] {
+                for c in 0..=255u8 {
+                    let mut v = vec![bg; len];
+                    v[at] = c;
+                    assert_eq!(Bytes::of(&v), want(&v), "{v:?}");
+                }
+            }
+        }
+    }
+}
