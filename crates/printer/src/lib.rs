@@ -174,25 +174,32 @@ pub struct Formatter {
     file_json: QuotedName,
 }
 
-/// A file name and its JSON string, kept from one record to the next
-/// (records come file by file): the name is checked for escapes once.
+/// A file name, its JSON string and whether CSV and TSV take it as it is,
+/// kept from one record to the next (records come file by file): the
+/// name is checked for escapes and quotes once.
 #[derive(Default)]
 struct QuotedName {
     name: String,
     json: Vec<u8>,
+    /// Nothing in the name CSV quotes.
+    csv: bool,
+    /// Nothing in the name TSV replaces.
+    tsv: bool,
 }
 
 impl QuotedName {
-    /// `name` as a JSON string.
+    /// The name `name`: its JSON string and flags.
     #[inline]
-    fn get(&mut self, name: &str) -> &[u8] {
+    fn get(&mut self, name: &str) -> &QuotedName {
         if self.json.is_empty() || self.name != name {
             self.name.clear();
             self.name.push_str(name);
             self.json.clear();
             json_str(&mut self.json, name);
+            self.csv = !csv_special(name.as_bytes(), false);
+            self.tsv = !csv_special(name.as_bytes(), true);
         }
-        &self.json
+        self
     }
 }
 
@@ -246,7 +253,7 @@ impl Formatter {
                     normalized: normalized.as_ref(),
                     key: keyed.as_ref(),
                 };
-                let file = self.file_json.get(rec.file);
+                let file = &self.file_json.get(rec.file).json;
                 let fields = Fields::new(text, www, &mut self.domains);
                 write_json(rec, file, &fields, extra, out)?;
             }
@@ -268,7 +275,9 @@ impl Formatter {
                     normalized: normalized.as_ref(),
                     key: keyed.as_ref(),
                 };
-                write_csv(CsvRow::new(out, tsv), rec, &fields, extra);
+                let name = self.file_json.get(rec.file);
+                let plain_name = if tsv { name.tsv } else { name.csv };
+                write_csv(CsvRow::new(out, tsv), rec, &fields, extra, plain_name);
             }
             Format::Rows => {
                 let normalized = o.normalize.then(|| normal_at(rec.m, level)).flatten();
@@ -543,6 +552,19 @@ fn own_ascii_form(h: &[u8]) -> bool {
     true
 }
 
+/// `h` as text when it is its own ASCII form ([`own_ascii_form`]), without
+/// a second look at its bytes.
+#[inline]
+fn own_ascii_str(h: &[u8]) -> Option<&str> {
+    if !own_ascii_form(h) {
+        return None;
+    }
+    debug_assert!(h.is_ascii());
+    // SAFETY: `own_ascii_form` accepts ASCII bytes only (`OWN_ASCII`),
+    // and ASCII is UTF-8.
+    Some(unsafe { std::str::from_utf8_unchecked(h) })
+}
+
 /// [`OWN_ASCII`]: a byte of a host that is its own ASCII form.
 const OWN: u8 = 1;
 /// [`OWN_ASCII`]: `-`.
@@ -579,8 +601,7 @@ fn host_keys_cow<'h>(
     };
     let regname = kind == Some(urlsift_uri::HostKind::RegName);
     if h.first() != Some(&b'[')
-        && own_ascii_form(h)
-        && let Ok(a) = std::str::from_utf8(h)
+        && let Some(a) = own_ascii_str(h)
     {
         let domain = if regname {
             domains.get(a).map(Cow::Borrowed)
@@ -602,23 +623,50 @@ fn host_keys_cow<'h>(
 /// The registrable domains of the hosts seen last (direct-mapped, by a
 /// hash of the host): a host seen again is one look-up, not a walk of the
 /// Public Suffix List. Hosts repeat in most text; a host seen for the first
-/// time costs a hash and a copy more.
+/// time costs a hash and a copy more. Each slot holds its host in place,
+/// zero-padded: a look-up compares two arrays of fixed size and a miss
+/// copies one, with no allocation.
 #[derive(Default)]
 struct DomainCache {
-    /// Each slot: a host, and its registrable domain's place in it.
     slots: Vec<DomainSlot>,
 }
 
-/// A host, and its registrable domain's place in it (start, length).
-type DomainSlot = (Vec<u8>, Option<(u16, u16)>);
+/// A host (up to [`DomainCache::LONGEST`] bytes, zero-padded), its length
+/// and its registrable domain's place in it (start, length; `NONE`: no
+/// domain).
+#[derive(Clone, Copy)]
+struct DomainSlot {
+    host: [u8; DomainCache::LONGEST],
+    len: u8,
+    at: u8,
+    domain: u8,
+}
+
+impl Default for DomainSlot {
+    fn default() -> Self {
+        DomainSlot {
+            host: [0; DomainCache::LONGEST],
+            // No host is this long: an empty slot matches nothing.
+            len: u8::MAX,
+            at: 0,
+            domain: DomainSlot::NONE,
+        }
+    }
+}
+
+impl DomainSlot {
+    /// `domain`: the host has no registrable domain.
+    const NONE: u8 = u8::MAX;
+}
 
 impl DomainCache {
     /// The number of slots (a power of two).
     const SLOTS: usize = 1024;
     /// Longer hosts are not kept.
-    const LONGEST: usize = 255;
+    const LONGEST: usize = 64;
 
-    /// [`urlsift_keys::host::registrable_domain`] of `a`.
+    /// [`urlsift_keys::host::registrable_domain`] of `a`, a host of no
+    /// byte 0 (its own ASCII form).
     fn get<'a>(&mut self, a: &'a str) -> Option<&'a str> {
         let b = a.as_bytes();
         if b.is_empty() || b.len() > Self::LONGEST {
@@ -627,27 +675,48 @@ impl DomainCache {
         if self.slots.is_empty() {
             self.slots.resize_with(Self::SLOTS, Default::default);
         }
-        let i = xxhash_rust::xxh3::xxh3_64(b) as usize & (Self::SLOTS - 1);
-        let slot = &mut self.slots[i];
-        if slot.0 == b {
-            return slot
-                .1
-                .and_then(|(at, n)| a.get(usize::from(at)..usize::from(at) + usize::from(n)));
+        let mut key = [0u8; Self::LONGEST];
+        key[..b.len()].copy_from_slice(b);
+        let slot = &mut self.slots[Self::hash(&key, b.len()) & (Self::SLOTS - 1)];
+        if usize::from(slot.len) == b.len() && slot.host == key {
+            if slot.domain == DomainSlot::NONE {
+                return None;
+            }
+            let at = usize::from(slot.at);
+            return a.get(at..at + usize::from(slot.domain));
         }
         let d = urlsift_keys::host::registrable_domain(a);
-        // The domain is a piece of `a`: its place, as offsets.
+        // The domain is a suffix of `a`: its place, as offsets.
         let at = d.map(|d| (d.as_ptr() as usize).wrapping_sub(b.as_ptr() as usize));
-        slot.0.clear();
-        slot.0.extend_from_slice(b);
-        slot.1 = match (at, d) {
-            (Some(at), Some(d)) if at + d.len() <= b.len() => Some((at as u16, d.len() as u16)),
+        let place = match (at, d) {
+            (None, _) => Some((0, DomainSlot::NONE)),
+            (Some(at), Some(d)) if at + d.len() <= b.len() => Some((at as u8, d.len() as u8)),
+            // Not a piece of `a` after all: not kept.
             _ => None,
         };
-        if d.is_some() && slot.1.is_none() {
-            // Not a piece of `a` after all: not kept.
-            slot.0.clear();
+        if let Some((at, domain)) = place {
+            *slot = DomainSlot {
+                host: key,
+                len: b.len() as u8,
+                at,
+                domain,
+            };
         }
         d
+    }
+
+    /// A hash of a zero-padded host `key`, `len` bytes long: its 8-byte
+    /// words folded into one and multiplied (the top bits are the
+    /// best-mixed).
+    #[inline]
+    fn hash(key: &[u8; Self::LONGEST], len: usize) -> usize {
+        let mut h = len as u64;
+        for (i, w) in key.chunks_exact(8).enumerate() {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(w);
+            h ^= u64::from_le_bytes(a).rotate_left(i as u32 * 7);
+        }
+        (h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize
     }
 }
 
@@ -929,6 +998,12 @@ impl Cursor<'_> {
     }
 
     #[inline(always)]
+    fn byte(&mut self, b: u8) {
+        self.buf[self.at] = b;
+        self.at += 1;
+    }
+
+    #[inline(always)]
     fn put(&mut self, b: &[u8]) {
         self.buf[self.at..self.at + b.len()].copy_from_slice(b);
         self.at += b.len();
@@ -1172,7 +1247,15 @@ fn web_columns() -> usize {
 /// mail fields left out, the web fields always there (empty for a record
 /// that is not a web link: one fixed set of columns, whatever the input),
 /// `null` as an empty field.
-fn write_csv(mut row: CsvRow<'_>, rec: &Record<'_, '_>, f: &Fields<'_>, extra: Extra<'_>) {
+///
+/// `plain_name`: the file name holds nothing to quote or replace.
+fn write_csv(
+    mut row: CsvRow<'_>,
+    rec: &Record<'_, '_>,
+    f: &Fields<'_>,
+    extra: Extra<'_>,
+    plain_name: bool,
+) {
     let mut n = itoa::Buffer::new();
     let tf = |b: bool| if b { "true" } else { "false" };
     // The URL's components are pieces of its text: one check for them all.
@@ -1184,7 +1267,7 @@ fn write_csv(mut row: CsvRow<'_>, rec: &Record<'_, '_>, f: &Fields<'_>, extra: E
         && extra.key.is_none()
         && rec.web.is_none()
         && row.first
-        && !csv_special(rec.file.as_bytes(), row.tsv)
+        && plain_name
     {
         return write_csv_clean(row.out, row.tsv, rec, f);
     }
@@ -1251,7 +1334,7 @@ fn write_csv(mut row: CsvRow<'_>, rec: &Record<'_, '_>, f: &Fields<'_>, extra: E
 fn write_csv_clean(out: &mut Vec<u8>, tsv: bool, rec: &Record<'_, '_>, f: &Fields<'_>) {
     let start = out.len();
     let mut w = Cursor::new(out, f.bound(rec.file.len()));
-    let d: &[u8] = if tsv { b"\t" } else { b"," };
+    let d = if tsv { b'\t' } else { b',' };
     let mut n = itoa::Buffer::new();
     let tf = |b: bool| if b { &b"true"[..] } else { b"false" };
     let u = &f.u;
@@ -1263,7 +1346,7 @@ fn write_csv_clean(out: &mut Vec<u8>, tsv: bool, rec: &Record<'_, '_>, f: &Field
     }
     w.put(rec.file.as_bytes());
     for v in [rec.m.start as u64, rec.m.end as u64, rec.line] {
-        w.put(d);
+        w.byte(d);
         w.put(n.format(v).as_bytes());
     }
     for v in [
@@ -1283,7 +1366,7 @@ fn write_csv_clean(out: &mut Vec<u8>, tsv: bool, rec: &Record<'_, '_>, f: &Field
         cow(&f.host_ascii),
         cow(&f.domain),
     ] {
-        w.put(d);
+        w.byte(d);
         w.put(v);
     }
     // The empty web columns (their delimiters in one copy), and the end

@@ -615,3 +615,23 @@ fn the_byte_flags_find_each_byte_at_any_place() {
         }
     }
 }
+
+#[test]
+fn the_domain_cache_answers_for_hosts_of_every_length() {
+    let mut cache = DomainCache::default();
+    // Around the longest host a slot holds, and hosts that are prefixes
+    // of one another.
+    let hosts: Vec<String> = (1..=80)
+        .flat_map(|n| {
+            let label = "b".repeat(n);
+            [format!("{label}.co.uk"), format!("{label}.co"), label]
+        })
+        .collect();
+    for h in hosts.iter().chain(&hosts) {
+        assert_eq!(
+            cache.get(h),
+            urlsift_keys::host::registrable_domain(h),
+            "{h}"
+        );
+    }
+}
