@@ -1336,46 +1336,47 @@ fn write_csv_clean(out: &mut Vec<u8>, tsv: bool, rec: &Record<'_, '_>, f: &Field
     let mut w = Cursor::new(out, f.bound(rec.file.len()));
     let d = if tsv { b'\t' } else { b',' };
     let mut n = itoa::Buffer::new();
-    let tf = |b: bool| if b { &b"true"[..] } else { b"false" };
     let u = &f.u;
-    fn text(v: Option<&[u8]>) -> &[u8] {
-        v.unwrap_or_default()
-    }
-    fn cow<'a>(v: &'a Option<Cow<'_, str>>) -> &'a [u8] {
-        v.as_deref().unwrap_or_default().as_bytes()
-    }
+    // A field after its delimiter: the names and flags copied as
+    // constants, an empty piece not copied at all.
+    let flag = |w: &mut Cursor<'_>, b: bool| {
+        w.byte(d);
+        if b { w.put(b"true") } else { w.put(b"false") }
+    };
+    let piece = |w: &mut Cursor<'_>, v: Option<&[u8]>| {
+        w.byte(d);
+        if let Some(v) = v.filter(|v| !v.is_empty()) {
+            w.put(v);
+        }
+    };
     w.put(rec.file.as_bytes());
     for v in [rec.m.start as u64, rec.m.end as u64, rec.line] {
         w.byte(d);
         w.put(n.format(v).as_bytes());
     }
-    for v in [
-        f.url,
-        rec.m.style.as_str().as_bytes(),
-        rec.m.kind.as_str().as_bytes(),
-        tf(f.valid),
-        tf(rec.m.ambiguous),
-        text(u.scheme()),
-        text(u.userinfo()),
-        text(u.host()),
-        f.host_kind.unwrap_or_default().as_bytes(),
-        text(u.port()),
-        u.path(),
-        text(u.query()),
-        text(u.fragment()),
-        cow(&f.host_ascii),
-        cow(&f.domain),
-    ] {
-        w.byte(d);
-        w.put(v);
-    }
-    // The empty web columns (their delimiters in one copy), and the end
-    // of the row.
+    piece(&mut w, Some(f.url));
+    piece(&mut w, Some(rec.m.style.as_str().as_bytes()));
+    piece(&mut w, Some(rec.m.kind.as_str().as_bytes()));
+    flag(&mut w, f.valid);
+    flag(&mut w, rec.m.ambiguous);
+    piece(&mut w, u.scheme());
+    piece(&mut w, u.userinfo());
+    piece(&mut w, u.host());
+    piece(&mut w, f.host_kind.map(str::as_bytes));
+    piece(&mut w, u.port());
+    piece(&mut w, Some(u.path()));
+    piece(&mut w, u.query());
+    piece(&mut w, u.fragment());
+    piece(&mut w, f.host_ascii.as_deref().map(str::as_bytes));
+    piece(&mut w, f.domain.as_deref().map(str::as_bytes));
+    // The empty web columns: their delimiters in one constant copy (the
+    // bytes past them overwritten or cut off), and the end of the row.
     let runs: [&[u8; 16]; 2] = [b",,,,,,,,,,,,,,,,", b"\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t"];
     let mut web = web_columns();
     while web > 0 {
         let k = web.min(16);
-        w.put(&runs[usize::from(tsv)][..k]);
+        w.put(runs[usize::from(tsv)]);
+        w.at -= 16 - k;
         web -= k;
     }
     w.put(b"\n");
