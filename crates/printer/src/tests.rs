@@ -166,7 +166,8 @@ fn writers_match_the_serde_rows_on_extracted_urls() {
         http://c.example/\xff\xfe/p?q=\xc3\xa9#fr www.d.example/a,b \
         <http://e.example/wrapped\n  /more> http://[::1]:80/v6 mailto:user@x.example \
         http://u:p@h.example:8080/p?q#f <URL:ftp://f.example/\xe4\xb8\xad> \
-        http://g.example/%7E%41?Q=%2f#%5B HTTP://H.EXAMPLE:80/a/./b/../c";
+        http://g.example/%7E%41?Q=%2f#%5B HTTP://H.EXAMPLE:80/a/./b/../c \
+        http://B\xc3\xbccher.example/i http://xn--bcher-kva.Example/j";
     let ms = urlsift_core::extract::extract(text);
     assert!(ms.len() >= 10, "{ms:?}");
     let w = mail();
