@@ -174,25 +174,32 @@ pub struct Formatter {
     file_json: QuotedName,
 }
 
-/// A file name and its JSON string, kept from one record to the next
-/// (records come file by file): the name is checked for escapes once.
+/// A file name, its JSON string and whether CSV and TSV take it as it is,
+/// kept from one record to the next (records come file by file): the
+/// name is checked for escapes and quotes once.
 #[derive(Default)]
 struct QuotedName {
     name: String,
     json: Vec<u8>,
+    /// Nothing in the name CSV quotes.
+    csv: bool,
+    /// Nothing in the name TSV replaces.
+    tsv: bool,
 }
 
 impl QuotedName {
-    /// `name` as a JSON string.
+    /// The name `name`: its JSON string and flags.
     #[inline]
-    fn get(&mut self, name: &str) -> &[u8] {
+    fn get(&mut self, name: &str) -> &QuotedName {
         if self.json.is_empty() || self.name != name {
             self.name.clear();
             self.name.push_str(name);
             self.json.clear();
             json_str(&mut self.json, name);
+            self.csv = !csv_special(name.as_bytes(), false);
+            self.tsv = !csv_special(name.as_bytes(), true);
         }
-        &self.json
+        self
     }
 }
 
@@ -246,7 +253,7 @@ impl Formatter {
                     normalized: normalized.as_ref(),
                     key: keyed.as_ref(),
                 };
-                let file = self.file_json.get(rec.file);
+                let file = &self.file_json.get(rec.file).json;
                 let fields = Fields::new(text, www, &mut self.domains);
                 write_json(rec, file, &fields, extra, out)?;
             }
@@ -268,7 +275,9 @@ impl Formatter {
                     normalized: normalized.as_ref(),
                     key: keyed.as_ref(),
                 };
-                write_csv(CsvRow::new(out, tsv), rec, &fields, extra);
+                let name = self.file_json.get(rec.file);
+                let plain_name = if tsv { name.tsv } else { name.csv };
+                write_csv(CsvRow::new(out, tsv), rec, &fields, extra, plain_name);
             }
             Format::Rows => {
                 let normalized = o.normalize.then(|| normal_at(rec.m, level)).flatten();
@@ -410,24 +419,85 @@ fn split_text<'a>(m: &'a Match<'_>, buf: &'a mut Vec<u8>) -> &'a [u8] {
     buf
 }
 
-/// The fields of a JSON Lines object or CSV row that come from the URL,
-/// borrowed from it when it is UTF-8 (otherwise each is converted lossily,
-/// U+FFFD for each invalid sequence).
+/// The fields of a JSON Lines object or CSV row that come from the URL:
+/// its split, checked once. Each component is a piece of the URL's text,
+/// split at ASCII delimiters: a piece of UTF-8 text is UTF-8, and a piece
+/// of text with nothing to escape or quote has nothing either, so the
+/// writers copy the pieces as plain bytes when the whole allows it; the
+/// other records convert each piece lossily (U+FFFD for each invalid
+/// sequence).
 struct Fields<'p> {
     /// The text split: the URL, or `//` and an abbreviated one.
     text: &'p [u8],
-    url: Cow<'p, str>,
+    /// The URL (`text` without the `//` of an abbreviated one).
+    url: &'p [u8],
+    /// The split (Appendix B's, for an invalid URL).
+    u: UriRef<'p>,
     valid: bool,
-    scheme: Option<Cow<'p, str>>,
-    userinfo: Option<Cow<'p, str>>,
-    host: Option<Cow<'p, str>>,
+    /// The text is UTF-8.
+    utf8: bool,
+    /// What the text holds, from one pass ([`Bytes::of`]).
+    bytes: Bytes,
     host_kind: Option<&'static str>,
-    port: Option<Cow<'p, str>>,
-    path: Cow<'p, str>,
-    query: Option<Cow<'p, str>>,
-    fragment: Option<Cow<'p, str>>,
     host_ascii: Option<Cow<'p, str>>,
     domain: Option<Cow<'p, str>>,
+}
+
+/// What one pass over a URL finds: bytes that are not ASCII, and the
+/// bytes JSON escapes or CSV/TSV quote or replace. A field needs no
+/// escaping or quoting when its URL's `clean` flag is set; otherwise the
+/// writers look again, byte by byte (a control byte other than tab, CR
+/// and LF is no CSV special, but clears `csv` and `tsv`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Bytes {
+    /// A byte from 0x80 up.
+    non_ascii: bool,
+    /// Nothing JSON escapes: no `"`, `\\` or control below 0x20.
+    json: bool,
+    /// Nothing CSV quotes: no `,`, `"` or control below 0x20.
+    csv: bool,
+    /// Nothing TSV replaces: no control below 0x20.
+    tsv: bool,
+}
+
+impl Bytes {
+    /// The flags of `b`, eight bytes at a time (SWAR: a word has a byte
+    /// below `n <= 0x80` iff `(w - n * 0x01..) & !w & 0x80..` is not zero,
+    /// and a byte `c` iff the word xor `c * 0x01..` has a zero byte).
+    #[inline]
+    fn of(b: &[u8]) -> Bytes {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        let below = |w: u64, n: u64| w.wrapping_sub(n * ONES) & !w & HIGH;
+        let is = |w: u64, c: u8| below(w ^ (u64::from(c) * ONES), 1);
+        let (mut high, mut ctl, mut quote, mut backslash, mut comma) = (0, 0, 0, 0, 0);
+        let mut word = |w: u64| {
+            high |= w & HIGH;
+            ctl |= below(w, 0x20);
+            quote |= is(w, b'"');
+            backslash |= is(w, b'\\');
+            comma |= is(w, b',');
+        };
+        let mut words = b.chunks_exact(8);
+        for c in &mut words {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(c);
+            word(u64::from_le_bytes(a));
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            // Padded with a byte that is none of them.
+            let mut a = [b'a'; 8];
+            a[..rest.len()].copy_from_slice(rest);
+            word(u64::from_le_bytes(a));
+        }
+        Bytes {
+            non_ascii: high != 0,
+            json: ctl | quote | backslash == 0,
+            csv: ctl | quote | comma == 0,
+            tsv: ctl == 0,
+        }
+    }
 }
 
 /// The fields only some runs write: `normalized` (with `--normalize`) and
@@ -452,7 +522,7 @@ pub fn host_keys(
     host: Option<&[u8]>,
     kind: Option<urlsift_uri::HostKind>,
 ) -> (Option<String>, Option<String>) {
-    let (ascii, domain) = host_keys_cow(host, None, kind, &mut DomainCache::default());
+    let (ascii, domain) = host_keys_cow(host, kind, &mut DomainCache::default());
     (ascii.map(Cow::into_owned), domain.map(Cow::into_owned))
 }
 
@@ -460,12 +530,20 @@ pub fn host_keys(
 /// digits, `-`, `.` and `_` only, and no `xn--` label (the names
 /// [`urlsift_keys::host_ascii`] returns unchanged; tested against it).
 fn own_ascii_form(h: &[u8]) -> bool {
-    // One pass: each byte by a table; `xn--` looked for at each label's start.
+    // One pass: each byte by a table, its classes or-ed and and-ed
+    // together; `xn--` looked for only in a host with a `-`.
+    let (all, any) = h.iter().fold((OWN, 0), |(all, any), &b| {
+        let c = OWN_ASCII[b as usize];
+        (all & c, any | c)
+    });
+    if all & OWN == 0 {
+        return false;
+    }
+    if any & DASH == 0 {
+        return true;
+    }
     let mut label = true;
     for (i, &b) in h.iter().enumerate() {
-        if !OWN_ASCII[b as usize] {
-            return false;
-        }
         if label && b == b'x' && h.get(i..i + 4) == Some(b"xn--") {
             return false;
         }
@@ -474,14 +552,38 @@ fn own_ascii_form(h: &[u8]) -> bool {
     true
 }
 
+/// `h` as text when it is its own ASCII form ([`own_ascii_form`]), without
+/// a second look at its bytes.
+#[inline]
+fn own_ascii_str(h: &[u8]) -> Option<&str> {
+    if !own_ascii_form(h) {
+        return None;
+    }
+    debug_assert!(h.is_ascii());
+    // SAFETY: `own_ascii_form` accepts ASCII bytes only (`OWN_ASCII`),
+    // and ASCII is UTF-8.
+    Some(unsafe { std::str::from_utf8_unchecked(h) })
+}
+
+/// [`OWN_ASCII`]: a byte of a host that is its own ASCII form.
+const OWN: u8 = 1;
+/// [`OWN_ASCII`]: `-`.
+const DASH: u8 = 2;
+
 /// The bytes of a host that is its own ASCII form ([`own_ascii_form`]):
-/// lower-case letters, digits, `-`, `.` and `_`.
-static OWN_ASCII: [bool; 256] = {
-    let mut t = [false; 256];
+/// lower-case letters, digits, `-`, `.` and `_` ([`OWN`]; `-` is also
+/// [`DASH`]).
+static OWN_ASCII: [u8; 256] = {
+    let mut t = [0; 256];
     let mut b = 0;
     while b < 256 {
         let c = b as u8;
-        t[b] = c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'-' | b'.' | b'_');
+        if c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'-' | b'.' | b'_') {
+            t[b] = OWN;
+        }
+        if c == b'-' {
+            t[b] |= DASH;
+        }
         b += 1;
     }
     t
@@ -491,7 +593,6 @@ static OWN_ASCII: [bool; 256] = {
 /// form (the usual case: no allocation).
 fn host_keys_cow<'h>(
     host: Option<&'h [u8]>,
-    text: Option<&'h str>,
     kind: Option<urlsift_uri::HostKind>,
     domains: &mut DomainCache,
 ) -> (Option<Cow<'h, str>>, Option<Cow<'h, str>>) {
@@ -500,8 +601,7 @@ fn host_keys_cow<'h>(
     };
     let regname = kind == Some(urlsift_uri::HostKind::RegName);
     if h.first() != Some(&b'[')
-        && own_ascii_form(h)
-        && let Some(a) = text.or_else(|| std::str::from_utf8(h).ok())
+        && let Some(a) = own_ascii_str(h)
     {
         let domain = if regname {
             domains.get(a).map(Cow::Borrowed)
@@ -523,23 +623,50 @@ fn host_keys_cow<'h>(
 /// The registrable domains of the hosts seen last (direct-mapped, by a
 /// hash of the host): a host seen again is one look-up, not a walk of the
 /// Public Suffix List. Hosts repeat in most text; a host seen for the first
-/// time costs a hash and a copy more.
+/// time costs a hash and a copy more. Each slot holds its host in place,
+/// zero-padded: a look-up compares two arrays of fixed size and a miss
+/// copies one, with no allocation.
 #[derive(Default)]
 struct DomainCache {
-    /// Each slot: a host, and its registrable domain's place in it.
     slots: Vec<DomainSlot>,
 }
 
-/// A host, and its registrable domain's place in it (start, length).
-type DomainSlot = (Vec<u8>, Option<(u16, u16)>);
+/// A host (up to [`DomainCache::LONGEST`] bytes, zero-padded), its length
+/// and its registrable domain's place in it (start, length; `NONE`: no
+/// domain).
+#[derive(Clone, Copy)]
+struct DomainSlot {
+    host: [u8; DomainCache::LONGEST],
+    len: u8,
+    at: u8,
+    domain: u8,
+}
+
+impl Default for DomainSlot {
+    fn default() -> Self {
+        DomainSlot {
+            host: [0; DomainCache::LONGEST],
+            // No host is this long: an empty slot matches nothing.
+            len: u8::MAX,
+            at: 0,
+            domain: DomainSlot::NONE,
+        }
+    }
+}
+
+impl DomainSlot {
+    /// `domain`: the host has no registrable domain.
+    const NONE: u8 = u8::MAX;
+}
 
 impl DomainCache {
     /// The number of slots (a power of two).
     const SLOTS: usize = 1024;
     /// Longer hosts are not kept.
-    const LONGEST: usize = 255;
+    const LONGEST: usize = 64;
 
-    /// [`urlsift_keys::host::registrable_domain`] of `a`.
+    /// [`urlsift_keys::host::registrable_domain`] of `a`, a host of no
+    /// byte 0 (its own ASCII form).
     fn get<'a>(&mut self, a: &'a str) -> Option<&'a str> {
         let b = a.as_bytes();
         if b.is_empty() || b.len() > Self::LONGEST {
@@ -548,27 +675,48 @@ impl DomainCache {
         if self.slots.is_empty() {
             self.slots.resize_with(Self::SLOTS, Default::default);
         }
-        let i = xxhash_rust::xxh3::xxh3_64(b) as usize & (Self::SLOTS - 1);
-        let slot = &mut self.slots[i];
-        if slot.0 == b {
-            return slot
-                .1
-                .and_then(|(at, n)| a.get(usize::from(at)..usize::from(at) + usize::from(n)));
+        let mut key = [0u8; Self::LONGEST];
+        key[..b.len()].copy_from_slice(b);
+        let slot = &mut self.slots[Self::hash(&key, b.len()) & (Self::SLOTS - 1)];
+        if usize::from(slot.len) == b.len() && slot.host == key {
+            if slot.domain == DomainSlot::NONE {
+                return None;
+            }
+            let at = usize::from(slot.at);
+            return a.get(at..at + usize::from(slot.domain));
         }
         let d = urlsift_keys::host::registrable_domain(a);
-        // The domain is a piece of `a`: its place, as offsets.
+        // The domain is a suffix of `a`: its place, as offsets.
         let at = d.map(|d| (d.as_ptr() as usize).wrapping_sub(b.as_ptr() as usize));
-        slot.0.clear();
-        slot.0.extend_from_slice(b);
-        slot.1 = match (at, d) {
-            (Some(at), Some(d)) if at + d.len() <= b.len() => Some((at as u16, d.len() as u16)),
+        let place = match (at, d) {
+            (None, _) => Some((0, DomainSlot::NONE)),
+            (Some(at), Some(d)) if at + d.len() <= b.len() => Some((at as u8, d.len() as u8)),
+            // Not a piece of `a` after all: not kept.
             _ => None,
         };
-        if d.is_some() && slot.1.is_none() {
-            // Not a piece of `a` after all: not kept.
-            slot.0.clear();
+        if let Some((at, domain)) = place {
+            *slot = DomainSlot {
+                host: key,
+                len: b.len() as u8,
+                at,
+                domain,
+            };
         }
         d
+    }
+
+    /// A hash of a zero-padded host `key`, `len` bytes long: its 8-byte
+    /// words folded into one and multiplied (the top bits are the
+    /// best-mixed).
+    #[inline]
+    fn hash(key: &[u8; Self::LONGEST], len: usize) -> usize {
+        let mut h = len as u64;
+        for (i, w) in key.chunks_exact(8).enumerate() {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(w);
+            h ^= u64::from_le_bytes(a).rotate_left(i as u32 * 7);
+        }
+        (h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize
     }
 }
 
@@ -583,38 +731,67 @@ impl<'p> Fields<'p> {
             Ok(u) => (u, true),
             Err(_) => (UriRef::split(text), false),
         };
-        // Components split at ASCII delimiters, so each piece of UTF-8 text
-        // is UTF-8: check the whole once, then slice it.
-        let whole = std::str::from_utf8(text).ok();
-        let piece = |b: &'p [u8]| -> Cow<'p, str> {
-            let at = (b.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
-            match whole.and_then(|s| s.get(at..)?.get(..b.len())) {
-                Some(s) => Cow::Borrowed(s),
-                None => String::from_utf8_lossy(b),
-            }
-        };
-        let host = u.host().map(piece);
-        // The host's text, when it is a piece of the URL's (no conversion).
-        let host_text = match &host {
-            Some(Cow::Borrowed(h)) => Some(*h),
-            _ => None,
-        };
-        let (host_ascii, domain) = host_keys_cow(u.host(), host_text, u.host_kind(), domains);
+        let bytes = Bytes::of(text);
+        let utf8 = !bytes.non_ascii || std::str::from_utf8(text).is_ok();
+        let kind = u.host_kind();
+        let (host_ascii, domain) = host_keys_cow(u.host(), kind, domains);
         Fields {
             text,
+            url: text.get(if www { 2 } else { 0 }..).unwrap_or_default(),
+            u,
+            valid,
+            utf8,
+            bytes,
+            host_kind: kind.map(|k| k.as_str()),
             host_ascii,
             domain,
-            url: piece(text.get(if www { 2 } else { 0 }..).unwrap_or_default()),
-            valid,
-            scheme: u.scheme().map(piece),
-            userinfo: u.userinfo().map(piece),
-            host,
-            host_kind: u.host_kind().map(|k| k.as_str()),
-            port: u.port().map(piece),
-            path: piece(u.path()),
-            query: u.query().map(piece),
-            fragment: u.fragment().map(piece),
         }
+    }
+
+    /// The most bytes a record of these fields takes, the file name
+    /// `file` bytes long: the pieces of the URL (at most twice its text:
+    /// the URL and its components, which do not overlap), `host_ascii`,
+    /// `domain`, the file name, and 512 bytes for the keys, delimiters,
+    /// quotes, `null`s, numbers and names.
+    fn bound(&self, file: usize) -> usize {
+        let len = |v: &Option<Cow<'_, str>>| v.as_ref().map_or(0, |v| v.len());
+        512 + file + 2 * self.text.len() + len(&self.host_ascii) + len(&self.domain)
+    }
+
+    /// True when the pieces of the URL are copied as they are: UTF-8,
+    /// `host_ascii` and `domain` pieces of it too.
+    fn plain(&self) -> bool {
+        self.utf8 && borrowed(&self.host_ascii) && borrowed(&self.domain)
+    }
+
+    /// A piece of the text, as text.
+    fn text_of(b: &'p [u8]) -> Cow<'p, str> {
+        String::from_utf8_lossy(b)
+    }
+
+    fn url(&self) -> Cow<'p, str> {
+        Self::text_of(self.url)
+    }
+    fn scheme(&self) -> Option<Cow<'p, str>> {
+        self.u.scheme().map(Self::text_of)
+    }
+    fn userinfo(&self) -> Option<Cow<'p, str>> {
+        self.u.userinfo().map(Self::text_of)
+    }
+    fn host(&self) -> Option<Cow<'p, str>> {
+        self.u.host().map(Self::text_of)
+    }
+    fn port(&self) -> Option<Cow<'p, str>> {
+        self.u.port().map(Self::text_of)
+    }
+    fn path(&self) -> Cow<'p, str> {
+        Self::text_of(self.u.path())
+    }
+    fn query(&self) -> Option<Cow<'p, str>> {
+        self.u.query().map(Self::text_of)
+    }
+    fn fragment(&self) -> Option<Cow<'p, str>> {
+        self.u.fragment().map(Self::text_of)
     }
 }
 
@@ -707,27 +884,22 @@ fn write_json(
     extra: Extra<'_>,
     out: &mut Vec<u8>,
 ) -> io::Result<()> {
-    let mut n = itoa::Buffer::new();
-    let tf = |b: bool| if b { &b"true"[..] } else { b"false" };
     // The URL's components are pieces of its text: when it holds nothing
     // to escape, neither do they, and they are copied as they are.
-    let clean = !json_special(f.text);
-    if clean
-        && borrowed(&f.host_ascii)
-        && borrowed(&f.domain)
-        && extra.normalized.is_none()
-        && extra.key.is_none()
-    {
+    let clean = f.bytes.json;
+    if clean && f.plain() && extra.normalized.is_none() && extra.key.is_none() {
         write_json_clean(rec, file, f, out);
         return write_json_end(rec, out);
     }
+    let mut n = itoa::Buffer::new();
+    let tf = |b: bool| if b { &b"true"[..] } else { b"false" };
     out.reserve(256 + 2 * f.url.len());
     out.extend_from_slice(b"{\"file\":");
     out.extend_from_slice(file);
     json_raw(out, b",\"start\":", n.format(rec.m.start).as_bytes());
     json_raw(out, b",\"end\":", n.format(rec.m.end).as_bytes());
     json_raw(out, b",\"line\":", n.format(rec.line).as_bytes());
-    json_part(out, b",\"url\":", Some(&f.url), clean);
+    json_part(out, b",\"url\":", Some(&f.url()), clean);
     if let Some(v) = extra.normalized {
         json_opt(out, b",\"normalized\":", v.as_deref());
     }
@@ -740,9 +912,9 @@ fn write_json(
     out.push(b'"');
     json_raw(out, b",\"valid\":", tf(f.valid));
     json_raw(out, b",\"ambiguous\":", tf(rec.m.ambiguous));
-    json_part(out, b",\"scheme\":", f.scheme.as_deref(), clean);
-    json_part(out, b",\"userinfo\":", f.userinfo.as_deref(), clean);
-    json_part(out, b",\"host\":", f.host.as_deref(), clean);
+    json_part(out, b",\"scheme\":", f.scheme().as_deref(), clean);
+    json_part(out, b",\"userinfo\":", f.userinfo().as_deref(), clean);
+    json_part(out, b",\"host\":", f.host().as_deref(), clean);
     match f.host_kind {
         // Our own names: nothing to escape.
         Some(k) => {
@@ -751,10 +923,10 @@ fn write_json(
         }
         None => json_raw(out, b",\"host_kind\":", b"null"),
     }
-    json_part(out, b",\"port\":", f.port.as_deref(), clean);
-    json_part(out, b",\"path\":", Some(&f.path), clean);
-    json_part(out, b",\"query\":", f.query.as_deref(), clean);
-    json_part(out, b",\"fragment\":", f.fragment.as_deref(), clean);
+    json_part(out, b",\"port\":", f.port().as_deref(), clean);
+    json_part(out, b",\"path\":", Some(&f.path()), clean);
+    json_part(out, b",\"query\":", f.query().as_deref(), clean);
+    json_part(out, b",\"fragment\":", f.fragment().as_deref(), clean);
     // Borrowed, these are pieces of the URL too.
     let (ha, dom) = (&f.host_ascii, &f.domain);
     json_part(
@@ -797,56 +969,77 @@ struct Cursor<'a> {
     at: usize,
 }
 
+/// A JSON key before a string and before `null`: `,"name":"` and
+/// `,"name":null`.
+macro_rules! json_key {
+    ($name:literal) => {
+        (
+            concat!(",\"", $name, "\":\"").as_bytes(),
+            concat!(",\"", $name, "\":null").as_bytes(),
+        )
+    };
+}
+
 impl Cursor<'_> {
+    /// Space for `bound` bytes at the end of `out`.
+    #[inline(always)]
+    fn new(out: &mut Vec<u8>, bound: usize) -> Cursor<'_> {
+        let start = out.len();
+        out.resize(start + bound, 0);
+        Cursor {
+            buf: &mut out[start..],
+            at: 0,
+        }
+    }
+
+    /// The number of bytes written, to keep of the space reserved.
+    fn written(&self) -> usize {
+        self.at
+    }
+
+    #[inline(always)]
+    fn byte(&mut self, b: u8) {
+        self.buf[self.at] = b;
+        self.at += 1;
+    }
+
     #[inline(always)]
     fn put(&mut self, b: &[u8]) {
         self.buf[self.at..self.at + b.len()].copy_from_slice(b);
         self.at += b.len();
     }
 
-    /// `key`, then `"value"` or `null`.
+    /// A key ([`json_key!`]), then `"value"` or `null`.
     #[inline(always)]
-    fn part(&mut self, key: &[u8], value: Option<&str>) {
-        self.put(key);
+    fn part(&mut self, (open, null): (&[u8], &[u8]), value: Option<&[u8]>) {
         match value {
             Some(v) => {
-                self.put(b"\"");
-                self.put(v.as_bytes());
+                self.put(open);
+                self.put(v);
                 self.put(b"\"");
             }
-            None => self.put(b"null"),
+            None => self.put(null),
         }
     }
 }
 
-/// [`write_json`]'s fields up to `domain`, for a URL with nothing to
-/// escape whose `host_ascii` and `domain` are pieces of it, without
-/// `normalized` and `key`: the same bytes, written into space reserved
-/// once for the whole record.
+/// Keep the first `written` of the bytes reserved from `start` on.
+fn keep(out: &mut Vec<u8>, start: usize, written: usize) {
+    out.truncate(start + written);
+}
+
+/// [`write_json`]'s fields up to `domain`, for a UTF-8 URL with nothing
+/// to escape whose `host_ascii` and `domain` are pieces of it, without
+/// `normalized` and `key`: the same bytes, the pieces copied as they are,
+/// written into space reserved once for the whole record.
 fn write_json_clean(rec: &Record<'_, '_>, file: &[u8], f: &Fields<'_>, out: &mut Vec<u8>) {
-    let len = |v: &Option<Cow<'_, str>>| v.as_ref().map_or(0, |v| v.len());
-    // The keys, quotes, `null`s, numbers and names take less than 512
-    // bytes; the rest is the file name and the pieces of the URL.
-    let bound = 512
-        + file.len()
-        + f.url.len()
-        + f.path.len()
-        + len(&f.scheme)
-        + len(&f.userinfo)
-        + len(&f.host)
-        + len(&f.port)
-        + len(&f.query)
-        + len(&f.fragment)
-        + len(&f.host_ascii)
-        + len(&f.domain);
     let start = out.len();
-    out.resize(start + bound, 0);
-    let mut w = Cursor {
-        buf: &mut out[start..],
-        at: 0,
-    };
+    let mut w = Cursor::new(out, f.bound(file.len()));
     let mut n = itoa::Buffer::new();
-    let tf = |b: bool| if b { &b"true"[..] } else { b"false" };
+    let u = &f.u;
+    fn text<'a>(v: &'a Option<Cow<'_, str>>) -> Option<&'a [u8]> {
+        v.as_deref().map(str::as_bytes)
+    }
     w.put(b"{\"file\":");
     w.put(file);
     w.put(b",\"start\":");
@@ -855,27 +1048,41 @@ fn write_json_clean(rec: &Record<'_, '_>, file: &[u8], f: &Fields<'_>, out: &mut
     w.put(n.format(rec.m.end).as_bytes());
     w.put(b",\"line\":");
     w.put(n.format(rec.line).as_bytes());
-    w.part(b",\"url\":", Some(&f.url));
-    w.put(b",\"style\":\"");
+    w.put(b",\"url\":\"");
+    w.put(f.url);
+    w.put(b"\",\"style\":\"");
     w.put(rec.m.style.as_str().as_bytes());
     w.put(b"\",\"kind\":\"");
     w.put(rec.m.kind.as_str().as_bytes());
-    w.put(b"\",\"valid\":");
-    w.put(tf(f.valid));
-    w.put(b",\"ambiguous\":");
-    w.put(tf(rec.m.ambiguous));
-    w.part(b",\"scheme\":", f.scheme.as_deref());
-    w.part(b",\"userinfo\":", f.userinfo.as_deref());
-    w.part(b",\"host\":", f.host.as_deref());
-    w.part(b",\"host_kind\":", f.host_kind);
-    w.part(b",\"port\":", f.port.as_deref());
-    w.part(b",\"path\":", Some(&f.path));
-    w.part(b",\"query\":", f.query.as_deref());
-    w.part(b",\"fragment\":", f.fragment.as_deref());
-    w.part(b",\"host_ascii\":", f.host_ascii.as_deref());
-    w.part(b",\"domain\":", f.domain.as_deref());
-    let end = start + w.at;
-    out.truncate(end);
+    w.put(if f.valid {
+        b"\",\"valid\":true"
+    } else {
+        b"\",\"valid\":false"
+    });
+    w.put(if rec.m.ambiguous {
+        b",\"ambiguous\":true"
+    } else {
+        b",\"ambiguous\":false"
+    });
+    w.part(json_key!("scheme"), u.scheme());
+    w.part(json_key!("userinfo"), u.userinfo());
+    w.part(json_key!("host"), u.host());
+    w.part(json_key!("host_kind"), f.host_kind.map(str::as_bytes));
+    w.part(json_key!("port"), u.port());
+    w.put(b",\"path\":\"");
+    w.put(u.path());
+    match (u.query(), u.fragment()) {
+        (None, None) => w.put(b"\",\"query\":null,\"fragment\":null"),
+        (q, frag) => {
+            w.put(b"\"");
+            w.part(json_key!("query"), q);
+            w.part(json_key!("fragment"), frag);
+        }
+    }
+    w.part(json_key!("host_ascii"), text(&f.host_ascii));
+    w.part(json_key!("domain"), text(&f.domain));
+    let written = w.written();
+    keep(out, start, written);
 }
 
 /// Append the fields of `w` and the object's closing `}`: by hand, as the
@@ -1040,19 +1247,27 @@ fn web_columns() -> usize {
 /// mail fields left out, the web fields always there (empty for a record
 /// that is not a web link: one fixed set of columns, whatever the input),
 /// `null` as an empty field.
-fn write_csv(mut row: CsvRow<'_>, rec: &Record<'_, '_>, f: &Fields<'_>, extra: Extra<'_>) {
+///
+/// `plain_name`: the file name holds nothing to quote or replace.
+fn write_csv(
+    mut row: CsvRow<'_>,
+    rec: &Record<'_, '_>,
+    f: &Fields<'_>,
+    extra: Extra<'_>,
+    plain_name: bool,
+) {
     let mut n = itoa::Buffer::new();
     let tf = |b: bool| if b { "true" } else { "false" };
     // The URL's components are pieces of its text: one check for them all.
-    let special = csv_special(f.text, row.tsv);
+    let clean = if row.tsv { f.bytes.tsv } else { f.bytes.csv };
+    let special = !clean && csv_special(f.text, row.tsv);
     if !special
-        && borrowed(&f.host_ascii)
-        && borrowed(&f.domain)
+        && f.plain()
         && extra.normalized.is_none()
         && extra.key.is_none()
         && rec.web.is_none()
         && row.first
-        && !csv_special(rec.file.as_bytes(), row.tsv)
+        && plain_name
     {
         return write_csv_clean(row.out, row.tsv, rec, f);
     }
@@ -1061,7 +1276,7 @@ fn write_csv(mut row: CsvRow<'_>, rec: &Record<'_, '_>, f: &Fields<'_>, extra: E
     row.field_checked(n.format(rec.m.start), false);
     row.field_checked(n.format(rec.m.end), false);
     row.field_checked(n.format(rec.line), false);
-    part(&mut row, Some(&f.url));
+    part(&mut row, Some(&f.url()));
     if let Some(v) = extra.normalized {
         row.field(v.as_deref().unwrap_or(""));
     }
@@ -1072,14 +1287,14 @@ fn write_csv(mut row: CsvRow<'_>, rec: &Record<'_, '_>, f: &Fields<'_>, extra: E
     row.field_checked(rec.m.kind.as_str(), false);
     row.field_checked(tf(f.valid), false);
     row.field_checked(tf(rec.m.ambiguous), false);
-    part(&mut row, f.scheme.as_deref());
-    part(&mut row, f.userinfo.as_deref());
-    part(&mut row, f.host.as_deref());
+    part(&mut row, f.scheme().as_deref());
+    part(&mut row, f.userinfo().as_deref());
+    part(&mut row, f.host().as_deref());
     row.field_checked(f.host_kind.unwrap_or(""), false);
-    part(&mut row, f.port.as_deref());
-    part(&mut row, Some(&f.path));
-    part(&mut row, f.query.as_deref());
-    part(&mut row, f.fragment.as_deref());
+    part(&mut row, f.port().as_deref());
+    part(&mut row, Some(&f.path()));
+    part(&mut row, f.query().as_deref());
+    part(&mut row, f.fragment().as_deref());
     // Borrowed, these are pieces of the URL too.
     let (ha, dom) = (&f.host_ascii, &f.domain);
     row.field_checked(ha.as_deref().unwrap_or(""), special || !borrowed(ha));
@@ -1112,75 +1327,61 @@ fn write_csv(mut row: CsvRow<'_>, rec: &Record<'_, '_>, f: &Fields<'_>, extra: E
     row.end();
 }
 
-/// [`write_csv`] for a row with nothing to quote, not from a web page,
-/// whose `host_ascii` and `domain` are pieces of the URL, without
-/// `normalized` and `key`: the same bytes, written into space reserved
-/// once for the whole row.
+/// [`write_csv`] for a UTF-8 row with nothing to quote, not from a web
+/// page, whose `host_ascii` and `domain` are pieces of the URL, without
+/// `normalized` and `key`: the same bytes, the pieces copied as they are,
+/// written into space reserved once for the whole row.
 fn write_csv_clean(out: &mut Vec<u8>, tsv: bool, rec: &Record<'_, '_>, f: &Fields<'_>) {
-    let len = |v: &Option<Cow<'_, str>>| v.as_ref().map_or(0, |v| v.len());
-    // The delimiters, numbers and names take less than 256 bytes; the
-    // rest is the file name and the pieces of the URL.
-    let bound = 256
-        + rec.file.len()
-        + f.url.len()
-        + f.path.len()
-        + len(&f.scheme)
-        + len(&f.userinfo)
-        + len(&f.host)
-        + len(&f.port)
-        + len(&f.query)
-        + len(&f.fragment)
-        + len(&f.host_ascii)
-        + len(&f.domain);
     let start = out.len();
-    out.resize(start + bound, 0);
-    let mut w = Cursor {
-        buf: &mut out[start..],
-        at: 0,
-    };
-    let d: &[u8] = if tsv { b"\t" } else { b"," };
+    let mut w = Cursor::new(out, f.bound(rec.file.len()));
+    let d = if tsv { b'\t' } else { b',' };
     let mut n = itoa::Buffer::new();
-    let tf = |b: bool| if b { &b"true"[..] } else { b"false" };
-    fn text(v: Option<&str>) -> &[u8] {
-        v.unwrap_or("").as_bytes()
-    }
+    let u = &f.u;
+    // A field after its delimiter: the names and flags copied as
+    // constants, an empty piece not copied at all.
+    let flag = |w: &mut Cursor<'_>, b: bool| {
+        w.byte(d);
+        if b { w.put(b"true") } else { w.put(b"false") }
+    };
+    let piece = |w: &mut Cursor<'_>, v: Option<&[u8]>| {
+        w.byte(d);
+        if let Some(v) = v.filter(|v| !v.is_empty()) {
+            w.put(v);
+        }
+    };
     w.put(rec.file.as_bytes());
     for v in [rec.m.start as u64, rec.m.end as u64, rec.line] {
-        w.put(d);
+        w.byte(d);
         w.put(n.format(v).as_bytes());
     }
-    for v in [
-        f.url.as_bytes(),
-        rec.m.style.as_str().as_bytes(),
-        rec.m.kind.as_str().as_bytes(),
-        tf(f.valid),
-        tf(rec.m.ambiguous),
-        text(f.scheme.as_deref()),
-        text(f.userinfo.as_deref()),
-        text(f.host.as_deref()),
-        text(f.host_kind),
-        text(f.port.as_deref()),
-        f.path.as_bytes(),
-        text(f.query.as_deref()),
-        text(f.fragment.as_deref()),
-        text(f.host_ascii.as_deref()),
-        text(f.domain.as_deref()),
-    ] {
-        w.put(d);
-        w.put(v);
-    }
-    // The empty web columns (their delimiters in one copy), and the end
-    // of the row.
+    piece(&mut w, Some(f.url));
+    piece(&mut w, Some(rec.m.style.as_str().as_bytes()));
+    piece(&mut w, Some(rec.m.kind.as_str().as_bytes()));
+    flag(&mut w, f.valid);
+    flag(&mut w, rec.m.ambiguous);
+    piece(&mut w, u.scheme());
+    piece(&mut w, u.userinfo());
+    piece(&mut w, u.host());
+    piece(&mut w, f.host_kind.map(str::as_bytes));
+    piece(&mut w, u.port());
+    piece(&mut w, Some(u.path()));
+    piece(&mut w, u.query());
+    piece(&mut w, u.fragment());
+    piece(&mut w, f.host_ascii.as_deref().map(str::as_bytes));
+    piece(&mut w, f.domain.as_deref().map(str::as_bytes));
+    // The empty web columns: their delimiters in one constant copy (the
+    // bytes past them overwritten or cut off), and the end of the row.
     let runs: [&[u8; 16]; 2] = [b",,,,,,,,,,,,,,,,", b"\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t"];
     let mut web = web_columns();
     while web > 0 {
         let k = web.min(16);
-        w.put(&runs[usize::from(tsv)][..k]);
+        w.put(runs[usize::from(tsv)]);
+        w.at -= 16 - k;
         web -= k;
     }
     w.put(b"\n");
-    let end = start + w.at;
-    out.truncate(end);
+    let written = w.written();
+    keep(out, start, written);
 }
 
 /// Append the row of `rec` ([`Format::Rows`]): every field of
@@ -1198,21 +1399,21 @@ fn write_row(
     r.int(Some(rec.m.start as u64));
     r.int(Some(rec.m.end as u64));
     r.int(Some(rec.line));
-    r.text(Some(&f.url));
+    r.text(Some(&f.url()));
     r.text(normalized);
     r.text(key);
     r.text(Some(rec.m.style.as_str()));
     r.text(Some(rec.m.kind.as_str()));
     r.bool(Some(f.valid));
     r.bool(Some(rec.m.ambiguous));
-    r.text(f.scheme.as_deref());
-    r.text(f.userinfo.as_deref());
-    r.text(f.host.as_deref());
+    r.text(f.scheme().as_deref());
+    r.text(f.userinfo().as_deref());
+    r.text(f.host().as_deref());
     r.text(f.host_kind);
-    r.text(f.port.as_deref());
-    r.text(Some(&f.path));
-    r.text(f.query.as_deref());
-    r.text(f.fragment.as_deref());
+    r.text(f.port().as_deref());
+    r.text(Some(&f.path()));
+    r.text(f.query().as_deref());
+    r.text(f.fragment().as_deref());
     r.text(f.host_ascii.as_deref());
     r.text(f.domain.as_deref());
     let mail = rec.mail;

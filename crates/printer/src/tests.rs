@@ -166,7 +166,8 @@ fn writers_match_the_serde_rows_on_extracted_urls() {
         http://c.example/\xff\xfe/p?q=\xc3\xa9#fr www.d.example/a,b \
         <http://e.example/wrapped\n  /more> http://[::1]:80/v6 mailto:user@x.example \
         http://u:p@h.example:8080/p?q#f <URL:ftp://f.example/\xe4\xb8\xad> \
-        http://g.example/%7E%41?Q=%2f#%5B HTTP://H.EXAMPLE:80/a/./b/../c";
+        http://g.example/%7E%41?Q=%2f#%5B HTTP://H.EXAMPLE:80/a/./b/../c \
+        http://B\xc3\xbccher.example/i http://xn--bcher-kva.Example/j";
     let ms = urlsift_core::extract(text);
     assert!(ms.len() >= 10, "{ms:?}");
     let w = mail();
@@ -588,5 +589,50 @@ fn count_rows_are_what_format_writes() {
             let want = format!("{count:>7} {}\n", String::from_utf8_lossy(&key));
             assert_eq!(String::from_utf8(out).unwrap(), want);
         }
+    }
+}
+
+#[test]
+fn the_byte_flags_find_each_byte_at_any_place() {
+    let want = |v: &[u8]| Bytes {
+        non_ascii: v.iter().any(|&c| c >= 0x80),
+        json: !v.iter().any(|&c| c < 0x20 || c == b'"' || c == b'\\'),
+        csv: !v.iter().any(|&c| c < 0x20 || c == b'"' || c == b','),
+        tsv: !v.iter().any(|&c| c < 0x20),
+    };
+    for len in 0..20 {
+        assert_eq!(Bytes::of(&vec![b'a'; len]), want(&vec![b'a'; len]));
+        for at in 0..len {
+            // Every byte value at `at`, among bytes that are ASCII and
+            // none of the others, or all 0xFF (no byte borrows into the
+            // next).
+            for bg in [b'a', 0xFF] {
+                for c in 0..=255u8 {
+                    let mut v = vec![bg; len];
+                    v[at] = c;
+                    assert_eq!(Bytes::of(&v), want(&v), "{v:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_domain_cache_answers_for_hosts_of_every_length() {
+    let mut cache = DomainCache::default();
+    // Around the longest host a slot holds, and hosts that are prefixes
+    // of one another.
+    let hosts: Vec<String> = (1..=80)
+        .flat_map(|n| {
+            let label = "b".repeat(n);
+            [format!("{label}.co.uk"), format!("{label}.co"), label]
+        })
+        .collect();
+    for h in hosts.iter().chain(&hosts) {
+        assert_eq!(
+            cache.get(h),
+            urlsift_keys::host::registrable_domain(h),
+            "{h}"
+        );
     }
 }
