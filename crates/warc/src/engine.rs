@@ -163,7 +163,7 @@ impl<'a> Resolver<'a> {
                 .same_doc
                 .get_or_init(|| self.base.and_then(|b| resolve(Some(b), b"")))
                 .as_deref()?;
-            return Some([prefix, text].concat());
+            return Some(joined(prefix, text));
         }
         if first == b'/' || first == b'?' || may_have_dots(r) {
             return None;
@@ -197,8 +197,16 @@ impl<'a> Resolver<'a> {
                 Some(x)
             })
             .as_deref()?;
-        Some([dir, text].concat())
+        Some(joined(dir, text))
     }
+}
+
+/// `a` then `b`, in one allocation of their length.
+fn joined(a: &str, b: &str) -> String {
+    let mut s = String::with_capacity(a.len() + b.len());
+    s.push_str(a);
+    s.push_str(b);
+    s
 }
 
 /// Whether a path in `r` may hold a dot-segment (`.`, `..`, or either

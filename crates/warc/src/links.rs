@@ -903,7 +903,8 @@ mod tests {
             );
             got
         };
-        let ascii = b"<p>see http://t.example/x <a href=\"#f\">f</a> <a href='y.html'>y</a>".to_vec();
+        let ascii =
+            b"<p>see http://t.example/x <a href=\"#f\">f</a> <a href='y.html'>y</a>".to_vec();
         let mut latin = ascii.clone();
         latin.extend_from_slice(b" \xe9");
         assert_eq!(links(&ascii), links(&latin));
