@@ -588,11 +588,15 @@ fn push_text(s: &mut Scanned<'_>, html: &[u8], from: usize, to: usize, decode: b
 /// at `www.` (ASCII case-insensitive) or at a `:` with a scheme character
 /// before it and neither a control, a space nor another `:` after it (a
 /// superset of the extractor's anchors), and a character reference (`&`)
-/// may stand for any of these. A stretch without them is not gathered: the
-/// NUL between stretches ends every URL and is no anchor's neighbour, so
-/// no URL of another stretch depends on it.
+/// may stand for any of these. A short stretch without them is not
+/// gathered (longer ones always are): the NUL between stretches ends every
+/// URL and is no anchor's neighbour, so no URL of another stretch depends
+/// on it.
 #[inline]
 fn may_hold_url(t: &[u8]) -> bool {
+    // Longer stretches nearly always hold a `:` or a `.` that needs a
+    // look: looking costs more than gathering them (measured).
+    const LOOKED_AT: usize = 8;
     let www = |i: usize| {
         i >= 3
             && t.get(i - 3..i)
@@ -604,9 +608,7 @@ fn may_hold_url(t: &[u8]) -> bool {
                 .is_some_and(|&b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
             && t.get(i + 1).is_some_and(|&b| b > b' ' && b != b':')
     };
-    if t.len() > 32 {
-        // Long stretches nearly always hold a `:` or a `.`: not worth a
-        // look before the extractor's.
+    if t.len() > LOOKED_AT {
         return true;
     }
     t.iter().enumerate().any(|(i, &b)| match b {
@@ -1421,7 +1423,7 @@ mod tests {
         for t in [
             &b""[..],
             b"  \n ",
-            b"Note: see",
+            b"Note: x",
             b"10 :30",
             b"a::b",
             b"www",
