@@ -2,6 +2,8 @@
 //! and the resolver of `urlsift-uri`), in one place, but for the matches
 //! made of links ([`crate::decoded`]).
 
+use std::cell::OnceCell;
+
 use urlsift_core::{Extractor, Kind};
 use urlsift_uri::{UriRef, resolve_parsed};
 
@@ -109,4 +111,174 @@ pub(crate) fn resolve(base: Option<Base<'_>>, reference: &[u8]) -> Option<String
         None => return None,
     };
     resolve_parsed(&b, &r).ok()
+}
+
+/// Resolution against one base, with what depends on the base alone
+/// worked out once: most references of a page are a fragment (`#x`), a
+/// relative path without dot-segments (`x.html`), or an absolute URL
+/// without dot-segments, and each of those resolves to a prefix of the
+/// base followed by the reference as written, or to the reference itself.
+/// Every other reference goes through [`resolve`]; the results are the
+/// same either way.
+pub(crate) struct Resolver<'a> {
+    base: Option<Base<'a>>,
+    /// What `#x` resolves to, less `#x`: the base without its fragment.
+    same_doc: OnceCell<Option<String>>,
+    /// What `x` resolves to, less `x`: the base up to its last `/`, when
+    /// the base has an authority and no dot-segment (else `None`).
+    dir: OnceCell<Option<String>>,
+}
+
+impl<'a> Resolver<'a> {
+    /// Resolution against `base` (none: absolute references only).
+    pub(crate) fn new(base: Option<Base<'a>>) -> Resolver<'a> {
+        Resolver {
+            base,
+            same_doc: OnceCell::new(),
+            dir: OnceCell::new(),
+        }
+    }
+
+    /// [`resolve`] `reference` against the base.
+    #[cfg(test)]
+    pub(crate) fn resolve(&self, reference: &[u8]) -> Option<String> {
+        self.resolve_text(reference, std::str::from_utf8(reference).ok())
+    }
+
+    /// [`resolve`] `reference` against the base, given `text`, the
+    /// reference as a `str` when it is UTF-8.
+    pub(crate) fn resolve_text(&self, reference: &[u8], text: Option<&str>) -> Option<String> {
+        match text.and_then(|t| self.fast(reference, t)) {
+            Some(url) => Some(url),
+            None => resolve(self.base, reference),
+        }
+    }
+
+    /// The resolution of `r` (UTF-8: `text`), when it is one of the common
+    /// kinds that resolve without parsing; `None` for the others.
+    fn fast(&self, r: &[u8], text: &str) -> Option<String> {
+        let first = *r.first()?;
+        if first == b'#' {
+            let prefix = self
+                .same_doc
+                .get_or_init(|| self.base.and_then(|b| resolve(Some(b), b"")))
+                .as_deref()?;
+            return Some(joined(prefix, text));
+        }
+        if first == b'/' || first == b'?' || may_have_dots(r) {
+            return None;
+        }
+        // The bytes before the first `:`, if it comes before any `/`, `?`
+        // or `#`: a scheme.
+        let head_end = r
+            .iter()
+            .position(|&b| matches!(b, b':' | b'/' | b'?' | b'#'))
+            .unwrap_or(r.len());
+        if r.get(head_end) == Some(&b':') {
+            // Absolute: as written when it has an authority (no
+            // dot-segment to remove); the rest by `resolve`.
+            let scheme = r.get(..head_end).unwrap_or_default();
+            let valid = scheme.first().is_some_and(u8::is_ascii_alphabetic)
+                && scheme
+                    .iter()
+                    .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'));
+            let authority = r.get(head_end + 1..head_end + 3) == Some(b"//");
+            return (valid && authority).then(|| text.to_owned());
+        }
+        let dir = self
+            .dir
+            .get_or_init(|| {
+                let Base(b) = self.base?;
+                if b.authority().is_none() || may_have_dots(b.path()) {
+                    return None;
+                }
+                let mut x = resolve(Some(Base(b)), b"x")?;
+                x.pop().filter(|&c| c == 'x')?;
+                Some(x)
+            })
+            .as_deref()?;
+        Some(joined(dir, text))
+    }
+}
+
+/// `a` then `b`, in one allocation of their length.
+fn joined(a: &str, b: &str) -> String {
+    let mut s = String::with_capacity(a.len() + b.len());
+    s.push_str(a);
+    s.push_str(b);
+    s
+}
+
+/// Whether a path in `r` may hold a dot-segment (`.`, `..`, or either
+/// percent-encoded): `r` starts with `.` or `%`, or holds `/.` or `/%`.
+fn may_have_dots(r: &[u8]) -> bool {
+    matches!(r.first(), Some(b'.' | b'%'))
+        || memchr::memchr_iter(b'/', r).any(|i| matches!(r.get(i + 1), Some(b'.' | b'%')))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn piece() -> impl Strategy<Value = Vec<u8>> {
+        proptest::collection::vec(
+            prop::sample::select(vec![
+                &b"a"[..],
+                b"B",
+                b"1",
+                b".",
+                b"..",
+                b"/",
+                b"//",
+                b"%2e",
+                b"%2E",
+                b"#",
+                b"?",
+                b":",
+                b"http:",
+                b"x-y+z.w:",
+                b"\xc3\xa9",
+                b"\xff",
+                b" ",
+                b"g.html",
+            ]),
+            0..8,
+        )
+        .prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        /// The shortcuts give what resolution by parts gives, whatever the
+        /// base and the reference.
+        #[test]
+        fn resolver_is_resolve(base in piece(), r in piece(), prefix in prop::sample::select(vec![&b""[..], b"http://h", b"http://h/", b"s:", b"s://h/a/b"])) {
+            let base = [prefix, &base[..]].concat();
+            let b = Base::new(&base);
+            let resolver = Resolver::new(b);
+            // Twice: the second answer comes from the prefixes worked out.
+            prop_assert_eq!(resolver.resolve(&r), resolve(b, &r));
+            prop_assert_eq!(resolver.resolve(&r), resolve(b, &r));
+        }
+    }
+
+    #[test]
+    fn resolver_shortcuts() {
+        let b = Base::new(b"http://ex.org/d/p.html?q#f");
+        let r = Resolver::new(b);
+        for (reference, want) in [
+            (&b"#x"[..], "http://ex.org/d/p.html?q#x"),
+            (b"x.html?y#z", "http://ex.org/d/x.html?y#z"),
+            (b"https://o.example/a/b?c", "https://o.example/a/b?c"),
+            (b"../x", "http://ex.org/x"),
+            (b"https://o.example/a/./b", "https://o.example/a/b"),
+            (b"mailto:a@b", "mailto:a@b"),
+        ] {
+            assert_eq!(r.resolve(reference).as_deref(), Some(want));
+        }
+        let none = Resolver::new(None);
+        assert_eq!(none.resolve(b"#x"), None);
+        assert_eq!(none.resolve(b"x"), None);
+        assert_eq!(none.resolve(b"http://h/a").as_deref(), Some("http://h/a"));
+    }
 }

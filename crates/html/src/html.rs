@@ -271,6 +271,33 @@ fn url_attr(tag: &[u8], name: &[u8]) -> Option<&'static str> {
     name.eq_ignore_ascii_case(cand.as_bytes()).then_some(cand)
 }
 
+/// A bit for each name a URL attribute is taken by ([`url_attr`], `style`,
+/// a `<meta>`'s `content`): names that differ only in case are the same
+/// attribute, and map to the same name, so to the same bit.
+fn attr_bit(attr: &'static str) -> u32 {
+    let k = match (attr.len(), attr.as_bytes().first().copied().unwrap_or(0)) {
+        (4, b'h') => 0,
+        (3, b's') => 1,
+        (6, b'a') => 2,
+        (10, b'f') => 3,
+        (4, b'c') => 4,
+        (6, b'p') => 5,
+        (10, b'b') => 6,
+        (8, b'l') => 7,
+        (6, b's') => 8,
+        (4, b'd') => 9,
+        (8, b'm') => 10,
+        (10, b'x') => 11,
+        (4, b'p') => 12,
+        (8, b'i') => 13,
+        (6, b'i') => 14,
+        (7, b'c') => 15,
+        (5, b's') => 16,
+        _ => 31,
+    };
+    1 << k
+}
+
 /// What a pass over a document gathers.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Gather {
@@ -463,7 +490,10 @@ fn start_tag<'a>(
     let name = html.get(lt + 1..name_end).unwrap_or_default();
     let mut lower = [0u8; 16];
     let lname = lowercase(name, &mut lower);
-    let ended = if !base_only || lname == b"base" {
+    let ended = if html.get(name_end) == Some(&b'>') {
+        // No attributes: nothing to read.
+        TagEnd::End(name_end + 1)
+    } else if !base_only || lname == b"base" {
         let mut st = StartTag::new(html, (lname, lt + 1, name_end), want_markup);
         st.first = s.attrs.len();
         let mut text_first = s.text.len();
@@ -502,10 +532,14 @@ fn start_tag<'a>(
     }
 }
 
-/// `name` lowercased into `buf` (names longer than it are not ones we match).
-fn lowercase<'b>(name: &[u8], buf: &'b mut [u8; 16]) -> &'b [u8] {
+/// `name` lowercased, into `buf` when it has an upper case letter (names
+/// longer than it are not ones we match).
+fn lowercase<'b>(name: &'b [u8], buf: &'b mut [u8; 16]) -> &'b [u8] {
     if name.len() > buf.len() {
         return &[];
+    }
+    if !name.iter().any(u8::is_ascii_uppercase) {
+        return name;
     }
     let out = buf.get_mut(..name.len()).unwrap_or_default();
     for (o, &b) in out.iter_mut().zip(name) {
@@ -550,9 +584,45 @@ fn push_text(s: &mut Scanned<'_>, html: &[u8], from: usize, to: usize, decode: b
     push_stretch(s, html, (from, to), decode.then_some(false), Stretch::Text);
 }
 
+/// Whether text `t` may hold a URL by the text rules: every URL is anchored
+/// at `www.` (ASCII case-insensitive) or at a `:` with a scheme character
+/// before it and neither a control, a space nor another `:` after it (a
+/// superset of the extractor's anchors), and a character reference (`&`)
+/// may stand for any of these. A short stretch without them is not
+/// gathered (longer ones always are): the NUL between stretches ends every
+/// URL and is no anchor's neighbour, so no URL of another stretch depends
+/// on it.
+#[inline]
+fn may_hold_url(t: &[u8]) -> bool {
+    // Longer stretches nearly always hold a `:` or a `.` that needs a
+    // look: looking costs more than gathering them (measured).
+    const LOOKED_AT: usize = 8;
+    let www = |i: usize| {
+        i >= 3
+            && t.get(i - 3..i)
+                .is_some_and(|w| w.eq_ignore_ascii_case(b"www"))
+    };
+    let colon = |i: usize| {
+        i > 0
+            && t.get(i - 1)
+                .is_some_and(|&b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
+            && t.get(i + 1).is_some_and(|&b| b > b' ' && b != b':')
+    };
+    if t.len() > LOOKED_AT {
+        return true;
+    }
+    t.iter().enumerate().any(|(i, &b)| match b {
+        b':' => colon(i),
+        b'&' => true,
+        b'.' => www(i),
+        _ => false,
+    })
+}
+
 /// Append `html[from..to]` as a stretch of `kind` (NUL-separated from what
 /// came before): with `decode` `Some(in_attribute)`, its character
 /// references decoded (as in an attribute value, or in text).
+#[inline]
 fn push_stretch(
     s: &mut Scanned<'_>,
     html: &[u8],
@@ -563,12 +633,21 @@ fn push_stretch(
     let Some(t) = html.get(from..to) else {
         return;
     };
-    if t.iter().all(|&b| is_space(b)) {
-        return;
+    if may_hold_url(t) {
+        append_stretch(s, t, (from, html.len()), decode, kind);
     }
+}
+
+/// [`push_stretch`] for text `t`, written at `from`, that may hold a URL.
+fn append_stretch(
+    s: &mut Scanned<'_>,
+    t: &[u8],
+    (from, doc_len): (usize, usize),
+    decode: Option<bool>,
+    kind: Stretch,
+) {
     if s.text.capacity() == 0 {
-        s.text
-            .reserve((html.len() / 2).min(Window::DEFAULT.text * 2));
+        s.text.reserve((doc_len / 2).min(Window::DEFAULT.text * 2));
     }
     if !s.text.is_empty() {
         s.text.push(0);
@@ -715,10 +794,9 @@ struct StartTag<'t, 'n> {
     /// The index of a `<meta>`'s URL `content` attribute, and how it holds
     /// its URL.
     meta_content: Option<(usize, Parts)>,
-    /// The URL attributes taken: a duplicate is dropped (the first one
-    /// counts). Their names are few, as a duplicate is not kept: a tag's
-    /// attributes are read in linear time, however many.
-    seen: Vec<&'t [u8]>,
+    /// The URL attributes taken, one bit each ([`attr_bit`]): a duplicate
+    /// is dropped (the first one counts).
+    seen: u32,
     /// The index of the next attribute.
     k: usize,
     /// Whether the tag can have a `rel` (`a`, `area`, `link`, `form`).
@@ -787,7 +865,7 @@ impl<'t, 'n> StartTag<'t, 'n> {
             tag,
             markup,
             meta_content,
-            seen: Vec::new(),
+            seen: 0,
             k: 0,
             rel_capable: matches!(tag.0, b"a" | b"area" | b"link" | b"form"),
             rel: None,
@@ -830,14 +908,14 @@ impl<'t, 'n> StartTag<'t, 'n> {
                 (attr, parts)
             }),
         }
-        .filter(|_| !self.seen.iter().any(|n| n.eq_ignore_ascii_case(name)));
+        .filter(|&(attr, _)| self.seen & attr_bit(attr) == 0);
         let Some((attr, parts)) = link else {
             if self.markup {
                 attr_text(s, html, (name_start, name_end), (a, b), (c, d));
             }
             return;
         };
-        self.seen.push(name);
+        self.seen |= attr_bit(attr);
         let value = decode_attr(slice(c, d));
         if tag == b"base" && attr == "href" {
             if s.base.is_none() {
@@ -1332,6 +1410,43 @@ mod tests {
     }
 
     #[test]
+    fn stretches_that_may_hold_urls() {
+        for t in [
+            &b"see http://a"[..],
+            b"mailto:x",
+            b"WWW.example",
+            b"a &amp; b",
+            b"x:y",
+        ] {
+            assert!(super::may_hold_url(t), "{t:?}");
+        }
+        for t in [
+            &b""[..],
+            b"  \n ",
+            b"Note: x",
+            b"10 :30",
+            b"a::b",
+            b"www",
+            b"end.",
+        ] {
+            assert!(!super::may_hold_url(t), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn duplicate_url_attributes_count_once_whatever_their_case() {
+        let page = b"<a HREF=/a href=/b Src=/c src=/d style='background:url(/e)' STYLE='x:url(/f)'><base href=/x>";
+        let mut got = Vec::new();
+        crate::html_links(
+            page,
+            Some("http://h/"),
+            &crate::LinkOptions::links_only(),
+            |l| got.push(l.url),
+        );
+        assert_eq!(got, ["http://h/a", "http://h/c", "http://h/e"]);
+    }
+
+    #[test]
     fn tag_names_are_borrowed_for_url_elements() {
         use std::borrow::Cow;
         for t in ["a", "img", "link", "meta", "use"] {
@@ -1399,6 +1514,23 @@ mod tests {
     }
 
     proptest! {
+        /// A stretch not gathered holds no URL the extractor finds, alone
+        /// or between NULs as gathered stretches are.
+        #[test]
+        fn a_stretch_left_out_holds_no_url(t in proptest::collection::vec(prop::sample::select(vec![
+            &b"a"[..], b"W", b"w", b"www", b".", b":", b"/", b"//", b"&", b" ", b"\n", b"1", b"+", b"-",
+            b"http", b"mailto", b"x@y", b"\xc3\xa9", b"\"", b"<", b">", b"URL", b"\0",
+        ]), 0..12)) {
+            let t = t.concat();
+            if !super::may_hold_url(&t) {
+                for text in [t.clone(), [&b"\0"[..], &t, b"\0"].concat()] {
+                    let mut n = 0;
+                    crate::engine::scan_text(&text, |_| n += 1);
+                    prop_assert_eq!(n, 0, "{:?}", String::from_utf8_lossy(&text));
+                }
+            }
+        }
+
         #[test]
         fn find_is_position(hay in proptest::collection::vec(prop::sample::select(vec![b'<', b'a', b'&', 0x80, 0xbc, 0x3d]), 0..80), needle in prop::sample::select(vec![b'<', b'&', 0xbc])) {
             prop_assert_eq!(super::find(needle, &hay), hay.iter().position(|&b| b == needle));

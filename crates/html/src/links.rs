@@ -3,9 +3,10 @@
 //! in order.
 
 use std::borrow::Cow;
+use std::cell::{Cell, OnceCell};
 
 use crate::charset::{self, page_encoding};
-use crate::engine::{self, Base};
+use crate::engine::{self, Base, Resolver};
 use crate::entities::decode_char_refs;
 use crate::html;
 
@@ -211,7 +212,7 @@ pub fn header_links<'h>(
     doc: Option<&str>,
     mut sink: impl FnMut(Link),
 ) {
-    let base = doc.and_then(|d| Base::new(d.as_bytes()));
+    let base = Resolver::new(doc.and_then(|d| Base::new(d.as_bytes())));
     for (name, value, off) in headers {
         let name: &'static str = if name.eq_ignore_ascii_case(b"location") {
             "Location"
@@ -223,7 +224,7 @@ pub fn header_links<'h>(
             continue;
         };
         if name != "Link" {
-            sink(reference(base, value, value, Source::Header { name }, off));
+            sink(reference(&base, value, value, Source::Header { name }, off));
             continue;
         }
         let mut i = 0;
@@ -233,7 +234,7 @@ pub fn header_links<'h>(
                 break;
             };
             let v = value.get(s..s + e).unwrap_or_default();
-            sink(reference(base, v, v, Source::Header { name }, off + s));
+            sink(reference(&base, v, v, Source::Header { name }, off + s));
             // Skip the parameters, to the next link (a `,` outside quotes).
             let mut j = s + e + 1;
             let mut quoted = false;
@@ -323,18 +324,23 @@ pub(crate) fn owned(b: &[u8]) -> String {
 
 /// A reference resolved (or not) into a [`Link`].
 fn reference(
-    base: Option<Base<'_>>,
+    base: &Resolver<'_>,
     value: &[u8],
     written: &[u8],
     source: Source,
     offset: usize,
 ) -> Link {
     let v = clean(value);
-    let (url, resolved) = match engine::resolve(base, &v) {
+    let text = std::str::from_utf8(&v).ok();
+    let (url, resolved) = match base.resolve_text(&v, text) {
         Some(u) => (u, true),
         None => (owned(&v), false),
     };
-    let found = (written != url.as_bytes()).then(|| owned(written));
+    let found = (written != url.as_bytes()).then(|| match text {
+        // Most values are written as they read: checked once.
+        Some(t) if written == t.as_bytes() => t.to_owned(),
+        _ => owned(written),
+    });
     Link {
         url,
         found,
@@ -447,7 +453,10 @@ pub(crate) fn html_page_links_in(
     let (enc, unknown) = page_encoding(html, content_type);
     let warning =
         unknown.map(|label| format!("unknown charset {label:?}: read as {}", enc.encoding.name()));
-    if enc.encoding == encoding_rs::UTF_8 {
+    // An ASCII page in an encoding that leaves ASCII as it is reads as
+    // UTF-8 does.
+    let ascii = enc.bom == 0 && enc.encoding.is_ascii_compatible() && html.is_ascii();
+    if enc.encoding == encoding_rs::UTF_8 || ascii {
         html_links_in(html, doc, opts, window, sink);
         return warning;
     }
@@ -472,16 +481,32 @@ pub(crate) fn html_links_in(
     sink: &mut dyn FnMut(Link) -> bool,
 ) {
     let doc_base = doc.and_then(|d| Base::new(d.as_bytes()));
-    let base_href = html::base_href(html);
-    let base_href = base_href.as_deref().map(clean);
-    let resolved_base = base_href
-        .as_deref()
-        .and_then(|b| engine::resolve(doc_base, b));
-    let base = resolved_base
-        .as_deref()
-        .and_then(|b| Base::new(b.as_bytes()))
-        .or(doc_base);
-    let attr_link = |a: html::AttrUrl<'_>| {
+    // The base: the first `<base href>` (resolved against `doc`), else
+    // `doc`. The pass finds the first `<base href>` itself; only when it
+    // hands on attributes before the end of the page is it looked for by
+    // a pass of its own, first.
+    let resolved_base: OnceCell<Option<String>> = OnceCell::new();
+    let resolver: OnceCell<Resolver<'_>> = OnceCell::new();
+    let whole = Cell::new(false);
+    let base_of = |found: Option<&[u8]>| {
+        let href = if whole.get() {
+            found.map(<[u8]>::to_vec)
+        } else {
+            html::base_href(html)
+        };
+        let resolved = resolved_base.get_or_init(|| {
+            href.as_deref()
+                .map(clean)
+                .and_then(|b| engine::resolve(doc_base, &b))
+        });
+        Resolver::new(
+            resolved
+                .as_deref()
+                .and_then(|b| Base::new(b.as_bytes()))
+                .or(doc_base),
+        )
+    };
+    let attr_link = |base: &Resolver<'_>, a: html::AttrUrl<'_>| {
         // A srcset candidate or refresh URL taken out of a decoded value
         // was not written as it is: it reads as decoded.
         let written = match (a.attr, &a.value) {
@@ -519,6 +544,7 @@ pub(crate) fn html_links_in(
         if !go {
             return false;
         }
+        let base = resolver.get_or_init(|| base_of(s.base.as_deref()));
         let mut attrs = std::mem::take(&mut s.attrs);
         // The CSS `url()`s: the text rules find their absolute URLs again.
         let css: Vec<(usize, usize)> = attrs
@@ -554,7 +580,7 @@ pub(crate) fn html_links_in(
                     },
                 };
                 while let Some(a) = pending.next_if(|a| a.raw_start <= start) {
-                    go = go && sink(attr_link(a));
+                    go = go && sink(attr_link(base, a));
                 }
                 let written = html.get(start..end).unwrap_or_default();
                 go = go && sink(text_link(m.url, written, m.www, start, source));
@@ -562,7 +588,7 @@ pub(crate) fn html_links_in(
             s.keep_text(engine::TextScan::LOOK_BEHIND);
         }
         for a in pending {
-            go = go && sink(attr_link(a));
+            go = go && sink(attr_link(base, a));
         }
         s.attrs = attrs;
         go
@@ -574,6 +600,7 @@ pub(crate) fn html_links_in(
         base_only: false,
     };
     let mut rest = html::scan(html, gather, window, &mut flush);
+    whole.set(true);
     flush(&mut rest);
 }
 
@@ -643,6 +670,34 @@ mod tests {
             .map(|(u, r)| (u.to_string(), r.map(str::to_owned)))
             .collect();
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn an_ascii_page_in_a_single_byte_charset_reads_as_decoded() {
+        let links = |page: &[u8]| {
+            let mut got = Vec::new();
+            html_page_links(
+                page,
+                Some("http://a.example/d/"),
+                Some("text/html; charset=windows-1252"),
+                &LinkOptions::default(),
+                |l| got.push((l.url, l.offset, l.end)),
+            );
+            got
+        };
+        let ascii =
+            b"<p>see http://t.example/x <a href=\"#f\">f</a> <a href='y.html'>y</a>".to_vec();
+        let mut latin = ascii.clone();
+        latin.extend_from_slice(b" \xe9");
+        assert_eq!(links(&ascii), links(&latin));
+        assert_eq!(
+            links(&ascii),
+            [
+                ("http://t.example/x".to_owned(), 7, 25),
+                ("http://a.example/d/#f".to_owned(), 35, 37),
+                ("http://a.example/d/y.html".to_owned(), 54, 60),
+            ]
+        );
     }
 
     #[test]
