@@ -95,7 +95,7 @@ impl Rules {
         let t = tag(h);
         let mut i = self.home(h) & mask;
         while let Some(&(st, at)) = self.slots.get(i) {
-            if at == 0 || (st == t && self.name_at(at) == Some(name)) {
+            if at == 0 || (st == t && self.name_at(at).is_some_and(|n| same(n, name))) {
                 break;
             }
             i = (i + 1) & mask;
@@ -429,6 +429,8 @@ fn registrable(ascii: &[u8]) -> Option<&[u8]> {
     // exception is itself the registrable domain. `suffix` is where the
     // public suffix starts.
     let (mut suffix, mut parent, mut h) = (usize::MAX, 0u8, HASH_SEED);
+    // Where the label left of the suffix starts, once the walk is there.
+    let mut domain = 0;
     let mut i = name.len();
     loop {
         // The label ending at `i`, hashed onto the suffix right of it.
@@ -445,6 +447,9 @@ fn registrable(ascii: &[u8]) -> Option<&[u8]> {
         if i == end {
             // An empty label (a leading dot, two dots, or no name).
             return None;
+        }
+        if end + 1 == suffix {
+            domain = i;
         }
         if suffix == usize::MAX {
             // The last label: a number makes the host an IPv4 address.
@@ -476,13 +481,24 @@ fn registrable(ascii: &[u8]) -> Option<&[u8]> {
     if suffix == 0 {
         return None;
     }
-    // The suffix and one label more (not empty, checked above).
+    // The suffix and one label more (not empty, checked above): found
+    // by the walk if it went past the suffix.
+    if i < suffix {
+        return name.get(domain..);
+    }
     let start = name
         .get(..suffix - 1)?
         .iter()
         .rposition(|&b| b == b'.')
         .map_or(0, |d| d + 1);
     name.get(start..)
+}
+
+/// `a == b`, byte by byte in line: the names are short, shorter than a
+/// call to `memcmp` costs.
+#[inline(always)]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 /// True if a label is a number in the WHATWG URL Standard's sense
