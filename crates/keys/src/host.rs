@@ -5,12 +5,11 @@
 //! NFC), non-transitional processing, punycode for non-ASCII labels, and
 //! the forbidden domain code points refused. [`domain`] is the registrable
 //! domain of that host by the Public Suffix List compiled into this crate:
-//! its rules go into a hash map at first use (borrowing the compiled-in
-//! text), and a lookup tries the host's suffixes from one label up.
+//! its rules and their suffixes go into an open-addressing table at first
+//! use, and a look-up walks the host's labels from the right, hashing each
+//! byte once, one probe per suffix.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
 use idna::uts46::{AsciiDenyList, DnsLength, Hyphens, Uts46};
@@ -30,54 +29,166 @@ const EXCEPTION: u8 = 4;
 /// on to the next label only past such a name.
 const PARENT: u8 = 8;
 
-/// A multiply-rotate hash eight bytes at a time (as `FxHash`): the keys
-/// are short names, hashed once per lookup, and come from our own list (no
-/// hash flooding to fear).
-#[derive(Default)]
-struct NameHasher(u64);
+/// The multiplier of [`name_hash`] (`FxHash`'s): odd, with its bits spread.
+const HASH_MUL: u64 = 0x517c_c1b7_2722_0a95;
+/// Where [`name_hash`] starts: a hash of no bytes.
+const HASH_SEED: u64 = 0x243f_6a88_85a3_08d3;
 
-impl NameHasher {
+/// One more byte, to the left, of the name hashed so far.
+#[inline(always)]
+fn hash_step(h: u64, b: u8) -> u64 {
+    (h ^ u64::from(b)).wrapping_mul(HASH_MUL)
+}
+
+/// The hash of a name, its bytes taken from the last to the first: the
+/// hash of a suffix is a step on the way to that of every longer one, so a
+/// look-up hashes each byte of a host once, however many of its suffixes
+/// it tries. The names come from our own list (no hash flooding to fear),
+/// and a hit is confirmed byte by byte.
+fn name_hash(name: &[u8]) -> u64 {
+    name.iter().rev().fold(HASH_SEED, |h, &b| hash_step(h, b))
+}
+
+/// The list's names (in ASCII: a Unicode rule in its punycode form) in an
+/// open-addressing table (linear probing, at most half full), indexed by
+/// the top bits of [`name_hash`]. A slot holds 32 more bits of the hash
+/// and where the name's record starts in `names` (0: an empty slot); a
+/// record is the name's length, what it is ([`RULE`], [`WILD`],
+/// [`EXCEPTION`], [`PARENT`] bits) and its bytes.
+struct Rules {
+    slots: Box<[(u32, u32)]>,
+    /// `64 - log2(slots.len())`.
+    shift: u32,
+    /// The records, after one unused byte.
+    names: Vec<u8>,
+    /// How many names there are.
+    len: usize,
+}
+
+/// The bits of a hash a slot keeps to tell names apart.
+#[inline(always)]
+fn tag(h: u64) -> u32 {
+    (h >> 16) as u32
+}
+
+impl Rules {
+    fn with_slots(slots: usize) -> Self {
+        let slots = slots.next_power_of_two().max(2);
+        Self {
+            slots: vec![(0, 0); slots].into_boxed_slice(),
+            shift: 64 - slots.trailing_zeros(),
+            names: vec![0],
+            len: 0,
+        }
+    }
+
+    #[inline(always)]
+    fn home(&self, h: u64) -> usize {
+        usize::try_from(h >> self.shift).unwrap_or_default()
+    }
+
+    /// The index of the slot of `name` (hash `h`), or of the empty slot
+    /// where it would go.
     #[inline]
-    fn mix(&mut self, w: u64) {
-        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
+    fn find(&self, h: u64, name: &[u8]) -> usize {
+        let mask = self.slots.len() - 1;
+        let t = tag(h);
+        let mut i = self.home(h) & mask;
+        while let Some(&(st, at)) = self.slots.get(i) {
+            if at == 0 || (st == t && self.name_at(at).is_some_and(|n| same(n, name))) {
+                break;
+            }
+            i = (i + 1) & mask;
+        }
+        i
+    }
+
+    /// The name of the record at `at`.
+    #[inline]
+    fn name_at(&self, at: u32) -> Option<&[u8]> {
+        let at = usize::try_from(at).ok()?;
+        let len = usize::from(*self.names.get(at)?);
+        self.names.get(at + 2..at + 2 + len)
+    }
+
+    /// What `name` (hash `h`) is in the list: 0 if it is not there.
+    #[inline]
+    fn kind(&self, h: u64, name: &[u8]) -> u8 {
+        match self.slots.get(self.find(h, name)) {
+            Some(&(_, at)) if at != 0 => usize::try_from(at)
+                .ok()
+                .and_then(|at| self.names.get(at + 1))
+                .copied()
+                .unwrap_or(0),
+            _ => 0,
+        }
+    }
+
+    /// Marks `name` with the `kind` bits, adding it if it is new. An
+    /// empty name, or one longer than 255 bytes (the list has neither), is
+    /// left out.
+    fn mark(&mut self, name: &[u8], kind: u8) {
+        let Ok(len) = u8::try_from(name.len()) else {
+            return;
+        };
+        if len == 0 {
+            return;
+        }
+        if (self.len + 1) * 2 > self.slots.len() {
+            self.grow();
+        }
+        let h = name_hash(name);
+        let i = self.find(h, name);
+        let Ok(at) = u32::try_from(self.names.len()) else {
+            return;
+        };
+        match self.slots.get_mut(i) {
+            Some(slot) if slot.1 == 0 => {
+                *slot = (tag(h), at);
+                self.names.extend_from_slice(&[len, kind]);
+                self.names.extend_from_slice(name);
+                self.len += 1;
+            }
+            Some(&mut (_, at)) => {
+                if let Some(k) = usize::try_from(at)
+                    .ok()
+                    .and_then(|at| self.names.get_mut(at + 1))
+                {
+                    *k |= kind;
+                }
+            }
+            None => {}
+        }
+    }
+
+    /// Twice the slots, the names moved over.
+    fn grow(&mut self) {
+        let mut bigger = Self::with_slots(self.slots.len() * 2);
+        bigger.names = std::mem::take(&mut self.names);
+        bigger.len = self.len;
+        let mask = bigger.slots.len() - 1;
+        for &(_, at) in self.slots.iter().filter(|s| s.1 != 0) {
+            let name = bigger.name_at(at).unwrap_or_default();
+            let h = name_hash(name);
+            let mut i = bigger.home(h) & mask;
+            while bigger.slots.get(i).is_some_and(|s| s.1 != 0) {
+                i = (i + 1) & mask;
+            }
+            if let Some(slot) = bigger.slots.get_mut(i) {
+                *slot = (tag(h), at);
+            }
+        }
+        *self = bigger;
     }
 }
 
-impl Hasher for NameHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut words = bytes.chunks_exact(8);
-        for w in &mut words {
-            let mut a = [0u8; 8];
-            a.copy_from_slice(w);
-            self.mix(u64::from_le_bytes(a));
-        }
-        let rest = words.remainder();
-        if !rest.is_empty() {
-            let mut a = [0u8; 8];
-            a[..rest.len()].copy_from_slice(rest);
-            self.mix(u64::from_le_bytes(a));
-        }
-    }
-    #[inline]
-    fn write_usize(&mut self, n: usize) {
-        self.mix(n as u64);
-    }
-}
-
-/// The list's names (in ASCII: a Unicode rule in its punycode form) and
-/// what each is: [`RULE`], [`WILD`], [`EXCEPTION`] bits.
-type Rules = HashMap<Cow<'static, [u8]>, u8, BuildHasherDefault<NameHasher>>;
-
-/// The list, read at first use: one map entry per rule, borrowing the
-/// compiled-in text (only the rules in Unicode are converted, about 450).
+/// The list, read at first use from the compiled-in text: each rule and
+/// every shorter suffix of it (only the rules in Unicode are converted,
+/// about 450).
 fn list() -> &'static Rules {
     static LIST: OnceLock<Rules> = OnceLock::new();
     LIST.get_or_init(|| {
-        let mut rules = Rules::with_capacity_and_hasher(16_384, BuildHasherDefault::default());
+        let mut names = Vec::with_capacity(12_288);
         for line in LIST_TEXT.lines() {
             let Some(rule) = line.split_whitespace().next() else {
                 continue;
@@ -100,20 +211,17 @@ fn list() -> &'static Rules {
                     None => continue,
                 }
             };
+            names.push((name, kind));
+        }
+        // Each rule and each shorter suffix of it: a few more names than
+        // rules; the table doubles when it would be more than half full.
+        let mut rules = Rules::with_slots(names.len() * 3);
+        for (name, kind) in &names {
             // Every shorter suffix of the name leads to it.
-            let mut at = 0;
-            while let Some(d) = name
-                .get(at..)
-                .and_then(|n| n.iter().position(|&b| b == b'.'))
-            {
-                at += d + 1;
-                let parent: Cow<'static, [u8]> = match &name {
-                    Cow::Borrowed(n) => Cow::Borrowed(n.get(at..).unwrap_or_default()),
-                    Cow::Owned(n) => Cow::Owned(n.get(at..).unwrap_or_default().to_vec()),
-                };
-                *rules.entry(parent).or_default() |= PARENT;
+            for (d, _) in name.iter().enumerate().filter(|&(_, &b)| b == b'.') {
+                rules.mark(name.get(d + 1..).unwrap_or_default(), PARENT);
             }
-            *rules.entry(name).or_default() |= kind;
+            rules.mark(name, *kind);
         }
         rules
     })
@@ -305,40 +413,57 @@ pub fn registrable_domain(ascii: &str) -> Option<&str> {
 
 /// [`registrable_domain`] of bytes: a piece of `ascii` (a suffix, but for
 /// a trailing dot).
+///
+/// One walk from the right: each label's bytes are hashed on from the
+/// suffix to its right ([`name_hash`]), so each suffix costs one probe of
+/// the table; the walk stops at the first suffix no entry ends with, and
+/// the labels left of it are only checked for emptiness.
 fn registrable(ascii: &[u8]) -> Option<&[u8]> {
-    if ascii.first() == Some(&b'[') || ends_in_number(ascii) {
+    if ascii.first() == Some(&b'[') {
         return None;
     }
     let name = ascii.strip_suffix(b".").unwrap_or(ascii);
-    // No empty label (a leading dot counts as one).
-    let mut prev = b'.';
-    for &b in name {
-        if b == b'.' && prev == b'.' {
-            return None;
-        }
-        prev = b;
-    }
-    if prev == b'.' {
-        return None;
-    }
     let rules = list();
     // The suffixes of `name` from one label up: the longest a rule makes
     // a public suffix wins (one label by the default `*` rule); an
-    // exception is itself the registrable domain.
-    let (mut suffix_labels, mut labels, mut parent) = (1, 0, 0u8);
+    // exception is itself the registrable domain. `suffix` is where the
+    // public suffix starts.
+    let (mut suffix, mut parent, mut h) = (usize::MAX, 0u8, HASH_SEED);
+    // Where the label left of the suffix starts, once the walk is there.
+    let mut domain = 0;
     let mut i = name.len();
     loop {
-        while i > 0 && name.get(i - 1) != Some(&b'.') {
+        // The label ending at `i`, hashed onto the suffix right of it.
+        let end = i;
+        while i > 0 {
+            let Some(&b) = name.get(i - 1) else { break };
+            if b == b'.' {
+                break;
+            }
+            h = hash_step(h, b);
             i -= 1;
         }
         let candidate = name.get(i..)?;
-        labels += 1;
-        let kind = rules.get(candidate).copied().unwrap_or(0);
+        if i == end {
+            // An empty label (a leading dot, two dots, or no name).
+            return None;
+        }
+        if end + 1 == suffix {
+            domain = i;
+        }
+        if suffix == usize::MAX {
+            // The last label: a number makes the host an IPv4 address.
+            suffix = i;
+            if candidate.first().is_some_and(u8::is_ascii_digit) && is_number(candidate) {
+                return None;
+            }
+        }
+        let kind = rules.kind(h, candidate);
         if kind & EXCEPTION != 0 {
-            return Some(candidate);
+            return labels_before(name, i).then_some(candidate);
         }
         if kind & RULE != 0 || parent & WILD != 0 {
-            suffix_labels = labels;
+            suffix = i;
         }
         // Past a name no entry ends with (nor a wildcard's parent), no
         // longer suffix is in the list.
@@ -347,21 +472,63 @@ fn registrable(ascii: &[u8]) -> Option<&[u8]> {
         }
         parent = kind;
         i -= 1;
+        h = hash_step(h, b'.');
     }
-    // Labels are left of the last one looked at, or there are more labels
-    // than the suffix has.
-    if i == 0 && labels <= suffix_labels {
+    if !labels_before(name, i) {
         return None;
     }
-    // The suffix and one label more.
-    let mut start = name.len();
-    for _ in 0..=suffix_labels {
-        start = name
-            .get(..start.saturating_sub(1))
-            .and_then(|h| h.iter().rposition(|&b| b == b'.'))
-            .map_or(0, |d| d + 1);
+    // The whole name is a public suffix: no registrable domain.
+    if suffix == 0 {
+        return None;
     }
+    // The suffix and one label more (not empty, checked above): found
+    // by the walk if it went past the suffix.
+    if i < suffix {
+        return name.get(domain..);
+    }
+    let start = name
+        .get(..suffix - 1)?
+        .iter()
+        .rposition(|&b| b == b'.')
+        .map_or(0, |d| d + 1);
     name.get(start..)
+}
+
+/// `a == b`, byte by byte in line: the names are short, shorter than a
+/// call to `memcmp` costs.
+#[inline(always)]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+/// True if a label is a number in the WHATWG URL Standard's sense
+/// (decimal digits, or `0x` and hex digits), as [`ends_in_number`] reads
+/// a host's last label.
+#[inline]
+fn is_number(label: &[u8]) -> bool {
+    match label {
+        [] => false,
+        [b'0', b'x' | b'X', hex @ ..] => hex.iter().all(u8::is_ascii_hexdigit),
+        _ => label.iter().all(u8::is_ascii_digit),
+    }
+}
+
+/// True if no label of `name` left of `at` (the start of a label) is
+/// empty.
+#[inline]
+fn labels_before(name: &[u8], at: usize) -> bool {
+    if at == 0 {
+        return true;
+    }
+    // The labels and the dot before `at`: no dot first or after another.
+    let mut prev = b'.';
+    for &b in name.get(..at).unwrap_or_default() {
+        if b == b'.' && prev == b'.' {
+            return false;
+        }
+        prev = b;
+    }
+    true
 }
 
 /// The registrable domain of a host given as found (Unicode, punycode,
@@ -386,6 +553,7 @@ pub fn domain(host: &[u8]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy as _;
     use publicsuffix::Psl;
 
     /// [`registrable_domain`] by the `publicsuffix` crate over the same
@@ -401,6 +569,86 @@ mod tests {
         let d = list.domain(name.as_bytes())?;
         let at = name.len().checked_sub(d.as_bytes().len())?;
         name.get(at..).map(str::to_owned)
+    }
+
+    /// The table grows past half full and keeps every name: built from
+    /// two slots, it answers as one built at its full size.
+    #[test]
+    fn the_table_grows_and_finds_every_name() {
+        let names: Vec<String> = (0..5000).map(|n| format!("n{n}.x{}", n % 7)).collect();
+        let mut small = Rules::with_slots(2);
+        for (n, name) in names.iter().enumerate() {
+            small.mark(name.as_bytes(), 1 << (n % 4));
+        }
+        // Marking again adds bits, not names.
+        small.mark(b"n1.x1", RULE);
+        assert_eq!(small.len, names.len());
+        assert!(
+            small.slots.len() >= names.len() * 2,
+            "{}",
+            small.slots.len()
+        );
+        for (n, name) in names.iter().enumerate() {
+            let want = if name == "n1.x1" {
+                RULE | 1 << 1
+            } else {
+                1 << (n % 4)
+            };
+            assert_eq!(
+                small.kind(name_hash(name.as_bytes()), name.as_bytes()),
+                want,
+                "{name}"
+            );
+        }
+        for miss in ["n5000.x2", "n1.x2", "", "x1", "n1.x1.", "1.x1"] {
+            assert_eq!(
+                small.kind(name_hash(miss.as_bytes()), miss.as_bytes()),
+                0,
+                "{miss}"
+            );
+        }
+    }
+
+    /// The hash of a suffix is a step on the way to that of a longer name.
+    #[test]
+    fn suffix_hashes_lead_to_the_name() {
+        let h = name_hash(b"co.uk");
+        let longer = b"bbc.".iter().rev().fold(h, |h, &b| hash_step(h, b));
+        assert_eq!(longer, name_hash(b"bbc.co.uk"));
+    }
+
+    proptest::proptest! {
+        /// Hosts made of the list's labels (rules, wildcards, exceptions),
+        /// numbers, empty labels and other names: the `publicsuffix`
+        /// crate's answer.
+        #[test]
+        fn agrees_on_generated_hosts(
+            labels in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::sample::select(vec![
+                        "uk", "co", "ck", "www", "jp", "kawasaki", "city", "com", "github",
+                        "io", "bd", "mm", "blogspot", "s3", "amazonaws", "compute", "", "1",
+                        "0x1f", "0x", "xn--p1ai", "xn--90a3ac", "er", "kobe", "a",
+                    ])
+                    .prop_map(str::to_owned),
+                    "[a-z0-9-]{1,6}",
+                ],
+                1..6,
+            ),
+            trailing_dot in proptest::bool::ANY,
+        ) {
+            static REFERENCE: OnceLock<publicsuffix::List> = OnceLock::new();
+            let list = REFERENCE.get_or_init(|| LIST_TEXT.parse().unwrap());
+            let mut h = labels.join(".");
+            if trailing_dot {
+                h.push('.');
+            }
+            proptest::prop_assert_eq!(
+                registrable_domain(&h).map(str::to_owned),
+                by_publicsuffix(list, &h),
+                "{}", h
+            );
+        }
     }
 
     #[test]
@@ -480,7 +728,8 @@ mod tests {
             let Some(name) = host_ascii(name.as_bytes()) else {
                 continue;
             };
-            for prefix in ["", "a.", "b.a.", "www."] {
+            // Empty labels left of the rule: never a domain.
+            for prefix in ["", "a.", "b.a.", "www.", ".", "a..", "..a.", "a..b."] {
                 hosts.push(format!("{prefix}{name}"));
             }
             // One trailing dot, ignored.
