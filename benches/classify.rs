@@ -1,10 +1,8 @@
 //! Stage-1 classification throughput, per available ISA.
 //!
-//! - `classify/candidates/<isa>`: `Classifier::candidates` over a cache-resident
+//! - `classify/candidates/<isa>`: `Extractor::candidates` over a cache-resident
 //!   1 MiB haystack: `datasets/*.txt` when present, else generated here from a
 //!   fixed-seed mix of English-like prose, URLs, colons and HTML.
-//! - `classify/find_stop/<isa>`: the same haystack cut into runs by repeated
-//!   `find_stop` (every byte visited once).
 //! - `classify/slice/<isa>`: `candidates` over a cache-resident 1 MiB slice
 //!   from the middle of the file named by the environment variable
 //!   `URLSIFT_BENCH_FILE`, when set: the pass at that text's URL density.
@@ -21,7 +19,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use urlsift_core::{Classifier, Isa};
+use urlsift_core::{Extractor, Isa};
 
 const MIB: usize = 1 << 20;
 
@@ -178,13 +176,16 @@ fn haystack(len: usize) -> Vec<u8> {
     text.iter().copied().cycle().take(len).collect()
 }
 
-fn available() -> Vec<Classifier> {
-    Isa::ALL.into_iter().filter_map(Classifier::new).collect()
+fn available() -> Vec<Extractor> {
+    Isa::ALL
+        .into_iter()
+        .filter_map(Extractor::with_isa)
+        .collect()
 }
 
 /// The scalar kernels: the reference the others are checked against.
-fn scalar() -> Classifier {
-    Classifier::new(Isa::Scalar).expect("scalar always runs")
+fn scalar() -> Extractor {
+    Extractor::with_isa(Isa::Scalar).expect("scalar always runs")
 }
 
 fn scalar_count(hay: &[u8]) -> usize {
@@ -226,38 +227,9 @@ fn bench_candidates(c: &mut Criterion, group: &str, hay: &[u8]) {
     g.finish();
 }
 
-/// Visit every byte by repeated `find_stop`: the number of stops found.
-fn stop_runs(hay: &[u8], find: impl Fn(&[u8], usize) -> usize) -> usize {
-    let (mut i, mut n) = (0, 0);
-    while i < hay.len() {
-        i = find(hay, i) + 1;
-        n += 1;
-    }
-    n
-}
-
-fn bench_find_stop(c: &mut Criterion, hay: &[u8]) {
-    let want = stop_runs(hay, |h, i| scalar().find_stop(h, i));
-    let mut g = c.benchmark_group("classify/find_stop");
-    g.throughput(Throughput::Bytes(hay.len() as u64));
-    for cls in available() {
-        assert_eq!(
-            stop_runs(hay, |h, i| cls.find_stop(h, i)),
-            want,
-            "{}",
-            cls.isa()
-        );
-        g.bench_function(cls.isa().name(), |b| {
-            b.iter(|| stop_runs(black_box(hay), |h, i| cls.find_stop(h, i)))
-        });
-    }
-    g.finish();
-}
-
 fn benches(c: &mut Criterion) {
     let hay = haystack(MIB);
     bench_candidates(c, "classify/candidates", &hay);
-    bench_find_stop(c, &hay);
     if let Some(path) = std::env::var_os("URLSIFT_BENCH_FILE") {
         let big = std::fs::read(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
         // A cache-resident 1 MiB slice from the middle of the file: the

@@ -1,6 +1,6 @@
 //! Time stage 1 alone and the whole extractor on a file, per ISA:
 //! `cargo run --release --example timing FILE`.
-use urlsift_core::{Classifier, Extractor, Isa};
+use urlsift_core::{Extractor, Isa};
 
 fn best_of(n: usize, mut f: impl FnMut() -> usize) -> (usize, f64) {
     let mut best = f64::MAX;
@@ -38,20 +38,19 @@ fn main() {
     });
     println!("memory read {:>6.0} MB/s", mb / tm);
     for isa in Isa::ALL.into_iter().filter(|i| i.is_available()) {
-        let c = Classifier::new(isa).unwrap();
+        let ex = Extractor::with_isa(isa).unwrap();
         let mut cands = Vec::with_capacity(1 << 16);
         let (n, t1) = best_of(5, || {
             let mut n = 0;
             for _ in 0..rep {
                 for w in (0..data.len()).step_by(32 * 1024) {
                     cands.clear();
-                    c.candidates(&data, w, w + 32 * 1024, &mut cands);
+                    ex.candidates(&data, w, w + 32 * 1024, &mut cands);
                     n += cands.len();
                 }
             }
             n
         });
-        let ex = Extractor::with_classifier(c);
         let (u, t2) = best_of(5, || {
             let mut n = 0;
             for _ in 0..rep {

@@ -17,7 +17,7 @@
 use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
-use urlsift_core::{Classifier, Extractor, Finder, Found, Isa};
+use urlsift_core::{Extractor, Finder, Found, Isa};
 
 /// The options of `urlsift bench`.
 #[derive(clap::Args, Debug, Clone)]
@@ -183,7 +183,7 @@ fn extract_rows(opts: &BenchOpts, hay: &[u8], isas: &[Isa], all: usize) -> io::R
 
 /// Stage 1 alone with `isa` on one thread: its count is candidates.
 fn classify_row(opts: &BenchOpts, hay: &[u8], isa: Isa) -> Row {
-    let c = Classifier::new(isa).expect("available ISA");
+    let ex = Extractor::with_isa(isa).expect("available ISA");
     let (secs, matches) = measure(opts, || {
         let mut out = Vec::with_capacity(1 << 16);
         let mut n = 0u64;
@@ -191,7 +191,7 @@ fn classify_row(opts: &BenchOpts, hay: &[u8], isa: Isa) -> Row {
         while at < hay.len() {
             let end = (at + (32 << 10)).min(hay.len());
             out.clear();
-            c.candidates(hay, at, end, &mut out);
+            ex.candidates(hay, at, end, &mut out);
             n += out.len() as u64;
             at = end;
         }

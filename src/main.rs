@@ -18,7 +18,7 @@ use args::{
 };
 use clap::{CommandFactory, FromArgMatches};
 use outputs::{check_output_args, open_outputs};
-use urlsift_core::{Classifier, Extractor, Isa, isa_report, report_error};
+use urlsift_core::{Extractor, Isa, isa_report, report_error};
 use urlsift_printer::dedup::KeyLevel;
 use urlsift_printer::{CountBy, Format, Options};
 use urlsift_search::input::Source;
@@ -312,15 +312,10 @@ impl Engine {
             cmd_uri::parse_base(b).map_err(|e| format!("--base {b:?}: {e}"))?;
         }
         check_output_args(args, matches!(args.format, FormatArg::Parquet))?;
-        let classifier = match &args.isa {
-            Some(name) => Classifier::from_name(name),
-            None => Classifier::from_env(),
-        };
-        let c = classifier.map_err(|e| e.to_string())?;
+        let extractor = Extractor::choose(args.isa.as_deref()).map_err(|e| e.to_string())?;
         // One choice for both engines: `--isa scalar` runs the URI engine's
         // span kernels as scalar code too.
-        urlsift_uri::use_scalar_kernels(c.isa() == Isa::Scalar);
-        let extractor = Extractor::with_classifier(c);
+        urlsift_uri::use_scalar_kernels(extractor.isa() == Isa::Scalar);
         if let Some(n) = args.threads.filter(|&n| n > 0) {
             rayon::ThreadPoolBuilder::new()
                 .num_threads(n.min(parallel_work(sources, args.chunk_size, n)))

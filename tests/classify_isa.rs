@@ -1,10 +1,10 @@
 //! `URLSIFT_ISA` really selects the ISA: this test binary runs itself once per
 //! value, and the child checks what `Extractor::new()` picked.
-//! Also the pure name parser (`Classifier::from_name`) and `Isa` names.
+//! Also the pure name parser (`Extractor::choose`) and `Isa` names.
 
 use std::process::Command;
 
-use urlsift_core::{Classifier, Extractor, Isa, isa_report};
+use urlsift_core::{Extractor, Isa, isa_report};
 
 /// The environment variable that forces an ISA.
 const ISA_ENV: &str = "URLSIFT_ISA";
@@ -23,7 +23,7 @@ fn child_reports_selected_isa() {
             println!("selected={}", auto.isa());
         }
         Err(_) => {
-            let want = Classifier::from_env().map_or(Isa::best(), |c| c.isa());
+            let want = Extractor::choose(None).map_or(Isa::best(), |c| c.isa());
             assert_eq!(auto.isa(), want);
         }
     }
@@ -80,19 +80,19 @@ fn env_var_bad_value_falls_back_to_best() {
 
 #[test]
 fn from_name_parses_and_reports_errors() {
-    assert_eq!(Classifier::from_name("auto").unwrap().isa(), Isa::best());
-    assert_eq!(Classifier::from_name("").unwrap().isa(), Isa::best());
+    assert_eq!(Extractor::choose(Some("auto")).unwrap().isa(), Isa::best());
+    assert_eq!(Extractor::choose(Some("")).unwrap().isa(), Isa::best());
     assert_eq!(
-        Classifier::from_name(" Scalar ").unwrap().isa(),
+        Extractor::choose(Some(" Scalar ")).unwrap().isa(),
         Isa::Scalar
     );
-    let err = Classifier::from_name("mmx").unwrap_err().to_string();
+    let err = Extractor::choose(Some("mmx")).unwrap_err().to_string();
     assert!(
         err.contains("unknown ISA") && err.contains("avx512"),
         "{err}"
     );
     for isa in Isa::ALL {
-        match Classifier::from_name(isa.name()) {
+        match Extractor::choose(Some(isa.name())) {
             Ok(c) => assert_eq!(c.isa(), isa),
             Err(e) => {
                 assert!(!isa.is_available());

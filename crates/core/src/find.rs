@@ -19,7 +19,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::io::{self, Read};
 
-use crate::classify::{Classifier, Isa, IsaError};
+use crate::classify::{Isa, IsaError};
 use crate::extract::{Extractor, Match};
 use crate::parallel::{self, Chunk, ColumnCounter, LineCounter, Segments};
 
@@ -101,8 +101,7 @@ impl Finder {
     /// Use the kernels of `isa`; an error when this build or CPU lacks it.
     /// Every ISA finds the same URLs.
     pub fn isa(mut self, isa: Isa) -> Result<Self, IsaError> {
-        let c = Classifier::new(isa).ok_or(IsaError::Unavailable(isa))?;
-        self.ex = Extractor::with_classifier(c);
+        self.ex = Extractor::with_isa(isa).ok_or(IsaError::Unavailable(isa))?;
         Ok(self)
     }
 

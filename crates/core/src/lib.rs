@@ -66,7 +66,7 @@ mod find;
 mod parallel;
 pub mod stream;
 
-pub use classify::{Classifier, Isa, IsaError, isa_report};
+pub use classify::{Isa, IsaError, isa_report};
 pub use extract::{Extractor, Kind, Match, Style, extract, rules::MAX_LOOK_BEHIND};
 pub use find::{Finder, Found, Matches, Report, find};
 pub use parallel::{

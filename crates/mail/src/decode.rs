@@ -6,7 +6,7 @@
 /// Append the quoted-printable decoding of `src` to `out`. A soft line break
 /// (`=` and optional trailing blanks before the line end) is removed; `=XX`
 /// gives its byte (either case of hex digits); any other `=` is kept as it is.
-pub fn quoted_printable(src: &[u8], out: &mut Vec<u8>) {
+pub(crate) fn quoted_printable(src: &[u8], out: &mut Vec<u8>) {
     out.reserve(src.len());
     let mut i = 0;
     while let Some(n) = memchr::memchr(b'=', &src[i..]) {
@@ -98,7 +98,7 @@ fn group(c: &[u8; 4]) -> u32 {
 
 /// How a base64 body ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Base64End {
+pub(crate) enum Base64End {
     /// Whole 4-character groups (with `=` padding or none).
     Complete,
     /// It stopped inside a group: the body was cut (the whole groups before
@@ -115,7 +115,7 @@ pub enum Base64End {
 /// The output is written into room made for it up front, 8 characters (6
 /// bytes) at a time while the input is whole groups of the alphabet (most of
 /// a 76-character line), then byte by byte over line ends and the rest.
-pub fn base64(src: &[u8], out: &mut Vec<u8>) -> Base64End {
+pub(crate) fn base64(src: &[u8], out: &mut Vec<u8>) -> Base64End {
     let start = out.len();
     // Room for every group plus the 2 bytes an 8-byte store writes past its 6.
     out.resize(start + src.len() / 4 * 3 + 8, 0);

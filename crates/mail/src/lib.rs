@@ -5,7 +5,7 @@
 //! `simple` for single-part messages, `mime` for well-formed multiparts,
 //! and [`mail_parser`] for everything else (`message/rfc822` parts, RFC 2231
 //! parameters, broken boundaries, ...); the paths give the same parts. The
-//! text parts are then transfer-decoded by [`decode`] (quoted-printable,
+//! text parts are then transfer-decoded by `decode` (quoted-printable,
 //! base64: faster than mail-parser's own decoders) and converted from their
 //! charset to UTF-8 with mail-parser's charset tables (`charset` applies the
 //! single-byte ones faster). Then:
@@ -61,17 +61,19 @@ use urlsift_core::stream::{Filled, fill_ahead};
 
 mod charset;
 mod contain;
-pub mod decode;
+mod decode;
 #[cfg(test)]
 mod differential;
 pub mod mbox;
-pub mod message;
+mod message;
 mod mime;
 #[cfg(test)]
 mod overlong;
 mod part;
+#[cfg(test)]
+mod props;
 mod rfc2047;
-pub mod simple;
+mod simple;
 
 pub use part::{PartKind, PartReader, PartText, html_part_urls};
 pub use urlsift_origin::MailWhere;

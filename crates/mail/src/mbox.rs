@@ -16,13 +16,13 @@ use memchr::memmem;
 
 /// True if `data` looks like an mbox archive: it starts with a `From ` line
 /// followed by a header line.
-pub fn is_mbox(data: &[u8]) -> bool {
+pub(crate) fn is_mbox(data: &[u8]) -> bool {
     data.starts_with(b"From ") && header_like(next_line(data, 0))
 }
 
 /// True if `data` looks like a mail message or archive (for the hint that
 /// suggests `--mail`): an mbox, or a first line that is a common mail header.
-pub fn looks_like_mail(data: &[u8]) -> bool {
+pub(crate) fn looks_like_mail(data: &[u8]) -> bool {
     if is_mbox(data) {
         return true;
     }
@@ -358,7 +358,7 @@ const HEADER_LOOK: usize = 80;
 
 /// A message with mboxrd quoting undone (`>From ` -> `From `, `>>From ` ->
 /// `>From `), and where bytes were removed, to map offsets back.
-pub struct Unquoted<'a> {
+pub(crate) struct Unquoted<'a> {
     /// The unquoted message.
     pub text: Cow<'a, [u8]>,
     /// For each removed `>`: its offset in `text` coordinates (where the
@@ -376,7 +376,7 @@ impl<'a> Unquoted<'a> {
     }
 
     /// The offset in the original message of offset `u` in the unquoted one.
-    pub fn original(&self, u: usize) -> usize {
+    pub(crate) fn original(&self, u: usize) -> usize {
         u + self.removed.partition_point(|&r| r <= u)
     }
 
@@ -389,7 +389,7 @@ impl<'a> Unquoted<'a> {
 
 /// Undo mboxrd quoting in `msg`: at the start of a line, one `>` is removed
 /// from `>+From `. Borrows when there is nothing to undo.
-pub fn unquote(msg: &[u8]) -> Unquoted<'_> {
+pub(crate) fn unquote(msg: &[u8]) -> Unquoted<'_> {
     let mut cuts = Vec::new();
     for p in memmem::find_iter(msg, b">From ") {
         let mut s = p;

@@ -977,7 +977,7 @@ pub(crate) fn header_text(block: &[u8]) -> Cow<'_, [u8]> {
 
 /// RFC 5322 unfolding: a line break followed by a space or tab is removed
 /// (the space or tab stays).
-pub fn unfold(block: &[u8]) -> Cow<'_, [u8]> {
+pub(crate) fn unfold(block: &[u8]) -> Cow<'_, [u8]> {
     let folded = |i: usize| matches!(block.get(i + 1), Some(b' ' | b'\t'));
     let mut it = memchr::memchr_iter(b'\n', block).filter(|&i| folded(i));
     let Some(first) = it.next() else {

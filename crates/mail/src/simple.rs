@@ -8,7 +8,7 @@ use memchr::memmem;
 
 /// A part's Content-Transfer-Encoding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Cte {
+pub(crate) enum Cte {
     /// 7bit, 8bit, binary, or none given.
     Identity,
     /// quoted-printable.
@@ -33,7 +33,7 @@ impl Cte {
 
 /// What the fast path needs from a single-part message.
 #[derive(Debug, PartialEq, Eq)]
-pub struct Simple {
+pub(crate) struct Simple {
     /// Where the body starts (after the blank line).
     pub body: usize,
     /// Where the header block ends (before the blank line).
@@ -51,7 +51,7 @@ pub struct Simple {
 /// Read a single-part message's header block; `None` when the message is
 /// multipart, `message/*`, has no blank line after its headers, or has a
 /// header the fast path does not handle (encoded words in those fields).
-pub fn parse(msg: &[u8]) -> Option<Simple> {
+pub(crate) fn parse(msg: &[u8]) -> Option<Simple> {
     let lf = memmem::find(msg, b"\n\n").map(|i| (i + 1, i + 2));
     // A CRLF blank line can only come first if it starts before the LF one.
     let lim = lf.map_or(msg.len(), |(e, _)| (e + 3).min(msg.len()));

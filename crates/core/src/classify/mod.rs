@@ -178,12 +178,13 @@ pub fn isa_report() -> String {
     )
 }
 
-/// Why an ISA choice cannot be used ([`Classifier::from_name`],
-/// [`Classifier::from_env`]).
+/// Why an ISA choice cannot be used ([`Extractor::choose`]).
+///
+/// [`Extractor::choose`]: crate::Extractor::choose
 ///
 /// ```
-/// use urlsift_core::{Classifier, IsaError};
-/// let e = Classifier::from_name("mmx").unwrap_err();
+/// use urlsift_core::{Extractor, IsaError};
+/// let e = Extractor::choose(Some("mmx")).unwrap_err();
 /// assert!(matches!(e, IsaError::Unknown(_)));
 /// assert!(e.to_string().starts_with("unknown ISA \"mmx\""));
 /// ```
@@ -268,29 +269,17 @@ static NEON: Kernels = Kernels {
     find_run: aarch64::find_run,
 };
 
-/// The stage-1 classifier for one ISA: cheap to copy, chosen once.
+/// The stage-1 classifier for one ISA: cheap to copy, chosen once. Its
+/// public face is [`Extractor::choose`], [`Extractor::with_isa`] and
+/// [`Extractor::candidates`].
 ///
 /// Every ISA gives exactly the answers of the naive reference loops.
 ///
-/// ```
-/// use urlsift_core::{Classifier, Isa};
-///
-/// let text = b"see http://a.example/ and WWW.example.org, not x :y";
-/// let c = Classifier::new(Isa::best()).unwrap();
-/// let mut anchors = Vec::new();
-/// c.candidates(text, 0, text.len(), &mut anchors);
-/// assert_eq!(anchors, [8, 26]);
-///
-/// // The URL runs to the first stop byte (here a space).
-/// assert_eq!(c.find_stop(text, 4), 21);
-///
-/// // Any available ISA can be forced; an unavailable one is `None`.
-/// let scalar = Classifier::new(Isa::Scalar).unwrap();
-/// assert_eq!(scalar.isa(), Isa::Scalar);
-/// assert_eq!(scalar.find_stop(text, 4), 21);
-/// ```
+/// [`Extractor::choose`]: crate::Extractor::choose
+/// [`Extractor::with_isa`]: crate::Extractor::with_isa
+/// [`Extractor::candidates`]: crate::Extractor::candidates
 #[derive(Clone, Copy)]
-pub struct Classifier {
+pub(crate) struct Classifier {
     isa: Isa,
     kernels: &'static Kernels,
 }
@@ -306,7 +295,7 @@ impl fmt::Debug for Classifier {
 impl Classifier {
     /// The classifier for `isa`, or `None` if it is not compiled in or this
     /// CPU cannot run it.
-    pub fn new(isa: Isa) -> Option<Classifier> {
+    pub(crate) fn new(isa: Isa) -> Option<Classifier> {
         if !isa.is_available() {
             return None;
         }
@@ -344,7 +333,7 @@ impl Classifier {
 
     /// The classifier that `URLSIFT_ISA` asks for (the one for [`Isa::best`] when it
     /// is unset, empty or `auto`), or an error naming a bad value.
-    pub fn from_env() -> Result<Classifier, IsaError> {
+    pub(crate) fn from_env() -> Result<Classifier, IsaError> {
         match std::env::var_os(ISA_ENV) {
             None => Ok(Classifier::best()),
             Some(v) => match v.to_str() {
@@ -357,14 +346,7 @@ impl Classifier {
     /// The classifier for a user's choice (`--isa`, `URLSIFT_ISA`): `auto`
     /// (or empty) for [`Isa::best`], else an [`Isa::name`]. Errors say
     /// why the value cannot be used.
-    ///
-    /// ```
-    /// use urlsift_core::{Classifier, Isa, IsaError};
-    /// assert_eq!(Classifier::from_name("scalar").unwrap().isa(), Isa::Scalar);
-    /// assert_eq!(Classifier::from_name("auto").unwrap().isa(), Isa::best());
-    /// assert_eq!(Classifier::from_name("mmx").unwrap_err(), IsaError::Unknown("mmx".into()));
-    /// ```
-    pub fn from_name(name: &str) -> Result<Classifier, IsaError> {
+    pub(crate) fn from_name(name: &str) -> Result<Classifier, IsaError> {
         let name = name.trim();
         if name.is_empty() || name.eq_ignore_ascii_case("auto") {
             return Ok(Classifier::best());
@@ -376,14 +358,14 @@ impl Classifier {
     }
 
     /// The ISA whose kernels this classifier runs.
-    pub fn isa(&self) -> Isa {
+    pub(crate) fn isa(&self) -> Isa {
         self.isa
     }
 
     /// Append every candidate anchor `i` with `start <= i < end` to `out`, in
     /// ascending order; exactly `naive::candidates`.
     #[inline]
-    pub fn candidates(&self, hay: &[u8], start: usize, end: usize, out: &mut Vec<usize>) {
+    pub(crate) fn candidates(&self, hay: &[u8], start: usize, end: usize, out: &mut Vec<usize>) {
         // SAFETY: a `Classifier` holds the kernels of an ISA this CPU supports
         // (`Classifier::new` checked `is_available`).
         unsafe { (self.kernels.candidates)(hay, start, end, out) }
@@ -392,7 +374,7 @@ impl Classifier {
     /// The first `i >= from` with a stop byte at `hay[i]`, else `hay.len()`
     /// (or `from` if it is past the end); exactly `naive::find_stop`.
     #[inline]
-    pub fn find_stop(&self, hay: &[u8], from: usize) -> usize {
+    pub(crate) fn find_stop(&self, hay: &[u8], from: usize) -> usize {
         // SAFETY: as in `candidates`, the ISA is supported.
         unsafe { (self.kernels.find_stop)(hay, from) }
     }

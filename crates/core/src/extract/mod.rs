@@ -42,7 +42,7 @@
 
 use std::borrow::Cow;
 
-use crate::classify::{Classifier, Isa};
+use crate::classify::{Classifier, Isa, IsaError};
 
 pub(crate) mod rules;
 pub(crate) mod schemes;
@@ -126,7 +126,8 @@ pub fn extract(hay: &[u8]) -> Vec<Match<'_>> {
 /// Candidates are gathered this many bytes at a time, then delimited.
 const WINDOW: usize = 32 * 1024;
 
-/// The extraction engine: a stage-1 [`Classifier`] plus the delimiting rules.
+/// The extraction engine: the stage-1 classifier of one ISA (SIMD kernels
+/// that mark candidate anchors and stop bytes) plus the delimiting rules.
 ///
 /// ```
 /// use urlsift_core::Isa;
@@ -172,22 +173,58 @@ pub(crate) struct RawMatch<'h> {
 
 impl Extractor {
     /// An extractor with the process-wide classifier: the best ISA for this
-    /// CPU, unless `URLSIFT_ISA` forces one ([`Classifier::from_env`],
-    /// decided once; a bad value there falls back to the best ISA).
+    /// CPU, unless `URLSIFT_ISA` forces one (as [`Extractor::choose`] reads
+    /// it, decided once; a bad value there falls back to the best ISA).
     pub fn new() -> Self {
         Extractor {
             classifier: Classifier::auto(),
         }
     }
 
-    /// An extractor with the given classifier.
-    pub fn with_classifier(classifier: Classifier) -> Self {
-        Extractor { classifier }
-    }
-
     /// An extractor forced to `isa`, or `None` if this CPU cannot run it.
     pub fn with_isa(isa: Isa) -> Option<Self> {
-        Classifier::new(isa).map(Extractor::with_classifier)
+        Classifier::new(isa).map(|classifier| Extractor { classifier })
+    }
+
+    /// The extractor for a user's choice of ISA: `Some` of `--isa`'s value
+    /// (`auto` or empty for [`Isa::best`], else an [`Isa::name`], case and
+    /// surrounding blanks ignored), or `None` for what the `URLSIFT_ISA`
+    /// environment variable asks for (the best ISA when it is unset, empty
+    /// or `auto`). Errors say why the value cannot be used.
+    ///
+    /// ```
+    /// use urlsift_core::{Extractor, Isa, IsaError};
+    /// assert_eq!(Extractor::choose(Some("scalar")).unwrap().isa(), Isa::Scalar);
+    /// assert_eq!(Extractor::choose(Some(" Auto ")).unwrap().isa(), Isa::best());
+    /// assert_eq!(Extractor::choose(Some("mmx")).unwrap_err(), IsaError::Unknown("mmx".into()));
+    /// ```
+    pub fn choose(isa: Option<&str>) -> Result<Self, IsaError> {
+        let classifier = match isa {
+            Some(name) => Classifier::from_name(name)?,
+            None => Classifier::from_env()?,
+        };
+        Ok(Extractor { classifier })
+    }
+
+    /// Stage 1 alone: append every candidate anchor `i` with
+    /// `start <= i < end` (a byte where a URL may be anchored: a scheme's
+    /// `:`, a `www.`) to `out`, in ascending order. Every ISA gives the same
+    /// anchors; [`Extractor::scan`] delimits the URLs around them.
+    ///
+    /// ```
+    /// use urlsift_core::{Extractor, Isa};
+    /// let text = b"see http://a.example/ and WWW.example.org, not x :y";
+    /// let mut anchors = Vec::new();
+    /// Extractor::new().candidates(text, 0, text.len(), &mut anchors);
+    /// assert_eq!(anchors, [8, 26]);
+    /// let mut scalar = Vec::new();
+    /// let ex = Extractor::with_isa(Isa::Scalar).unwrap();
+    /// ex.candidates(text, 0, text.len(), &mut scalar);
+    /// assert_eq!(scalar, anchors);
+    /// ```
+    #[inline]
+    pub fn candidates(&self, hay: &[u8], start: usize, end: usize, out: &mut Vec<usize>) {
+        self.classifier.candidates(hay, start, end, out);
     }
 
     /// The stage-1 classifier.
