@@ -242,7 +242,7 @@ pub fn described() -> Vec<(String, &'static str)> {
 }
 
 /// The fields of the `groups`, in output order.
-pub fn fields(groups: &[Group]) -> impl Iterator<Item = &'static Field> + '_ {
+pub(crate) fn fields(groups: &[Group]) -> impl Iterator<Item = &'static Field> + '_ {
     FIELDS.iter().filter(move |f| groups.contains(&f.group))
 }
 
