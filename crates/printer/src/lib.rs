@@ -55,6 +55,8 @@ mod parquet;
 pub mod dedup;
 pub mod fields;
 mod pipeline;
+// The readers of rows serve the Parquet and Arrow writers only.
+#[cfg_attr(not(any(feature = "arrow", feature = "parquet")), allow(dead_code))]
 mod rows;
 
 #[cfg(feature = "parquet")]

@@ -1415,7 +1415,11 @@ mod examples {
         let mut c = Counter::new(usize::MAX, None);
         c.add_batch(&fps, |i| keys[i].as_bytes()).unwrap();
         let mut rows = Vec::new();
-        c.finish(|n, k| Ok(rows.push((n, k.to_vec())))).unwrap();
+        c.finish(|n, k| {
+            rows.push((n, k.to_vec()));
+            Ok(())
+        })
+        .unwrap();
         assert_eq!(rows, [(2, b"b".to_vec()), (1, b"a".to_vec())]);
     }
 }
