@@ -29,7 +29,7 @@ pub(crate) fn data_type(ty: Type, large: bool) -> DataType {
     }
 }
 
-/// The Arrow field of the record field `name` (as [`data_type`] types it,
+/// The Arrow field of the record field `name` (as `data_type` types it,
 /// nullable as `nullable`); `None` for a name that is not a field.
 ///
 /// ```
@@ -43,7 +43,7 @@ pub fn field(name: &str, nullable: bool, large: bool) -> Option<Field> {
 }
 
 /// The Arrow schema of the records: [`fields::columns`]`(mail)`, typed as
-/// [`data_type`] says; the schema of `--format parquet` files.
+/// `data_type` says; the schema of `--format parquet` files.
 ///
 /// ```
 /// let s = urlsift_printer::arrow::schema(false);

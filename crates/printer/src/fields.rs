@@ -257,7 +257,7 @@ pub fn names(groups: &[Group]) -> impl Iterator<Item = &'static str> + '_ {
 pub struct Column {
     /// The field.
     pub field: &'static Field,
-    /// Its index in [`FIELDS`] (and in a row of [`crate::rows`]).
+    /// Its index in [`FIELDS`] (and in a row of [`Format::Rows`](crate::Format::Rows)).
     pub index: usize,
     /// Whether the column may hold nulls: a nullable field, or one that not
     /// every record has.

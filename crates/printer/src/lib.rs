@@ -137,8 +137,8 @@ pub struct Options {
     pub count: bool,
     /// Colour file names, line numbers and byte offsets (ANSI escapes).
     pub color: bool,
-    /// Leave out the CSV/TSV header row (the caller writes it once, with
-    /// [`write_header`]).
+    /// Leave out the CSV/TSV header row (a [`Printer`] writes each output's
+    /// header itself, and leaves it out of its sinks' records).
     pub no_header: bool,
     /// Add a `key` field to JSON and CSV/TSV records: the URL's key at
     /// this level (null where it has none at that level). The command line

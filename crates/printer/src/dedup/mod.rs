@@ -1,5 +1,5 @@
 //! De-duplication at scale: 128-bit fingerprints of a URL's key, a streaming
-//! first-occurrence filter ([`Unique`]) and a counter ([`Counter`]), both in
+//! first-occurrence filter (`Unique`) and a counter (`Counter`), both in
 //! bounded memory with spilling to disk.
 //!
 //! # Keys
@@ -13,21 +13,21 @@
 //!
 //! # Fingerprints
 //!
-//! A key is remembered as its 128-bit XXH3 hash ([`fingerprint`]), not its
+//! A key is remembered as its 128-bit XXH3 hash (`fingerprint`), not its
 //! text. Two different keys share a fingerprint with probability about
 //! `n^2 / 2^129` for `n` distinct keys: 1.5e-19 for ten billion distinct
 //! URLs. A collision would merge two URLs (the later one is dropped by
-//! [`Unique`], counted under the earlier one by [`Counter`]).
+//! `Unique`, counted under the earlier one by `Counter`).
 //!
 //! # Memory
 //!
-//! [`Unique`] keeps one fingerprint per distinct key in a hash set: 16 bytes
+//! `Unique` keeps one fingerprint per distinct key in a hash set: 16 bytes
 //! plus one control byte, at a load factor between 7/16 and 7/8, so 19 to 39
 //! bytes per distinct URL (10^7 distinct URLs: 190 to 390 MB; docs/performance.md
-//! has the measured figures). [`Counter`]
+//! has the measured figures). `Counter`
 //! keeps the fingerprint, the count and the key's text: about 38 to 75 bytes
 //! plus the key's length. Past the memory limit both switch to an external
-//! sort ([`extsort`]): sorted runs in a temporary directory, merged in a
+//! sort (`extsort`): sorted runs in a temporary directory, merged in a
 //! tree of bounded fan-in (a logarithmic number of passes over the data).
 //! The output is the same with or without spilling.
 
