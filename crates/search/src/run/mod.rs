@@ -400,7 +400,7 @@ pub fn run(
 }
 
 /// [`run`] into several writers: with more than one, each record goes to
-/// the writer of its shard ([`shard_of`] the fingerprint of its
+/// the writer of its shard (chosen by the fingerprint of its
 /// [`ShardBy`] key). `--count-by` and `-c` tables go to the first writer.
 /// Every writer is closed at the end.
 pub fn run_to<'o>(
