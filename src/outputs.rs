@@ -423,7 +423,7 @@ impl Opener {
         if self.parquet {
             #[cfg(feature = "parquet")]
             {
-                let w = urlsift_printer::parquet::ParquetWriter::new(BufWriter::new(f), self.mail)
+                let w = urlsift_printer::ParquetWriter::new(BufWriter::new(f), self.mail)
                     .map_err(|e| format!("{}: {e}", dest.display()))?;
                 return Ok(Box::new(w));
             }

@@ -994,8 +994,7 @@ pub fn scan_rows(
 /// What a [`FileScan`] hands over, in input order.
 #[derive(Debug)]
 pub enum FileItem {
-    /// Rows of the CLI's Parquet schema (at most
-    /// [`urlsift_printer::arrow::BATCH_ROWS`]).
+    /// Rows of the CLI's Parquet schema (at most 8192).
     Batch(RecordBatch),
     /// An input failed (the batches before it hold every row of the inputs
     /// before it); the run goes on with the next input.
@@ -1064,7 +1063,11 @@ pub fn record_field(name: &str, nullable: bool, large: bool) -> Option<arrow_sch
 
 /// The Arrow type of integers in every table: the Parquet schema's.
 pub fn int_type() -> arrow_schema::DataType {
-    urlsift_printer::arrow::data_type(urlsift_printer::fields::Type::U64, false)
+    // Every integer field has the one type: the one of `start`.
+    record_field("start", false, false)
+        .expect("`start` is a record field")
+        .data_type()
+        .clone()
 }
 
 /// The state shared by the run's output and error writers (both used on

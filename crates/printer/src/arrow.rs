@@ -15,19 +15,12 @@ use crate::fields::{self, Column, FIELDS, Type};
 use crate::rows::{self, Rows, Value};
 
 /// Rows per Arrow batch.
-pub const BATCH_ROWS: usize = 8192;
+pub(crate) const BATCH_ROWS: usize = 8192;
 
 /// The Arrow type of a field's values: text `Utf8` (`LargeUtf8` if
 /// `large`), every integer `Int64`, booleans `Boolean`. The one mapping of
 /// the package's Arrow tables (those of whole records and any other).
-///
-/// ```
-/// use arrow_schema::DataType;
-/// use urlsift_printer::fields::Type;
-/// assert_eq!(urlsift_printer::arrow::data_type(Type::U64, false), DataType::Int64);
-/// assert_eq!(urlsift_printer::arrow::data_type(Type::Text, true), DataType::LargeUtf8);
-/// ```
-pub fn data_type(ty: Type, large: bool) -> DataType {
+pub(crate) fn data_type(ty: Type, large: bool) -> DataType {
     match ty {
         Type::Text if large => DataType::LargeUtf8,
         Type::Text => DataType::Utf8,
@@ -36,7 +29,7 @@ pub fn data_type(ty: Type, large: bool) -> DataType {
     }
 }
 
-/// The Arrow field of the record field `name` (as [`data_type`] types it,
+/// The Arrow field of the record field `name` (as `data_type` types it,
 /// nullable as `nullable`); `None` for a name that is not a field.
 ///
 /// ```
@@ -50,7 +43,7 @@ pub fn field(name: &str, nullable: bool, large: bool) -> Option<Field> {
 }
 
 /// The Arrow schema of the records: [`fields::columns`]`(mail)`, typed as
-/// [`data_type`] says; the schema of `--format parquet` files.
+/// `data_type` says; the schema of `--format parquet` files.
 ///
 /// ```
 /// let s = urlsift_printer::arrow::schema(false);
@@ -76,7 +69,7 @@ enum Builder {
 
 /// Rows in, Arrow batches out: the rows of
 /// [`Format::Rows`](crate::Format::Rows) as [`RecordBatch`]es of
-/// [`schema`], [`BATCH_ROWS`] rows each (the last one of a run fewer).
+/// [`schema`], 8192 rows each (the last one of a run fewer).
 ///
 /// ```
 /// use urlsift_printer::arrow::{BatchDecoder, schema};
@@ -123,7 +116,7 @@ impl BatchDecoder {
 
     /// Decode `buf`, the next bytes of the rows (a piece of any size: a
     /// row may continue in the next call), handing each batch of
-    /// [`BATCH_ROWS`] rows to `full` as it fills. An error of `full` ends
+    /// 8192 rows to `full` as it fills. An error of `full` ends
     /// the call with it.
     pub fn decode(
         &mut self,
@@ -273,5 +266,20 @@ mod tests {
         let mut d = BatchDecoder::new(false).unwrap();
         d.decode(&rows[..50], |_| Ok(())).unwrap();
         assert!(d.flush().is_err());
+    }
+}
+
+/// The examples of items private to the crate.
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn data_type() {
+        use crate::fields::Type;
+        use arrow_schema::DataType;
+        assert_eq!(crate::arrow::data_type(Type::U64, false), DataType::Int64);
+        assert_eq!(
+            crate::arrow::data_type(Type::Text, true),
+            DataType::LargeUtf8
+        );
     }
 }

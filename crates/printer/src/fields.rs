@@ -242,7 +242,7 @@ pub fn described() -> Vec<(String, &'static str)> {
 }
 
 /// The fields of the `groups`, in output order.
-pub fn fields(groups: &[Group]) -> impl Iterator<Item = &'static Field> + '_ {
+pub(crate) fn fields(groups: &[Group]) -> impl Iterator<Item = &'static Field> + '_ {
     FIELDS.iter().filter(move |f| groups.contains(&f.group))
 }
 
@@ -257,7 +257,7 @@ pub fn names(groups: &[Group]) -> impl Iterator<Item = &'static str> + '_ {
 pub struct Column {
     /// The field.
     pub field: &'static Field,
-    /// Its index in [`FIELDS`] (and in a row of [`crate::rows`]).
+    /// Its index in [`FIELDS`] (and in a row of [`Format::Rows`](crate::Format::Rows)).
     pub index: usize,
     /// Whether the column may hold nulls: a nullable field, or one that not
     /// every record has.

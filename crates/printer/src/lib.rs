@@ -1,26 +1,39 @@
-//! Output: one URL's [`Record`], and the one path it takes to the output
-//! ([`pipeline`]): every format and mode is a [`Sink`] that turns records
-//! into batches (text, JSON Lines, CSV/TSV, keyed records for `--unique`
-//! and shards, keys for `--count-by`, counts), and a
-//! [`Printer`](pipeline::Printer) writes the batches in input order.
-//! [`Writer`] does both for records one at a time.
+//! Output: one URL's [`Record`], and the one path it takes to the output.
+//! Every format and mode is a [`Sink`] that turns records into a [`Batch`]
+//! (text, JSON Lines, CSV/TSV, keyed records for `--unique` and shards,
+//! keys for `--count-by`, counts), and a [`Printer`] writes the batches in
+//! input order; a [`Plan`] picks the sink a run's [`Options`] ask for.
+//!
+//! ```text
+//! records of a chunk -> Sink (format; key; shard)  -> Batch     (any thread, in parallel)
+//! batches, in order  -> Printer (header; --unique; --count-by; shards) -> writers
+//! ```
+//!
+//! A sink holds no state that crosses records, so a big input's chunks are
+//! formatted on every core, each into its own batch, and the output is the
+//! same as one sink's over the whole input. The printer does what needs the
+//! records in order: the CSV header before each output's first row, the
+//! first record of each key (`--unique`, bounded by a memory limit), the
+//! counts (`--count-by`), the split into shards.
+//!
+//! A [`Formatter`] is the sink of plain output, one record at a time; the
+//! fields its records hold are listed in [`fields`].
 //!
 //! ```
-//! use urlsift_printer::{Format, Options, Record, Writer};
-//! let text = b"see <http://example.com/a> now";
-//! let mut out = Vec::new();
-//! {
-//!     let opts = Options { format: Format::Json, ..Options::default() };
-//!     let mut sink = Writer::new(&opts, &mut out);
-//!     for m in urlsift_core::extract(text) {
-//!         sink.record(&Record { file: "-", line: 1, m: &m, mail: None, web: None }).unwrap();
-//!     }
-//!     sink.finish().unwrap();
-//! }
-//! let line = String::from_utf8(out).unwrap();
-//! assert!(line.contains(r#""url":"http://example.com/a""#));
-//! assert!(line.contains(r#""style":"angle""#));
-//! assert!(line.contains(r#""host":"example.com""#));
+//! use urlsift_printer::{Format, Formatter, Options, Record};
+//! let m = &urlsift_core::extract(b"see <http://example.com/a> now")[0];
+//! let rec = Record { file: "-", line: 1, m, mail: None, web: None };
+//! let mut text = Vec::new();
+//! Formatter::new(&Options::default()).format(&rec, &mut text).unwrap();
+//! assert_eq!(text, b"http://example.com/a\n");
+//!
+//! let mut json = Vec::new();
+//! let opts = Options { format: Format::Json, ..Options::default() };
+//! Formatter::new(&opts).format(&rec, &mut json).unwrap();
+//! let json = String::from_utf8(json).unwrap();
+//! assert!(json.contains(r#""url":"http://example.com/a""#));
+//! assert!(json.contains(r#""style":"angle""#));
+//! assert!(json.contains(r#""host":"example.com""#));
 //! ```
 #![deny(missing_docs)]
 #![warn(clippy::print_stderr, clippy::print_stdout)]
@@ -37,24 +50,28 @@ pub use urlsift_origin::{MailWhere, WebWhere};
 #[cfg(feature = "arrow")]
 pub mod arrow;
 #[cfg(feature = "parquet")]
-pub mod parquet;
+mod parquet;
 
 pub mod dedup;
 pub mod fields;
-pub mod pipeline;
-pub mod rows;
+mod pipeline;
+// The readers of rows serve the Parquet and Arrow writers only.
+#[cfg_attr(not(any(feature = "arrow", feature = "parquet")), allow(dead_code))]
+mod rows;
 
-pub use pipeline::{Sink, Writer};
+#[cfg(feature = "parquet")]
+pub use parquet::ParquetWriter;
+pub use pipeline::{Batch, Plan, PrintError, Printer, RecordWriter, ShardBy, Sink};
 
 /// ANSI colours, as ripgrep uses them: file names magenta, line numbers and
 /// byte offsets green.
-pub mod color {
+pub(crate) mod color {
     /// File names.
-    pub const PATH: &str = "\x1b[35m";
+    pub(crate) const PATH: &str = "\x1b[35m";
     /// Line numbers and byte offsets.
-    pub const NUMBER: &str = "\x1b[32m";
+    pub(crate) const NUMBER: &str = "\x1b[32m";
     /// Back to the terminal's default.
-    pub const RESET: &str = "\x1b[0m";
+    pub(crate) const RESET: &str = "\x1b[0m";
 }
 
 /// The output format of the extract command.
@@ -73,8 +90,8 @@ pub enum Format {
     Tsv,
     /// The rows of `--format parquet`: every field of
     /// [`fields::FIELDS`], `normalized` null without `normalize`, in the
-    /// binary form of [`rows`] (for `parquet::ParquetWriter`, feature
-    /// `parquet`, and `arrow::BatchDecoder`, feature `arrow`).
+    /// compact binary form read only by `ParquetWriter` (feature `parquet`)
+    /// and `arrow::BatchDecoder` (feature `arrow`).
     Rows,
 }
 
@@ -120,8 +137,8 @@ pub struct Options {
     pub count: bool,
     /// Colour file names, line numbers and byte offsets (ANSI escapes).
     pub color: bool,
-    /// Leave out the CSV/TSV header row (the caller writes it once, with
-    /// [`write_header`]).
+    /// Leave out the CSV/TSV header row (a [`Printer`] writes each output's
+    /// header itself, and leaves it out of its sinks' records).
     pub no_header: bool,
     /// Add a `key` field to JSON and CSV/TSV records: the URL's key at
     /// this level (null where it has none at that level). The command line
@@ -234,7 +251,7 @@ impl Formatter {
     /// [`Formatter::format`], given the URL's de-duplication key at `level`
     /// when the caller has it: text output with `--normalize` prints that key
     /// instead of normalizing the URL again, when it is the form printed.
-    pub fn format_with(
+    pub(crate) fn format_with(
         &mut self,
         rec: &Record<'_, '_>,
         key: Option<(&[u8], KeyLevel)>,
@@ -364,15 +381,15 @@ impl Parts {
         UriRef::split(&self.text)
     }
 
-    /// True if the URL is a valid RFC 3986 URI (an abbreviated one: a valid
-    /// network-path reference).
-    pub fn valid(&self) -> bool {
-        self.uri().validate().is_ok()
-    }
-
     /// The normal form (RFC 3986 6.2.2 and 6.2.3). A `www.` URI is taken as
     /// `http://` (RFC 2396bis Appendix F's usual heuristic). `None` when the
     /// URL is not valid enough to normalize.
+    ///
+    /// ```
+    /// let m = &urlsift_core::extract(b"see HTTP://A.example:80/%7e")[0];
+    /// let parts = urlsift_printer::Parts::new(m);
+    /// assert_eq!(parts.normalized().as_deref(), Some("http://a.example/~"));
+    /// ```
     pub fn normalized(&self) -> Option<String> {
         self.normalized_at(KeyLevel::Scheme)
     }
@@ -1456,7 +1473,7 @@ fn header_fields(normalize: bool, key: bool) -> Vec<&'static str> {
 }
 
 /// Write the CSV/TSV header row that `opts` asks for (nothing for other formats).
-pub fn write_header(opts: &Options, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_header(opts: &Options, out: &mut dyn Write) -> io::Result<()> {
     let tsv = match opts.format {
         Format::Csv => false,
         Format::Tsv => true,
@@ -1506,7 +1523,7 @@ pub fn count_key<'m>(
 }
 
 /// The lower-cased host of `m` (`None` when it has no host, or an empty one).
-pub fn host_key(m: &Match<'_>) -> Option<Vec<u8>> {
+pub(crate) fn host_key(m: &Match<'_>) -> Option<Vec<u8>> {
     host_key_into(m, &mut Vec::new(), &mut Vec::new()).map(<[u8]>::to_vec)
 }
 
@@ -1549,12 +1566,7 @@ fn has_upper(b: &[u8]) -> bool {
 /// The registrable domain of `m`'s host (eTLD+1 by the Public Suffix List,
 /// in ASCII form), `None` when it has none (no host, an IP address, a
 /// public suffix, an invalid host).
-///
-/// ```
-/// let m = &urlsift_core::extract("see http://NEWS.例子.测试/a".as_bytes())[0];
-/// assert_eq!(urlsift_printer::domain_key(m).unwrap(), b"xn--fsqu00a.xn--0zwm56d");
-/// ```
-pub fn domain_key(m: &Match<'_>) -> Option<Vec<u8>> {
+pub(crate) fn domain_key(m: &Match<'_>) -> Option<Vec<u8>> {
     let parts = Parts::new(m);
     let u = parts.uri();
     if u.host_kind() != Some(urlsift_uri::HostKind::RegName) {
@@ -1570,14 +1582,7 @@ pub fn domain_key(m: &Match<'_>) -> Option<Vec<u8>> {
 
 /// Write one `--count-by` row: the count right-aligned in 7 columns, a
 /// space, the key (like `uniq -c`).
-///
-/// ```
-/// let mut out = Vec::new();
-/// urlsift_printer::write_count_row(&mut out, 42, b"a.example").unwrap();
-/// urlsift_printer::write_count_row(&mut out, 123_456_789, b"b.example").unwrap();
-/// assert_eq!(out, b"     42 a.example\n123456789 b.example\n");
-/// ```
-pub fn write_count_row(out: &mut dyn Write, count: u64, key: &[u8]) -> io::Result<()> {
+pub(crate) fn write_count_row(out: &mut dyn Write, count: u64, key: &[u8]) -> io::Result<()> {
     let mut n = itoa::Buffer::new();
     let digits = n.format(count).as_bytes();
     // `{count:>7} `, one write.
@@ -1597,7 +1602,7 @@ pub fn write_count_row(out: &mut dyn Write, count: u64, key: &[u8]) -> io::Resul
 
 impl CountBy {
     /// What is counted, as a JSON field name: `url`, `host`, `scheme` or `domain`.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             CountBy::Url => "url",
             CountBy::Host => "host",
@@ -1610,14 +1615,7 @@ impl CountBy {
 /// Write one `--count-by` row in `format`: text as [`write_count_row`];
 /// JSON Lines as an object with the key under the name of what is counted
 /// and its `count`.
-///
-/// ```
-/// use urlsift_printer::{CountBy, Format, write_count_row_as};
-/// let mut out = Vec::new();
-/// write_count_row_as(&mut out, Format::Json, CountBy::Host, 2, b"a.example").unwrap();
-/// assert_eq!(out, b"{\"host\":\"a.example\",\"count\":2}\n");
-/// ```
-pub fn write_count_row_as(
+pub(crate) fn write_count_row_as(
     out: &mut dyn Write,
     format: Format,
     by: CountBy,
@@ -1649,3 +1647,27 @@ fn json_count_line(name: &str, value: &str, count: u64) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests;
+
+/// The examples of items private to the crate.
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn domain_key() {
+        let m = &urlsift_core::extract("see http://NEWS.例子.测试/a".as_bytes())[0];
+        assert_eq!(crate::domain_key(m).unwrap(), b"xn--fsqu00a.xn--0zwm56d");
+    }
+    #[test]
+    fn write_count_row() {
+        let mut out = Vec::new();
+        crate::write_count_row(&mut out, 42, b"a.example").unwrap();
+        crate::write_count_row(&mut out, 123_456_789, b"b.example").unwrap();
+        assert_eq!(out, b"     42 a.example\n123456789 b.example\n");
+    }
+    #[test]
+    fn write_count_row_as() {
+        use crate::{CountBy, Format, write_count_row_as};
+        let mut out = Vec::new();
+        write_count_row_as(&mut out, Format::Json, CountBy::Host, 2, b"a.example").unwrap();
+        assert_eq!(out, b"{\"host\":\"a.example\",\"count\":2}\n");
+    }
+}

@@ -25,7 +25,7 @@
 //!
 //! ```
 //! use std::io::Write;
-//! use urlsift_printer::parquet::ParquetWriter;
+//! use urlsift_printer::ParquetWriter;
 //! use urlsift_printer::{Format, Formatter, Options, Record};
 //! let opts = Options { format: Format::Rows, normalize: true, ..Options::default() };
 //! let mut rows = Vec::new();
@@ -60,13 +60,13 @@ use crate::rows::{self, Rows, Value};
 
 /// The ZSTD level of the pages: a fast negative level (the level is not
 /// written in the file: every reader of ZSTD pages reads them).
-pub const ZSTD_LEVEL: i32 = -5;
+pub(crate) const ZSTD_LEVEL: i32 = -5;
 
 /// Text columns whose values are nearly all distinct (whole URLs and their
 /// parts after the host, identifiers): plain pages, no dictionary (it
 /// would outgrow its page and be dropped), and no statistics (their
 /// minimum and maximum prune nothing).
-pub const DISTINCT_TEXT: [&str; 10] = [
+pub(crate) const DISTINCT_TEXT: [&str; 10] = [
     "url",
     "normalized",
     "key",
@@ -80,7 +80,7 @@ pub const DISTINCT_TEXT: [&str; 10] = [
 ];
 
 /// Rows per Parquet row group.
-pub const ROW_GROUP_ROWS: usize = 128 * 1024;
+pub(crate) const ROW_GROUP_ROWS: usize = 128 * 1024;
 
 /// A row group also ends once its rows hold this many bytes (so that a
 /// row group's rows stay addressable with 32-bit offsets).
@@ -93,14 +93,7 @@ fn err(e: impl std::error::Error + Send + Sync + 'static) -> io::Error {
 /// The Parquet schema of the files ([`fields::columns`]`(mail)`): text
 /// `BYTE_ARRAY` (`STRING`), integers `INT64`, booleans `BOOLEAN`; a column
 /// that may hold nulls is `OPTIONAL`, the others `REQUIRED`.
-///
-/// ```
-/// let s = urlsift_printer::parquet::schema(false).unwrap();
-/// let start = &s.get_fields()[1];
-/// assert_eq!(start.name(), "start");
-/// assert_eq!(start.get_physical_type(), parquet::basic::Type::INT64);
-/// ```
-pub fn schema(mail: bool) -> io::Result<TypePtr> {
+pub(crate) fn schema(mail: bool) -> io::Result<TypePtr> {
     let mut cols = Vec::new();
     for c in fields::columns(mail) {
         let (physical, logical) = match c.field.ty {
@@ -141,7 +134,7 @@ type Chunk = (Bytes, ColumnCloseResult);
 const BLOCK_ROWS: usize = 1024;
 
 /// The most threads one row group's columns are split over.
-pub const MAX_LANES: usize = 4;
+pub(crate) const MAX_LANES: usize = 4;
 
 /// The values of one column for one block of rows, and their definition
 /// levels (1: a value, 0: null).
@@ -403,13 +396,8 @@ impl<W: Write + Send> ParquetWriter<W> {
 
     /// Row groups of `rows` rows (at least 1) instead of
     /// [`ROW_GROUP_ROWS`].
-    ///
-    /// ```
-    /// use urlsift_printer::parquet::ParquetWriter;
-    /// let w = ParquetWriter::new(Vec::new(), false).unwrap().with_row_group_rows(1000);
-    /// assert_eq!(w.close().unwrap(), 0);
-    /// ```
-    pub fn with_row_group_rows(mut self, rows: usize) -> Self {
+    #[cfg(test)]
+    pub(crate) fn with_row_group_rows(mut self, rows: usize) -> Self {
         self.group_rows = rows.max(1);
         self
     }
@@ -759,5 +747,25 @@ mod tests {
         let mut w = ParquetWriter::new(Vec::new(), false).unwrap();
         w.write_all(&rows[..rows.len() - 1]).unwrap();
         assert!(w.close().is_err());
+    }
+}
+
+/// The examples of items private to the crate.
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn schema() {
+        let s = crate::parquet::schema(false).unwrap();
+        let start = &s.get_fields()[1];
+        assert_eq!(start.name(), "start");
+        assert_eq!(start.get_physical_type(), parquet::basic::Type::INT64);
+    }
+    #[test]
+    fn with_row_group_rows() {
+        use crate::ParquetWriter;
+        let w = ParquetWriter::new(Vec::new(), false)
+            .unwrap()
+            .with_row_group_rows(1000);
+        assert_eq!(w.close().unwrap(), 0);
     }
 }

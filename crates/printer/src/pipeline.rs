@@ -1,45 +1,5 @@
-//! The one output path: [`Sink`]s turn records into [`Batch`]es, and a
-//! [`Printer`] writes the batches in input order.
-//!
-//! ```text
-//! records of a chunk -> Sink (format; key; shard)  -> Batch     (any thread, in parallel)
-//! batches, in order  -> Printer (header; --unique; --count-by; shards) -> writers
-//! ```
-//!
-//! A sink holds no state that crosses records, so a big input's chunks are
-//! formatted on every core, each into its own batch, and the output is the
-//! same as one sink's over the whole input. The printer does what needs the
-//! records in order: the CSV header before each output's first row, the
-//! first record of each key (`--unique`, bounded by `max_memory`), the
-//! counts (`--count-by`), the split into shards.
-//!
-//! ```
-//! use urlsift_printer::pipeline::{Batch, Plan, Printer, RecordWriter};
-//! use urlsift_printer::dedup::KeyLevel;
-//! use urlsift_printer::{Format, Options, Record};
-//! let text = b"see http://a.example/ and HTTP://A.example/ then http://b.example/";
-//! let opts = Options {
-//!     format: Format::Json,
-//!     unique: true,
-//!     normalize: true,
-//!     dedup_key: KeyLevel::Scheme,
-//!     ..Options::default()
-//! };
-//! let plan = Plan::new(&opts, 1, false);
-//! let mut sink = plan.sink(&opts);
-//! let mut batch = Batch::default();
-//! for m in urlsift_core::find(text) {
-//!     sink.record(&Record { file: "-", line: 1, m: &m, mail: None, web: None }, &mut batch);
-//! }
-//! let mut out = Vec::new();
-//! {
-//!     let outs: Vec<Box<dyn RecordWriter + '_>> = vec![Box::new(&mut out)];
-//!     let mut printer = Printer::new(&opts, outs, usize::MAX, None);
-//!     printer.batch(&batch).unwrap();
-//!     printer.finish().unwrap();
-//! }
-//! assert_eq!(String::from_utf8(out).unwrap().lines().count(), 2);
-//! ```
+//! The one output path: sinks, batches and the printer (described in the
+//! crate's documentation).
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -65,13 +25,7 @@ pub enum ShardBy {
 
 /// A shard index from a fingerprint: the high 64 bits, reduced to `0..n`
 /// without a division's bias worth mentioning (a multiply-shift).
-///
-/// ```
-/// use urlsift_printer::pipeline::shard_of;
-/// assert!(shard_of(u128::MAX, 8) < 8);
-/// assert_eq!(shard_of(12345, 1), 0);
-/// ```
-pub fn shard_of(fp: u128, n: usize) -> usize {
+pub(crate) fn shard_of(fp: u128, n: usize) -> usize {
     (((fp >> 64) as u64 as u128 * n as u128) >> 64) as usize
 }
 
@@ -111,7 +65,7 @@ impl Batch {
     /// The room for record bytes, used or not.
     ///
     /// ```
-    /// let mut b = urlsift_printer::pipeline::Batch::with_capacity(100);
+    /// let mut b = urlsift_printer::Batch::with_capacity(100);
     /// b.reserve(1000);
     /// assert!(b.capacity() >= 1000);
     /// ```
@@ -124,7 +78,7 @@ impl Batch {
     /// memory already touched.
     ///
     /// ```
-    /// let mut b = urlsift_printer::pipeline::Batch::with_capacity(4096);
+    /// let mut b = urlsift_printer::Batch::with_capacity(4096);
     /// b.count = 3;
     /// b.clear();
     /// assert!(b.is_empty() && b.count == 0 && b.capacity() >= 4096);
@@ -160,7 +114,7 @@ impl Batch {
 
 /// What a run's records become.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// Formatted bytes, as they come.
     Plain,
     /// Formatted records with a shard and a fingerprint (`--unique`, shards).
@@ -176,7 +130,7 @@ pub enum Mode {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Plan {
     /// What the records become.
-    pub mode: Mode,
+    pub(crate) mode: Mode,
     /// The number of outputs (shards); at least 1.
     pub shards: usize,
     /// What records are partitioned on when there is more than one output.
@@ -201,6 +155,20 @@ impl Plan {
             shards: shards.max(1),
             shard_by: ShardBy::Url,
         }
+    }
+
+    /// True when records are only counted (`-c`, `-q`, `-l`): a [`Sink`]
+    /// of this plan adds no bytes to a batch.
+    ///
+    /// ```
+    /// use urlsift_printer::{Options, Plan};
+    /// let opts = Options { count: true, ..Options::default() };
+    /// assert!(Plan::new(&opts, 1, false).counts_only());
+    /// assert!(Plan::new(&Options::default(), 1, true).counts_only());
+    /// assert!(!Plan::new(&Options::default(), 1, false).counts_only());
+    /// ```
+    pub fn counts_only(&self) -> bool {
+        self.mode == Mode::CountOnly
     }
 
     /// Whether the records need their line numbers (`-n`, JSON, CSV/TSV):
@@ -384,7 +352,37 @@ impl From<io::Error> for PrintError {
     }
 }
 
-/// Writes batches, in input order, to the run's outputs.
+/// Writes batches, in input order, to the run's outputs: the CSV header
+/// before each output's first row, the first record of each key
+/// (`--unique`), the counts (`--count-by`), the split into shards.
+///
+/// ```
+/// use urlsift_printer::{Batch, Plan, Printer, RecordWriter};
+/// use urlsift_printer::dedup::KeyLevel;
+/// use urlsift_printer::{Format, Options, Record};
+/// let text = b"see http://a.example/ and HTTP://A.example/ then http://b.example/";
+/// let opts = Options {
+///     format: Format::Json,
+///     unique: true,
+///     normalize: true,
+///     dedup_key: KeyLevel::Scheme,
+///     ..Options::default()
+/// };
+/// let plan = Plan::new(&opts, 1, false);
+/// let mut sink = plan.sink(&opts);
+/// let mut batch = Batch::default();
+/// for m in urlsift_core::find(text) {
+///     sink.record(&Record { file: "-", line: 1, m: &m, mail: None, web: None }, &mut batch);
+/// }
+/// let mut out = Vec::new();
+/// {
+///     let outs: Vec<Box<dyn RecordWriter + '_>> = vec![Box::new(&mut out)];
+///     let mut printer = Printer::new(&opts, outs, usize::MAX, None);
+///     printer.batch(&batch).unwrap();
+///     printer.finish().unwrap();
+/// }
+/// assert_eq!(String::from_utf8(out).unwrap().lines().count(), 2);
+/// ```
 pub struct Printer<'o> {
     opts: Options,
     outs: Vec<Box<dyn RecordWriter + 'o>>,
@@ -419,7 +417,7 @@ impl<'o> Printer<'o> {
     }
 
     /// Write `bytes` to output `shard` (after its header, if it is the first).
-    pub fn put(&mut self, shard: usize, bytes: &[u8]) -> io::Result<()> {
+    pub(crate) fn put(&mut self, shard: usize, bytes: &[u8]) -> io::Result<()> {
         let shard = shard.min(self.outs.len() - 1);
         if !self.header[shard] {
             self.header[shard] = true;
@@ -466,6 +464,33 @@ impl<'o> Printer<'o> {
             self.put(shard, body)?;
         }
         Ok(())
+    }
+
+    /// `-l`, `-L`: the name of one input, as its line (ended by a NUL
+    /// byte with `null`; coloured with `color`).
+    ///
+    /// ```
+    /// use urlsift_printer::{Printer, RecordWriter};
+    /// use urlsift_printer::Options;
+    /// let mut out = Vec::new();
+    /// {
+    ///     let opts = Options { null: true, ..Options::default() };
+    ///     let outs: Vec<Box<dyn RecordWriter + '_>> = vec![Box::new(&mut out)];
+    ///     let mut printer = Printer::new(&opts, outs, usize::MAX, None);
+    ///     printer.file_name("a.txt").unwrap();
+    ///     printer.finish().unwrap();
+    /// }
+    /// assert_eq!(out, b"a.txt\0");
+    /// ```
+    pub fn file_name(&mut self, file: &str) -> io::Result<()> {
+        let (path, reset) = if self.opts.color {
+            (crate::color::PATH, crate::color::RESET)
+        } else {
+            ("", "")
+        };
+        let mut line = format!("{path}{file}{reset}").into_bytes();
+        line.push(if self.opts.null { 0 } else { b'\n' });
+        self.put(0, &line)
     }
 
     /// `-c`: the count of one input, as its row.
@@ -552,31 +577,19 @@ fn count_row(opts: &Options, file: &str, count: u64) -> Vec<u8> {
 }
 
 /// Records one at a time into one writer: a [`Sink`] and a [`Printer`]
-/// for a library caller that has no chunks.
-///
-/// ```
-/// use urlsift_printer::pipeline::Writer;
-/// use urlsift_printer::{Options, Record};
-/// let mut out = Vec::new();
-/// {
-///     let mut w = Writer::new(&Options::default(), &mut out);
-///     for m in urlsift_core::find(b"see http://a.example/ now") {
-///         w.record(&Record { file: "-", line: 1, m: &m, mail: None, web: None }).unwrap();
-///     }
-///     w.finish().unwrap();
-/// }
-/// assert_eq!(out, b"http://a.example/\n");
-/// ```
-pub struct Writer<'w> {
+/// for tests that format records one at a time.
+#[cfg(test)]
+pub(crate) struct Writer<'w> {
     sink: Box<dyn Sink + Send>,
     printer: Option<Printer<'w>>,
     batch: Batch,
 }
 
+#[cfg(test)]
 impl<'w> Writer<'w> {
     /// A writer of records to `out` as `opts` asks (`--unique` and
     /// `--count-by` state in memory).
-    pub fn new<W: Write + 'w>(opts: &Options, out: W) -> Writer<'w> {
+    pub(crate) fn new<W: Write + 'w>(opts: &Options, out: W) -> Writer<'w> {
         let plan = Plan::new(opts, 1, false);
         let outs: Vec<Box<dyn RecordWriter + 'w>> = vec![Box::new(io::BufWriter::new(out))];
         Writer {
@@ -593,22 +606,14 @@ impl<'w> Writer<'w> {
     }
 
     /// One record.
-    pub fn record(&mut self, rec: &Record<'_, '_>) -> io::Result<()> {
+    pub(crate) fn record(&mut self, rec: &Record<'_, '_>) -> io::Result<()> {
         self.sink.record(rec, &mut self.batch);
         let b = self.batch.take(0);
         self.printer()?.batch(&b).map_err(into_io)
     }
 
-    /// The end of one input with `count` records: its row for `-c`.
-    pub fn file_done(&mut self, file: &str, count: u64) -> io::Result<()> {
-        if self.printer()?.opts.count {
-            self.printer()?.file_count(file, count)?;
-        }
-        Ok(())
-    }
-
     /// The end: aggregates written, the output flushed.
-    pub fn finish(&mut self) -> io::Result<()> {
+    pub(crate) fn finish(&mut self) -> io::Result<()> {
         match self.printer.take() {
             Some(p) => p.finish().map(|_| ()).map_err(into_io),
             None => Ok(()),
@@ -616,8 +621,41 @@ impl<'w> Writer<'w> {
     }
 }
 
+#[cfg(test)]
 fn into_io(e: PrintError) -> io::Error {
     match e {
         PrintError::Write(e) | PrintError::Dedup(e) => e,
+    }
+}
+
+/// The examples of items private to the crate.
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn shard_of() {
+        use crate::pipeline::shard_of;
+        assert!(shard_of(u128::MAX, 8) < 8);
+        assert_eq!(shard_of(12345, 1), 0);
+    }
+    #[test]
+    fn writer() {
+        use crate::pipeline::Writer;
+        use crate::{Options, Record};
+        let mut out = Vec::new();
+        {
+            let mut w = Writer::new(&Options::default(), &mut out);
+            for m in urlsift_core::find(b"see http://a.example/ now") {
+                w.record(&Record {
+                    file: "-",
+                    line: 1,
+                    m: &m,
+                    mail: None,
+                    web: None,
+                })
+                .unwrap();
+            }
+            w.finish().unwrap();
+        }
+        assert_eq!(out, b"http://a.example/\n");
     }
 }

@@ -8,27 +8,13 @@
 //! `u32` length and the UTF-8 bytes (length `u32::MAX`: null), an integer
 //! as a tag byte (0: null, 1: a value) and a `u64`, a boolean as one byte
 //! (0: false, 1: true, 2: null).
-//!
-//! ```
-//! use urlsift_printer::rows::{Rows, Value};
-//! use urlsift_printer::{Format, Formatter, Options, Record};
-//! let m = &urlsift_core::extract(b"see http://a.example/x")[0];
-//! let mut f = Formatter::new(&Options { format: Format::Rows, normalize: true, ..Options::default() });
-//! let mut bytes = Vec::new();
-//! f.format(&Record { file: "f", line: 1, m, mail: None, web: None }, &mut bytes).unwrap();
-//! let row = Rows::new(&bytes).next().unwrap().unwrap();
-//! let values: Vec<Value> = row.values().collect::<Result<_, _>>().unwrap();
-//! assert_eq!(values[0], Value::Text(Some(b"f")));
-//! assert_eq!(values[1], Value::Int(Some(4)));
-//! assert_eq!(values[4], Value::Text(Some(b"http://a.example/x")));
-//! ```
 
 use std::io;
 
 use crate::fields::{FIELDS, Type};
 
 /// The most bytes one row may have: anything longer is not a row.
-pub const MAX_ROW: usize = 1 << 30;
+pub(crate) const MAX_ROW: usize = 1 << 30;
 
 /// Null text: the length that marks it.
 const NULL_TEXT: u32 = u32::MAX;
@@ -117,7 +103,7 @@ fn same_kind(a: Type, b: Type) -> bool {
 
 /// One value of a row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Value<'a> {
+pub(crate) enum Value<'a> {
     /// Text (UTF-8 as the record had it), or null.
     Text(Option<&'a [u8]>),
     /// An integer, or null.
@@ -132,14 +118,7 @@ fn bad(what: &str) -> io::Error {
 
 /// The length of the row that starts `buf`, once its 4 length bytes are
 /// there (`None` before).
-///
-/// ```
-/// use urlsift_printer::rows::row_len;
-/// assert_eq!(row_len(&[5, 0]).unwrap(), None);
-/// assert_eq!(row_len(&[5, 0, 0, 0, 9]).unwrap(), Some(9));
-/// assert!(row_len(&[255, 255, 255, 255]).is_err());
-/// ```
-pub fn row_len(buf: &[u8]) -> io::Result<Option<usize>> {
+pub(crate) fn row_len(buf: &[u8]) -> io::Result<Option<usize>> {
     let Some(head) = buf.first_chunk::<4>() else {
         return Ok(None);
     };
@@ -151,13 +130,13 @@ pub fn row_len(buf: &[u8]) -> io::Result<Option<usize>> {
 }
 
 /// The rows of a buffer of whole rows, in order.
-pub struct Rows<'a> {
+pub(crate) struct Rows<'a> {
     buf: &'a [u8],
 }
 
 impl<'a> Rows<'a> {
     /// The rows of `buf`.
-    pub fn new(buf: &'a [u8]) -> Self {
+    pub(crate) fn new(buf: &'a [u8]) -> Self {
         Rows { buf }
     }
 }
@@ -185,14 +164,14 @@ impl<'a> Iterator for Rows<'a> {
 
 /// One row: its values, one per field of [`FIELDS`].
 #[derive(Clone, Copy, Debug)]
-pub struct Row<'a> {
+pub(crate) struct Row<'a> {
     body: &'a [u8],
 }
 
 impl<'a> Row<'a> {
     /// The values, in [`FIELDS`] order; an error for bytes that are not a
     /// row (the iterator ends after it).
-    pub fn values(&self) -> Values<'a> {
+    pub(crate) fn values(&self) -> Values<'a> {
         Values {
             body: self.body,
             next: 0,
@@ -281,7 +260,7 @@ impl<'a> Row<'a> {
 }
 
 /// The values of a [`Row`].
-pub struct Values<'a> {
+pub(crate) struct Values<'a> {
     body: &'a [u8],
     next: usize,
     failed: bool,
@@ -528,5 +507,45 @@ mod tests {
         let mut skip = vec![true; FIELDS.len()];
         skip[0] = false;
         assert!(r.values_checking(&skip).all(|v| v.is_ok()));
+    }
+}
+
+/// The examples of items private to the crate.
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn module() {
+        use crate::rows::{Rows, Value};
+        use crate::{Format, Formatter, Options, Record};
+        let m = &urlsift_core::extract(b"see http://a.example/x")[0];
+        let mut f = Formatter::new(&Options {
+            format: Format::Rows,
+            normalize: true,
+            ..Options::default()
+        });
+        let mut bytes = Vec::new();
+        f.format(
+            &Record {
+                file: "f",
+                line: 1,
+                m,
+                mail: None,
+                web: None,
+            },
+            &mut bytes,
+        )
+        .unwrap();
+        let row = Rows::new(&bytes).next().unwrap().unwrap();
+        let values: Vec<Value> = row.values().collect::<Result<_, _>>().unwrap();
+        assert_eq!(values[0], Value::Text(Some(b"f")));
+        assert_eq!(values[1], Value::Int(Some(4)));
+        assert_eq!(values[4], Value::Text(Some(b"http://a.example/x")));
+    }
+    #[test]
+    fn row_len() {
+        use crate::rows::row_len;
+        assert_eq!(row_len(&[5, 0]).unwrap(), None);
+        assert_eq!(row_len(&[5, 0, 0, 0, 9]).unwrap(), Some(9));
+        assert!(row_len(&[255, 255, 255, 255]).is_err());
     }
 }

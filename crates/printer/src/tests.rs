@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::MailWhere;
+use crate::pipeline::Writer;
 use proptest::prelude::*;
 use urlsift_core::Style;
 

@@ -47,22 +47,6 @@
 //!
 //! Written here rather than taken from a crate because de-duplication needs
 //! exactly this (stable order, byte keys, runs combined as they are written).
-//!
-//! ```
-//! use urlsift_printer::dedup::extsort::ExtSorter;
-//! // A limit of 64 bytes forces a spill every few records.
-//! let mut s = ExtSorter::new(64, None);
-//! for (k, p) in [("b", "1"), ("a", "2"), ("c", "3"), ("a", "4"), ("b", "5")] {
-//!     s.push(k.as_bytes(), p.as_bytes()).unwrap();
-//! }
-//! let mut out = Vec::new();
-//! s.merge(|k, p| {
-//!     out.push(format!("{}{}", std::str::from_utf8(k).unwrap(), std::str::from_utf8(p).unwrap()));
-//!     Ok(())
-//! })
-//! .unwrap();
-//! assert_eq!(out, ["a2", "a4", "b1", "b5", "c3"]);
-//! ```
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -71,16 +55,16 @@ use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;
 
 /// The smallest read or write buffer of a merge.
-pub const MIN_BUF: usize = 8 << 10;
+pub(crate) const MIN_BUF: usize = 8 << 10;
 
 /// The largest read or write buffer of a merge.
-pub const MAX_BUF: usize = 1 << 20;
+pub(crate) const MAX_BUF: usize = 1 << 20;
 
 /// The narrowest merge, whatever the limit.
-pub const MIN_FAN_IN: usize = 4;
+pub(crate) const MIN_FAN_IN: usize = 4;
 
 /// The widest merge (open files per level of the merge tree).
-pub const MAX_FAN_IN: usize = 64;
+pub(crate) const MAX_FAN_IN: usize = 64;
 
 /// Bytes of index per record in memory (offset, key length, payload length).
 const INDEX_BYTES: usize = 12;
@@ -89,14 +73,7 @@ const INDEX_BYTES: usize = 12;
 /// inputs as buffers of [`MIN_BUF`] fit in the limit next to the output's,
 /// between [`MIN_FAN_IN`] and [`MAX_FAN_IN`]; then the limit shared among
 /// the `F + 1` buffers, between [`MIN_BUF`] and [`MAX_BUF`].
-///
-/// ```
-/// use urlsift_printer::dedup::extsort::fan_in;
-/// assert_eq!(fan_in(512 << 10), (63, 8 << 10));
-/// assert_eq!(fan_in(1), (4, 8 << 10));
-/// assert_eq!(fan_in(1 << 30), (64, 1 << 20));
-/// ```
-pub fn fan_in(limit: usize) -> (usize, usize) {
+pub(crate) fn fan_in(limit: usize) -> (usize, usize) {
     let f = (limit / MIN_BUF)
         .saturating_sub(1)
         .clamp(MIN_FAN_IN, MAX_FAN_IN);
@@ -107,7 +84,8 @@ pub fn fan_in(limit: usize) -> (usize, usize) {
 /// `(prev_key, prev_payload)`, updating that payload in place, and says
 /// whether it did (then the record is dropped). See
 /// [`ExtSorter::with_combine`].
-pub type Combine = fn(prev_key: &[u8], prev_payload: &mut [u8], key: &[u8], payload: &[u8]) -> bool;
+pub(crate) type Combine =
+    fn(prev_key: &[u8], prev_payload: &mut [u8], key: &[u8], payload: &[u8]) -> bool;
 
 /// A run on disk and its level in the merge tree.
 struct Run {
@@ -116,7 +94,7 @@ struct Run {
 }
 
 /// A bounded-memory sorter of byte records (see the module docs).
-pub struct ExtSorter {
+pub(crate) struct ExtSorter {
     limit: usize,
     fan_in: usize,
     buf: usize,
@@ -134,7 +112,7 @@ impl ExtSorter {
     /// A sorter that keeps at most about `limit` bytes of records in memory
     /// and spills runs into `dir` (the system's temporary directory when
     /// `None`).
-    pub fn new(limit: usize, dir: Option<PathBuf>) -> Self {
+    pub(crate) fn new(limit: usize, dir: Option<PathBuf>) -> Self {
         let limit = limit.max(1);
         let (fan_in, buf) = fan_in(limit);
         ExtSorter {
@@ -158,57 +136,31 @@ impl ExtSorter {
     /// record first), and may update that record's payload in place. The
     /// caller of [`ExtSorter::merge`] must get the same result whether or
     /// not any stretch of consecutive records was folded.
-    ///
-    /// ```
-    /// use urlsift_printer::dedup::extsort::ExtSorter;
-    /// // Keep only the first record of each key.
-    /// let mut s = ExtSorter::new(1, None).with_combine(|pk, _, k, _| pk == k);
-    /// for (k, p) in [("b", "1"), ("a", "2"), ("b", "3"), ("a", "4")] {
-    ///     s.push(k.as_bytes(), p.as_bytes()).unwrap();
-    /// }
-    /// let mut out = Vec::new();
-    /// s.merge(|k, p| {
-    ///     out.push((k.to_vec(), p.to_vec()));
-    ///     Ok(())
-    /// })
-    /// .unwrap();
-    /// out.dedup_by(|b, a| a.0 == b.0);
-    /// assert_eq!(out, [(b"a".to_vec(), b"2".to_vec()), (b"b".to_vec(), b"1".to_vec())]);
-    /// ```
-    pub fn with_combine(mut self, combine: Combine) -> Self {
+    pub(crate) fn with_combine(mut self, combine: Combine) -> Self {
         self.combine = Some(combine);
         self
     }
 
     /// Bytes of memory the records held now take (arena plus index).
-    pub fn bytes(&self) -> usize {
+    pub(crate) fn bytes(&self) -> usize {
         self.arena.capacity() + self.index.capacity() * INDEX_BYTES
-    }
-
-    /// Records held in memory now.
-    pub fn len(&self) -> usize {
-        self.index.len()
-    }
-
-    /// True when no record is held in memory.
-    pub fn is_empty(&self) -> bool {
-        self.index.is_empty()
     }
 
     /// Runs spilled from memory so far (not counting the runs merged from
     /// them).
-    pub fn runs(&self) -> usize {
+    pub(crate) fn runs(&self) -> usize {
         self.spills
     }
 
     /// Bytes written to disk so far: spilled runs and merged runs.
-    pub fn spilled_bytes(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn spilled_bytes(&self) -> u64 {
         self.spilled_bytes
     }
 
     /// Add one record. Spills a run first when the record would take the
     /// memory held past the limit. A record longer than 4 GiB is refused.
-    pub fn push(&mut self, key: &[u8], payload: &[u8]) -> io::Result<()> {
+    pub(crate) fn push(&mut self, key: &[u8], payload: &[u8]) -> io::Result<()> {
         let (Ok(klen), Ok(plen)) = (u32::try_from(key.len()), u32::try_from(payload.len())) else {
             return Err(io::Error::other("record too long for the external sort"));
         };
@@ -258,7 +210,7 @@ impl ExtSorter {
     /// of the merge tree is full (such a merge frees the memory for its
     /// buffers first, and allocates it again after). Memory is kept for
     /// reuse.
-    pub fn spill(&mut self) -> io::Result<()> {
+    pub(crate) fn spill(&mut self) -> io::Result<()> {
         if self.index.is_empty() {
             return Ok(());
         }
@@ -316,7 +268,10 @@ impl ExtSorter {
     /// Hand every record to `f` in key order (equal keys in push order), and
     /// return [`ExtSorter::spilled_bytes`] as it is at the end (the merge
     /// may write runs too).
-    pub fn merge(mut self, mut f: impl FnMut(&[u8], &[u8]) -> io::Result<()>) -> io::Result<u64> {
+    pub(crate) fn merge(
+        mut self,
+        mut f: impl FnMut(&[u8], &[u8]) -> io::Result<()>,
+    ) -> io::Result<u64> {
         if self.runs.is_empty() {
             self.sort();
             for r in &self.index {
@@ -628,6 +583,61 @@ mod tests {
                 (vec![], vec![]),
                 (vec![], b"p".to_vec()),
                 (b"a".to_vec(), vec![])
+            ]
+        );
+    }
+}
+
+/// The examples of items private to the crate.
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn module() {
+        use crate::dedup::extsort::ExtSorter;
+        // A limit of 64 bytes forces a spill every few records.
+        let mut s = ExtSorter::new(64, None);
+        for (k, p) in [("b", "1"), ("a", "2"), ("c", "3"), ("a", "4"), ("b", "5")] {
+            s.push(k.as_bytes(), p.as_bytes()).unwrap();
+        }
+        let mut out = Vec::new();
+        s.merge(|k, p| {
+            out.push(format!(
+                "{}{}",
+                std::str::from_utf8(k).unwrap(),
+                std::str::from_utf8(p).unwrap()
+            ));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(out, ["a2", "a4", "b1", "b5", "c3"]);
+    }
+    #[test]
+    fn fan_in() {
+        use crate::dedup::extsort::fan_in;
+        assert_eq!(fan_in(512 << 10), (63, 8 << 10));
+        assert_eq!(fan_in(1), (4, 8 << 10));
+        assert_eq!(fan_in(1 << 30), (64, 1 << 20));
+    }
+    #[test]
+    fn with_combine() {
+        use crate::dedup::extsort::ExtSorter;
+        // Keep only the first record of each key.
+        let mut s = ExtSorter::new(1, None).with_combine(|pk, _, k, _| pk == k);
+        for (k, p) in [("b", "1"), ("a", "2"), ("b", "3"), ("a", "4")] {
+            s.push(k.as_bytes(), p.as_bytes()).unwrap();
+        }
+        let mut out = Vec::new();
+        s.merge(|k, p| {
+            out.push((k.to_vec(), p.to_vec()));
+            Ok(())
+        })
+        .unwrap();
+        out.dedup_by(|b, a| a.0 == b.0);
+        assert_eq!(
+            out,
+            [
+                (b"a".to_vec(), b"2".to_vec()),
+                (b"b".to_vec(), b"1".to_vec())
             ]
         );
     }

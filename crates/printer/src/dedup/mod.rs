@@ -1,5 +1,5 @@
 //! De-duplication at scale: 128-bit fingerprints of a URL's key, a streaming
-//! first-occurrence filter ([`Unique`]) and a counter ([`Counter`]), both in
+//! first-occurrence filter (`Unique`) and a counter (`Counter`), both in
 //! bounded memory with spilling to disk.
 //!
 //! # Keys
@@ -13,36 +13,23 @@
 //!
 //! # Fingerprints
 //!
-//! A key is remembered as its 128-bit XXH3 hash ([`fingerprint`]), not its
+//! A key is remembered as its 128-bit XXH3 hash (`fingerprint`), not its
 //! text. Two different keys share a fingerprint with probability about
 //! `n^2 / 2^129` for `n` distinct keys: 1.5e-19 for ten billion distinct
 //! URLs. A collision would merge two URLs (the later one is dropped by
-//! [`Unique`], counted under the earlier one by [`Counter`]).
+//! `Unique`, counted under the earlier one by `Counter`).
 //!
 //! # Memory
 //!
-//! [`Unique`] keeps one fingerprint per distinct key in a hash set: 16 bytes
+//! `Unique` keeps one fingerprint per distinct key in a hash set: 16 bytes
 //! plus one control byte, at a load factor between 7/16 and 7/8, so 19 to 39
 //! bytes per distinct URL (10^7 distinct URLs: 190 to 390 MB; docs/performance.md
-//! has the measured figures). [`Counter`]
+//! has the measured figures). `Counter`
 //! keeps the fingerprint, the count and the key's text: about 38 to 75 bytes
 //! plus the key's length. Past the memory limit both switch to an external
-//! sort ([`extsort`]): sorted runs in a temporary directory, merged in a
+//! sort (`extsort`): sorted runs in a temporary directory, merged in a
 //! tree of bounded fan-in (a logarithmic number of passes over the data).
 //! The output is the same with or without spilling.
-//!
-//! ```
-//! use urlsift_printer::dedup::{KeyLevel, Offer, Unique, fingerprint, key};
-//! let mut u = Unique::new(usize::MAX, None);
-//! let mut printed = Vec::new();
-//! for url in ["HTTP://Example.COM/a", "http://example.com:80/%61", "http://example.com/b"] {
-//!     let k = key(url.as_bytes(), false, KeyLevel::Scheme);
-//!     if u.offer(fingerprint(&k), url.as_bytes()).unwrap() == Offer::New {
-//!         printed.push(url);
-//!     }
-//! }
-//! assert_eq!(printed, ["HTTP://Example.COM/a", "http://example.com/b"]);
-//! ```
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -52,19 +39,13 @@ use std::path::PathBuf;
 
 use urlsift_uri::{self as uri, NormalizeOptions};
 
-pub mod extsort;
+mod extsort;
 
 use extsort::ExtSorter;
 use rayon::slice::ParallelSliceMut;
 
 /// The 128-bit XXH3 fingerprint of a key.
-///
-/// ```
-/// use urlsift_printer::dedup::fingerprint;
-/// assert_eq!(fingerprint(b"http://a/"), fingerprint(b"http://a/"));
-/// assert_ne!(fingerprint(b"http://a/"), fingerprint(b"http://b/"));
-/// ```
-pub fn fingerprint(key: &[u8]) -> u128 {
+pub(crate) fn fingerprint(key: &[u8]) -> u128 {
     xxhash_rust::xxh3::xxh3_128(key)
 }
 
@@ -148,17 +129,7 @@ impl KeyLevel {
 /// to `out` (an abbreviated `www.` URI is taken as `http://`). `false`, with
 /// nothing appended, when the URL has none (a WHATWG parse failure, a port
 /// out of range for SURT); `false` too for the other levels.
-///
-/// ```
-/// use urlsift_printer::dedup::{KeyLevel, web_key_into};
-/// let mut out = Vec::new();
-/// assert!(web_key_into("www.例子.测试/a?b=1&a=2#x".as_bytes(), true, KeyLevel::Surt, &mut out));
-/// assert_eq!(out, b"xn--0zwm56d,xn--fsqu00a)/a?a=2&b=1");
-/// out.clear();
-/// assert!(web_key_into(b"HTTP://xn--FSQU00A.xn--0zwm56d:80/a", false, KeyLevel::Whatwg, &mut out));
-/// assert_eq!(out, b"http://xn--fsqu00a.xn--0zwm56d/a");
-/// ```
-pub fn web_key_into(url: &[u8], www: bool, level: KeyLevel, out: &mut Vec<u8>) -> bool {
+pub(crate) fn web_key_into(url: &[u8], www: bool, level: KeyLevel, out: &mut Vec<u8>) -> bool {
     if www {
         return with_http_prefix(url, |t| web_key_of(t, level, out));
     }
@@ -330,7 +301,7 @@ fn normal_form_as_is(url: &[u8], www: bool, opts: &NormalizeOptions) -> Result<S
 /// A hasher for fingerprints, which are hashes already: it folds the 128
 /// bits to 64 instead of hashing them again.
 #[derive(Default)]
-pub struct FpHasher(u64);
+pub(crate) struct FpHasher(u64);
 
 impl Hasher for FpHasher {
     fn finish(&self) -> u64 {
@@ -421,7 +392,7 @@ impl std::fmt::Display for Stats {
 
 /// [`Unique::offer`]'s verdict.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Offer {
+pub(crate) enum Offer {
     /// The first occurrence: print it now.
     New,
     /// Seen before: drop it.
@@ -445,7 +416,7 @@ pub enum Offer {
 /// numbers, and reads the log once, handing back the chosen records in
 /// their original order.
 /// So the output is that of the in-memory filter, whatever the limit.
-pub struct Unique {
+pub(crate) struct Unique {
     limit: usize,
     dir: Option<PathBuf>,
     seen: HashSet<u128, FpBuild>,
@@ -507,7 +478,7 @@ impl Unique {
     /// A filter keeping about `limit` bytes of state in memory (`usize::MAX`:
     /// no limit, never spill), spilling into `dir` (the system's temporary
     /// directory when `None`).
-    pub fn new(limit: usize, dir: Option<PathBuf>) -> Self {
+    pub(crate) fn new(limit: usize, dir: Option<PathBuf>) -> Self {
         Self::with_parts(limit, dir, part_count())
     }
 
@@ -530,17 +501,7 @@ impl Unique {
     /// rayon thread) decides its own records, in parallel; near the memory
     /// limit the parts become one filter again and records are offered one
     /// by one, spilling as [`Unique::offer`] does.
-    ///
-    /// ```
-    /// use urlsift_printer::dedup::{Offer, Unique, fingerprint};
-    /// let keys = ["a", "b", "a", "c", "b"];
-    /// let fps: Vec<u128> = keys.iter().map(|k| fingerprint(k.as_bytes())).collect();
-    /// let mut u = Unique::new(usize::MAX, None);
-    /// let mut out = Vec::new();
-    /// u.offer_batch(&fps, |i| keys[i].as_bytes(), &mut out).unwrap();
-    /// assert_eq!(out, [Offer::New, Offer::New, Offer::Duplicate, Offer::New, Offer::Duplicate]);
-    /// ```
-    pub fn offer_batch<'p>(
+    pub(crate) fn offer_batch<'p>(
         &mut self,
         fps: &[u128],
         payload: impl Fn(usize) -> &'p [u8],
@@ -602,13 +563,8 @@ impl Unique {
         }
     }
 
-    /// True once the filter has started deferring records to disk.
-    pub fn spilling(&self) -> bool {
-        self.spill.is_some()
-    }
-
     /// Offer one record: its key's fingerprint and the bytes to print.
-    pub fn offer(&mut self, fp: u128, payload: &[u8]) -> io::Result<Offer> {
+    pub(crate) fn offer(&mut self, fp: u128, payload: &[u8]) -> io::Result<Offer> {
         self.unpartition();
         self.stats.offered += 1;
         if self.spill.is_none() {
@@ -678,7 +634,7 @@ impl Unique {
 
     /// Hand the deferred first occurrences to `out`, in input order, and
     /// say what the filter did.
-    pub fn finish(self, mut out: impl FnMut(&[u8]) -> io::Result<()>) -> io::Result<Stats> {
+    pub(crate) fn finish(self, mut out: impl FnMut(&[u8]) -> io::Result<()>) -> io::Result<Stats> {
         let mut stats = self.stats;
         let Some(sp) = self.spill else {
             return Ok(stats);
@@ -746,22 +702,7 @@ impl Unique {
 /// too); [`Counter::finish`] merges the runs, adds up the
 /// counts of each fingerprint, and sorts the result by count (most frequent
 /// first) and then key, on disk again if it does not fit.
-///
-/// ```
-/// use urlsift_printer::dedup::{Counter, fingerprint};
-/// let mut c = Counter::new(usize::MAX, None);
-/// for k in ["b", "a", "b", "c", "b", "a"] {
-///     c.add(fingerprint(k.as_bytes()), k.as_bytes()).unwrap();
-/// }
-/// let mut rows = Vec::new();
-/// c.finish(|n, k| {
-///     rows.push(format!("{n} {}", String::from_utf8_lossy(k)));
-///     Ok(())
-/// })
-/// .unwrap();
-/// assert_eq!(rows, ["3 b", "2 a", "1 c"]);
-/// ```
-pub struct Counter {
+pub(crate) struct Counter {
     limit: usize,
     dir: Option<PathBuf>,
     map: HashMap<u128, (u64, u32, u32), FpBuild>,
@@ -830,7 +771,7 @@ fn add_counts(prev: &[u8], prev_rec: &mut [u8], key: &[u8], rec: &[u8]) -> bool 
 impl Counter {
     /// A counter keeping about `limit` bytes in memory (`usize::MAX`: no
     /// limit), spilling into `dir` (the system's temporary directory when `None`).
-    pub fn new(limit: usize, dir: Option<PathBuf>) -> Self {
+    pub(crate) fn new(limit: usize, dir: Option<PathBuf>) -> Self {
         Self::with_parts(limit, dir, part_count())
     }
 
@@ -853,18 +794,7 @@ impl Counter {
     /// thread) counts its own keys, in parallel; near the memory limit the
     /// parts become one table again and keys are added one by one,
     /// spilling as `add` does.
-    ///
-    /// ```
-    /// use urlsift_printer::dedup::{Counter, fingerprint};
-    /// let keys = ["b", "a", "b"];
-    /// let fps: Vec<u128> = keys.iter().map(|k| fingerprint(k.as_bytes())).collect();
-    /// let mut c = Counter::new(usize::MAX, None);
-    /// c.add_batch(&fps, |i| keys[i].as_bytes()).unwrap();
-    /// let mut rows = Vec::new();
-    /// c.finish(|n, k| Ok(rows.push((n, k.to_vec())))).unwrap();
-    /// assert_eq!(rows, [(2, b"b".to_vec()), (1, b"a".to_vec())]);
-    /// ```
-    pub fn add_batch<'k>(
+    pub(crate) fn add_batch<'k>(
         &mut self,
         fps: &[u128],
         key: impl Fn(usize) -> &'k [u8] + Sync,
@@ -916,7 +846,7 @@ impl Counter {
     }
 
     /// Count one occurrence of `key` (with its fingerprint `fp`).
-    pub fn add(&mut self, fp: u128, key: &[u8]) -> io::Result<()> {
+    pub(crate) fn add(&mut self, fp: u128, key: &[u8]) -> io::Result<()> {
         self.unpartition()?;
         self.add_n(fp, key, 1)
     }
@@ -963,7 +893,7 @@ impl Counter {
 
     /// Hand `(count, key)` to `out`, most frequent first, ties by key
     /// (bytewise), and say what the counter did.
-    pub fn finish(
+    pub(crate) fn finish(
         mut self,
         mut out: impl FnMut(u64, &[u8]) -> io::Result<()>,
     ) -> io::Result<Stats> {
@@ -1393,5 +1323,103 @@ mod tests {
         let mut h = FpHasher::default();
         h.write_u128(1 | (2u128 << 64));
         assert_eq!(h.finish(), 3);
+    }
+}
+
+/// The examples of items private to the crate.
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn module() {
+        use crate::dedup::{KeyLevel, Offer, Unique, fingerprint, key};
+        let mut u = Unique::new(usize::MAX, None);
+        let mut printed = Vec::new();
+        for url in [
+            "HTTP://Example.COM/a",
+            "http://example.com:80/%61",
+            "http://example.com/b",
+        ] {
+            let k = key(url.as_bytes(), false, KeyLevel::Scheme);
+            if u.offer(fingerprint(&k), url.as_bytes()).unwrap() == Offer::New {
+                printed.push(url);
+            }
+        }
+        assert_eq!(printed, ["HTTP://Example.COM/a", "http://example.com/b"]);
+    }
+    #[test]
+    fn fingerprint() {
+        use crate::dedup::fingerprint;
+        assert_eq!(fingerprint(b"http://a/"), fingerprint(b"http://a/"));
+        assert_ne!(fingerprint(b"http://a/"), fingerprint(b"http://b/"));
+    }
+    #[test]
+    fn web_key_into() {
+        use crate::dedup::{KeyLevel, web_key_into};
+        let mut out = Vec::new();
+        assert!(web_key_into(
+            "www.例子.测试/a?b=1&a=2#x".as_bytes(),
+            true,
+            KeyLevel::Surt,
+            &mut out
+        ));
+        assert_eq!(out, b"xn--0zwm56d,xn--fsqu00a)/a?a=2&b=1");
+        out.clear();
+        assert!(web_key_into(
+            b"HTTP://xn--FSQU00A.xn--0zwm56d:80/a",
+            false,
+            KeyLevel::Whatwg,
+            &mut out
+        ));
+        assert_eq!(out, b"http://xn--fsqu00a.xn--0zwm56d/a");
+    }
+    #[test]
+    fn offer_batch() {
+        use crate::dedup::{Offer, Unique, fingerprint};
+        let keys = ["a", "b", "a", "c", "b"];
+        let fps: Vec<u128> = keys.iter().map(|k| fingerprint(k.as_bytes())).collect();
+        let mut u = Unique::new(usize::MAX, None);
+        let mut out = Vec::new();
+        u.offer_batch(&fps, |i| keys[i].as_bytes(), &mut out)
+            .unwrap();
+        assert_eq!(
+            out,
+            [
+                Offer::New,
+                Offer::New,
+                Offer::Duplicate,
+                Offer::New,
+                Offer::Duplicate
+            ]
+        );
+    }
+    #[test]
+    fn counter() {
+        use crate::dedup::{Counter, fingerprint};
+        let mut c = Counter::new(usize::MAX, None);
+        for k in ["b", "a", "b", "c", "b", "a"] {
+            c.add(fingerprint(k.as_bytes()), k.as_bytes()).unwrap();
+        }
+        let mut rows = Vec::new();
+        c.finish(|n, k| {
+            rows.push(format!("{n} {}", String::from_utf8_lossy(k)));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(rows, ["3 b", "2 a", "1 c"]);
+    }
+    #[test]
+    fn add_batch() {
+        use crate::dedup::{Counter, fingerprint};
+        let keys = ["b", "a", "b"];
+        let fps: Vec<u128> = keys.iter().map(|k| fingerprint(k.as_bytes())).collect();
+        let mut c = Counter::new(usize::MAX, None);
+        c.add_batch(&fps, |i| keys[i].as_bytes()).unwrap();
+        let mut rows = Vec::new();
+        c.finish(|n, k| {
+            rows.push((n, k.to_vec()));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(rows, [(2, b"b".to_vec()), (1, b"a".to_vec())]);
     }
 }

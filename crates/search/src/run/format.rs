@@ -8,7 +8,7 @@ use std::sync::mpsc::SyncSender;
 use super::{BATCH, Config, Msg, RunShared, scheme_of};
 use urlsift_core::Match;
 use urlsift_mail::MailWhere;
-use urlsift_printer::pipeline::{Batch, Mode, Plan, Sink};
+use urlsift_printer::{Batch, Plan, Sink};
 use urlsift_printer::{Format, Parts, Record, WebWhere};
 
 /// Batches written out, emptied and kept for reuse: the next chunks'
@@ -93,7 +93,7 @@ impl<'a> RecordFormatter<'a> {
 
     /// Whether `m` passes `--strict` and `--scheme`.
     pub(super) fn accepts(&self, m: &Match<'_>) -> bool {
-        if self.cfg.strict && !Parts::new(m).valid() {
+        if self.cfg.strict && Parts::new(m).uri().validate().is_err() {
             return false;
         }
         if !self.cfg.schemes.is_empty() {
@@ -166,13 +166,13 @@ pub(super) fn format_chunk(
     spares: &SpareBatches,
 ) -> Batch {
     // Room for the records at once: the URLs plus what a record adds to one.
-    let per_record = match (f.plan.mode, f.cfg.opts.format) {
-        (Mode::CountOnly, _) => 0,
-        (_, Format::Text) => 24,
-        (_, Format::Json) => 360,
-        (_, Format::Csv | Format::Tsv) => 200,
+    let per_record = match (f.plan.counts_only(), f.cfg.opts.format) {
+        (true, _) => 0,
+        (false, Format::Text) => 24,
+        (false, Format::Json) => 360,
+        (false, Format::Csv | Format::Tsv) => 200,
         // The fields' lengths and the normal form and path beside the URL.
-        (_, Format::Rows) => 320,
+        (false, Format::Rows) => 320,
     };
     let urls: usize = chunk.matches().map(|m| m.url.len()).sum();
     let mut out = if per_record == 0 {
@@ -215,12 +215,12 @@ pub(super) fn format_mail(
     b: &urlsift_mail::MailBatch<'_>,
     spares: &SpareBatches,
 ) -> Batch {
-    let per_record = match (f.plan.mode, f.cfg.opts.format) {
-        (Mode::CountOnly, _) => 0,
-        (_, Format::Text) => 24,
-        (_, Format::Json) => 560,
-        (_, Format::Csv | Format::Tsv) => 200,
-        (_, Format::Rows) => 420,
+    let per_record = match (f.plan.counts_only(), f.cfg.opts.format) {
+        (true, _) => 0,
+        (false, Format::Text) => 24,
+        (false, Format::Json) => 560,
+        (false, Format::Csv | Format::Tsv) => 200,
+        (false, Format::Rows) => 420,
     };
     let mut out = if per_record == 0 {
         Batch::default()

@@ -6,7 +6,7 @@
 //! scans its file: a big mapped file in chunks on the rayon pool
 //! ([`urlsift_core::Finder::map`]), each chunk's records
 //! turned into a [`Batch`] by its own
-//! [`Sink`](urlsift_printer::pipeline::Sink) on the pool too, so one file
+//! [`Sink`](urlsift_printer::Sink) on the pool too, so one file
 //! uses every core for both finding and formatting; a stream, a mail
 //! archive or a web archive a block or a batch of records at a time. The
 //! worker sends the batches, in order, on its file's own bounded channel.
@@ -50,7 +50,7 @@ use crate::input::Source;
 use urlsift_core::{Extractor, Match};
 use urlsift_printer::Options;
 use urlsift_printer::dedup;
-use urlsift_printer::pipeline::{Batch, PrintError, Printer};
+use urlsift_printer::{Batch, PrintError, Printer};
 
 /// Bytes per formatted batch sent from a worker to the consumer.
 pub const BATCH: usize = 64 << 10;
@@ -58,7 +58,7 @@ pub const BATCH: usize = 64 << 10;
 /// Batches a file may have waiting before its worker blocks.
 pub const IN_FLIGHT: usize = 4;
 
-pub use urlsift_printer::pipeline::{RecordWriter, ShardBy, shard_of};
+pub use urlsift_printer::{RecordWriter, ShardBy};
 
 mod format;
 mod html;
@@ -400,7 +400,7 @@ pub fn run(
 }
 
 /// [`run`] into several writers: with more than one, each record goes to
-/// the writer of its shard ([`shard_of`] the fingerprint of its
+/// the writer of its shard (chosen by the fingerprint of its
 /// [`ShardBy`] key). `--count-by` and `-c` tables go to the first writer.
 /// Every writer is closed at the end.
 pub fn run_to<'o>(
@@ -727,14 +727,7 @@ impl Consumer<'_, '_> {
             _ => count,
         };
         if listed.is_some() && !cfg.quiet {
-            let (path, reset) = if opts.color {
-                (urlsift_printer::color::PATH, urlsift_printer::color::RESET)
-            } else {
-                ("", "")
-            };
-            let mut line = format!("{path}{name}{reset}").into_bytes();
-            line.push(if opts.null { 0 } else { b'\n' });
-            self.printer.put(0, &line)?;
+            self.printer.file_name(name)?;
         }
         // grep's -m 0 -c prints no count: nothing was read.
         if opts.count && end.opened && !cfg.quiet && cfg.max_count != Some(0) {

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use super::format::{RecordFormatter, RecordSender, SPARE_ROOM};
 use super::{BATCH, Config};
 use crate::web::{record_links, record_links_while};
-use urlsift_printer::pipeline::{Batch, Plan};
+use urlsift_printer::{Batch, Plan};
 use urlsift_warc::{LinkOptions, Severity};
 
 /// Records of a web archive gathered before their links are found in
