@@ -506,35 +506,6 @@ pub(crate) fn html_links_in(
                 .or(doc_base),
         )
     };
-    let attr_link = |base: &Resolver<'_>, a: html::AttrUrl<'_>| {
-        // A srcset candidate or refresh URL taken out of a decoded value
-        // was not written as it is: it reads as decoded.
-        let written = match (a.attr, &a.value) {
-            ("srcset" | "content", Cow::Owned(v)) => &v[..],
-            _ => html.get(a.raw_start..a.raw_end).unwrap_or_default(),
-        };
-        let source = if a.css {
-            Source::Css {
-                tag: a.tag,
-                attr: a.attr,
-            }
-        } else {
-            Source::Attribute {
-                tag: a.tag,
-                attr: a.attr,
-            }
-        };
-        let mut link = reference(base, &a.value, written, source, a.raw_start);
-        link.rel = a.rel;
-        link
-    };
-    let lower = |(a, b): (usize, usize)| -> Cow<'static, str> {
-        let name = html.get(a..b).unwrap_or_default().to_ascii_lowercase();
-        match html::tag_name(&name) {
-            Cow::Borrowed(n) => Cow::Borrowed(n),
-            Cow::Owned(_) => Cow::Owned(owned(&name)),
-        }
-    };
     let mut text = engine::TextScan::default();
     let mut go = true;
     // The attributes and text gathered so far, in document order: each
@@ -562,25 +533,11 @@ pub(crate) fn html_links_in(
                 let stretch = scanned.stretch_at(m.start);
                 let start = html::doc_offset(&scanned.map, m.start);
                 let end = html::doc_offset(&scanned.map, m.end);
-                let source = match stretch {
-                    html::Stretch::Text => Source::Text,
-                    // Elsewhere, absolute URLs only.
-                    _ if m.www => return,
-                    html::Stretch::Script => Source::Script,
-                    html::Stretch::Style | html::Stretch::Attr { .. }
-                        if css.iter().any(|&(a, b)| a <= start && end <= b.max(a + 1)) =>
-                    {
-                        return;
-                    }
-                    html::Stretch::Style => Source::Style,
-                    html::Stretch::Comment => Source::Comment,
-                    html::Stretch::Attr { tag, name } => Source::AttributeText {
-                        tag: lower(tag),
-                        attr: lower(name),
-                    },
+                let Some(source) = text_source(html, stretch, m.www, (start, end), &css) else {
+                    return;
                 };
                 while let Some(a) = pending.next_if(|a| a.raw_start <= start) {
-                    go = go && sink(attr_link(base, a));
+                    go = go && sink(attr_link(html, base, a));
                 }
                 let written = html.get(start..end).unwrap_or_default();
                 go = go && sink(text_link(m.url, written, m.www, start, source));
@@ -588,7 +545,7 @@ pub(crate) fn html_links_in(
             s.keep_text(engine::TextScan::LOOK_BEHIND);
         }
         for a in pending {
-            go = go && sink(attr_link(base, a));
+            go = go && sink(attr_link(html, base, a));
         }
         s.attrs = attrs;
         go
@@ -602,6 +559,67 @@ pub(crate) fn html_links_in(
     let mut rest = html::scan(html, gather, window, &mut flush);
     whole.set(true);
     flush(&mut rest);
+}
+
+/// The link of a URL attribute (or a CSS `url()` in one), resolved.
+fn attr_link(html: &[u8], base: &Resolver<'_>, a: html::AttrUrl<'_>) -> Link {
+    // A srcset candidate or refresh URL taken out of a decoded value
+    // was not written as it is: it reads as decoded.
+    let written = match (a.attr, &a.value) {
+        ("srcset" | "content", Cow::Owned(v)) => &v[..],
+        _ => html.get(a.raw_start..a.raw_end).unwrap_or_default(),
+    };
+    let source = if a.css {
+        Source::Css {
+            tag: a.tag,
+            attr: a.attr,
+        }
+    } else {
+        Source::Attribute {
+            tag: a.tag,
+            attr: a.attr,
+        }
+    };
+    let mut link = reference(base, &a.value, written, source, a.raw_start);
+    link.rel = a.rel;
+    link
+}
+
+/// Where a text URL at `start..end` of the page was found, by the stretch
+/// it is in; `None` for one that is not reported: an abbreviated (`www.`)
+/// URL outside the text between tags, or a CSS `url()` (`css`) that is
+/// reported as a link.
+fn text_source(
+    html: &[u8],
+    stretch: html::Stretch,
+    www: bool,
+    (start, end): (usize, usize),
+    css: &[(usize, usize)],
+) -> Option<Source> {
+    let lower = |(a, b): (usize, usize)| -> Cow<'static, str> {
+        let name = html.get(a..b).unwrap_or_default().to_ascii_lowercase();
+        match html::tag_name(&name) {
+            Cow::Borrowed(n) => Cow::Borrowed(n),
+            Cow::Owned(_) => Cow::Owned(owned(&name)),
+        }
+    };
+    Some(match stretch {
+        html::Stretch::Text => Source::Text,
+        // Elsewhere, absolute URLs only.
+        _ if www => return None,
+        html::Stretch::Script => Source::Script,
+        html::Stretch::Style | html::Stretch::Attr { .. }
+            if css.iter().any(|&(a, b)| a <= start && end <= b.max(a + 1)) =>
+        {
+            return None;
+        }
+        html::Stretch::Style => Source::Style,
+        html::Stretch::Comment => Source::Comment,
+        html::Stretch::Attr { tag, name } => Source::AttributeText {
+            tag: lower(tag),
+            attr: lower(name),
+        },
+    })
 }
 
 fn text_link(url: &[u8], written: &[u8], www: bool, offset: usize, source: Source) -> Link {
