@@ -267,18 +267,7 @@ pub fn markup_link(base: Option<&str>, written: &str, source: Source) -> Link {
     let base = base.and_then(|b| Base::new(b.as_bytes()));
     let mut decoded = Vec::with_capacity(written.len());
     decode_char_refs(written.as_bytes(), true, &mut decoded, |_, _| {});
-    let s = decoded
-        .iter()
-        .position(|&b| b > b' ')
-        .unwrap_or(decoded.len());
-    let e = decoded.iter().rposition(|&b| b > b' ').map_or(s, |p| p + 1);
-    let v: Vec<u8> = decoded
-        .get(s..e)
-        .unwrap_or_default()
-        .iter()
-        .copied()
-        .filter(|b| !matches!(b, b'\t' | b'\n' | b'\r'))
-        .collect();
+    let v = clean(&decoded);
     let (url, resolved) = match engine::resolve(base, &v) {
         Some(u) => (u, true),
         None => (String::from_utf8_lossy(&v).into_owned(), false),
