@@ -818,6 +818,35 @@ fn warc_cli_lz4_frames_are_read_from_a_file_without_mmap_and_from_a_pipe() {
 }
 
 #[test]
+fn warc_cli_an_lz4_archive_whose_first_block_is_long_is_read_three_ways() {
+    // A first record whose LZ4 block is far longer than the bytes a sniffer
+    // reads first: the block is decoded only whole.
+    let mut seed = 7u32;
+    let filler: Vec<u8> = (0..60_000)
+        .map(|_| {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            b"abcdefghijklmnopqrstuvwxyz  \n"[(seed >> 16) as usize % 29]
+        })
+        .collect();
+    let mut page = filler.clone();
+    page.extend_from_slice(b"<a href=\"rel/page.html\">r</a>");
+    let rec = response("http://lz4.example/d/", &http("", &page));
+    let mut frame = lz4_flex::frame::FrameEncoder::new(Vec::new());
+    std::io::Write::write_all(&mut frame, &rec).unwrap();
+    let data = frame.finish().unwrap();
+    let block = u32::from_le_bytes(data[7..11].try_into().unwrap()) & 0x7fff_ffff;
+    assert!(block > 8192, "{block}");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.warc.lz4");
+    std::fs::write(&path, &data).unwrap();
+    let (rows, err) = three_ways(&[], &path);
+    assert!(err.is_empty(), "{err}");
+    let urls: Vec<&str> = rows.iter().map(|r| r["url"].as_str().unwrap()).collect();
+    assert_eq!(urls, ["http://lz4.example/d/rel/page.html"], "{err}");
+    assert_eq!(rows[0]["warc_offset"], 0);
+}
+
+#[test]
 fn warc_cli_a_wat_gives_the_links_of_its_warc() {
     let page = b"<html><head><link rel=stylesheet href=\"s.css\"><script src=\"/j.js\"></script></head>\
 <body><a href=\"p?a=1&amp;b=2\">p</a> <img src=\"../i.png\"> <a href=\"http://other.example/\">o</a></body></html>";

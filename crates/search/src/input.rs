@@ -212,7 +212,9 @@ pub enum Opened {
 /// drafts Heritrix 1 and ClueWeb09 wrote), an ARC file (`filedesc://`),
 /// or gzip or LZ4 frames whose first member or frame
 /// inflates to it. A gzip head is looked at up to 4 KiB after its
-/// gzip header, however long that header is (a long `FNAME` or `FEXTRA`).
+/// gzip header, however long that header is (a long `FNAME` or `FEXTRA`);
+/// an LZ4 head up to the end of its first block, which is decoded whole
+/// ([`lz4_first_block_end`]).
 ///
 /// ```
 /// use urlsift_search::input::is_warc;
@@ -231,10 +233,12 @@ pub fn is_warc(head: &[u8]) -> bool {
     if magic(head) {
         return true;
     }
-    if head.starts_with(b"\x04\x22\x4d\x18") {
-        // LZ4 frames (a frame per record, as FastWARC writes them).
+    if head.starts_with(LZ4_MAGIC) {
+        // LZ4 frames (a frame per record, as FastWARC writes them): a block
+        // is decoded whole, so the first block is given whole.
+        let end = lz4_first_block_end(head).map_or(head.len(), |e| e.min(head.len()));
         let mut first = [0u8; 11];
-        let mut d = lz4_flex::frame::FrameDecoder::new(&head[..head.len().min(HEAD)]);
+        let mut d = lz4_flex::frame::FrameDecoder::new(&head[..end]);
         let mut n = 0;
         while n < first.len() {
             match d.read(&mut first[n..]) {
@@ -295,6 +299,39 @@ pub fn gzip_header_len(head: &[u8]) -> Option<usize> {
 /// The most bytes of a gzip stream read ahead to get past its first
 /// member's header.
 const GZIP_HEAD_MAX: usize = 1 << 20;
+
+/// The LZ4 frame magic number, little-endian.
+const LZ4_MAGIC: &[u8; 4] = b"\x04\x22\x4d\x18";
+
+/// The largest first block an LZ4 frame may have (its 4 MiB block size,
+/// with the frame header, block size and checksums around it).
+const LZ4_HEAD_MAX: usize = (4 << 20) + 64;
+
+/// Where the first block of the LZ4 frame at the start of `head` ends, its
+/// checksum included (the LZ4 frame format: magic, `FLG`, `BD`, optional
+/// content size and dictionary id, header checksum, then each block's
+/// 4-byte size, its bytes and an optional checksum); `None` when `head`
+/// does not hold the frame header and the first block's size. The block
+/// is decoded only once all of it is read, so a sniffer must read this far.
+///
+/// ```
+/// use urlsift_search::input::lz4_first_block_end;
+/// // FLG 0x60 (version 1, independent blocks), BD 0x70, header checksum,
+/// // then a block of 300 bytes stored uncompressed (high bit set).
+/// let mut f = b"\x04\x22\x4d\x18\x60\x70\x73".to_vec();
+/// f.extend_from_slice(&(300u32 | 1 << 31).to_le_bytes());
+/// assert_eq!(lz4_first_block_end(&f), Some(7 + 4 + 300));
+/// assert_eq!(lz4_first_block_end(&f[..9]), None);
+/// ```
+pub fn lz4_first_block_end(head: &[u8]) -> Option<usize> {
+    let flg = *head.get(4)?;
+    let descriptor = 2 + 8 * usize::from(flg & 0x08 != 0) + 4 * usize::from(flg & 0x01 != 0) + 1;
+    let at = 4 + descriptor;
+    let size = head.get(at..at + 4)?;
+    let size = u32::from_le_bytes([size[0], size[1], size[2], size[3]]) & 0x7fff_ffff;
+    let checksum = 4 * usize::from(flg & 0x10 != 0);
+    Some(at + 4 + (size as usize).min(LZ4_HEAD_MAX) + checksum)
+}
 
 /// Open `path` (`None`: standard input). Regular plain files are mapped;
 /// gzip files (by content, not by name) and standard input are streams.
@@ -599,6 +636,14 @@ fn sniffed(mut r: Box<dyn Read + Send>) -> io::Result<Opened> {
             {
                 break;
             }
+        }
+    }
+    if head.starts_with(LZ4_MAGIC) {
+        // An LZ4 frame's first block is decoded whole: read all of it, so
+        // that a stream is judged on what a file is judged on.
+        let want = lz4_first_block_end(&head).map_or(HEAD, |e| e.clamp(HEAD, LZ4_HEAD_MAX));
+        if head.len() < want {
+            urlsift_core::stream::fill(&mut r, &mut head, want, None)?;
         }
     }
     if enc == Encoding::Plain && !is_warc(&head) {
