@@ -80,7 +80,7 @@ fn linkify_count(finder: &LinkFinder, text: &str) -> usize {
 
 fn bench_slice(c: &mut Criterion) {
     let sample = sample();
-    let scalar = Extractor::with_isa(Isa::Scalar).expect("scalar");
+    let scalar = Extractor::choose(Some(Isa::Scalar.name())).expect("scalar");
     assert_eq!(
         count(&scalar, &sample),
         SAMPLE_URLS,
@@ -100,7 +100,7 @@ fn bench_slice(c: &mut Criterion) {
     let mut g = c.benchmark_group("extract/slice");
     g.throughput(Throughput::Bytes(hay.len() as u64));
     for isa in isas() {
-        let ex = Extractor::with_isa(isa).expect("available");
+        let ex = Extractor::choose(Some(isa.name())).expect("available");
         assert_eq!(urls(&ex, &hay), expected, "{isa} differs from scalar");
         g.bench_function(isa.name(), |b| b.iter(|| count(&ex, black_box(&hay))));
     }
@@ -115,7 +115,7 @@ fn bench_file(c: &mut Criterion) {
         return;
     };
     let hay = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.to_string_lossy()));
-    let scalar = Extractor::with_isa(Isa::Scalar).expect("scalar");
+    let scalar = Extractor::choose(Some(Isa::Scalar.name())).expect("scalar");
     let expected = count(&scalar, &hay);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(rayon::current_num_threads())
@@ -125,7 +125,7 @@ fn bench_file(c: &mut Criterion) {
     g.sample_size(10);
     g.throughput(Throughput::Bytes(hay.len() as u64));
     for isa in isas() {
-        let ex = Extractor::with_isa(isa).expect("available");
+        let ex = Extractor::choose(Some(isa.name())).expect("available");
         assert_eq!(count(&ex, &hay), expected, "{isa} differs from scalar");
         g.bench_function(format!("file/{}", isa.name()), |b| {
             b.iter(|| count(&ex, black_box(&hay)))

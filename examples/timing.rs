@@ -38,7 +38,7 @@ fn main() {
     });
     println!("memory read {:>6.0} MB/s", mb / tm);
     for isa in Isa::ALL.into_iter().filter(|i| i.is_available()) {
-        let ex = Extractor::with_isa(isa).unwrap();
+        let ex = Extractor::choose(Some(isa.name())).unwrap();
         let mut cands = Vec::with_capacity(1 << 16);
         let (n, t1) = best_of(5, || {
             let mut n = 0;

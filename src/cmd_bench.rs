@@ -183,7 +183,7 @@ fn extract_rows(opts: &BenchOpts, hay: &[u8], isas: &[Isa], all: usize) -> io::R
 
 /// Stage 1 alone with `isa` on one thread: its count is candidates.
 fn classify_row(opts: &BenchOpts, hay: &[u8], isa: Isa) -> Row {
-    let ex = Extractor::with_isa(isa).expect("available ISA");
+    let ex = Extractor::choose(Some(isa.name())).expect("available ISA");
     let (secs, matches) = measure(opts, || {
         let mut out = Vec::with_capacity(1 << 16);
         let mut n = 0u64;
@@ -338,7 +338,7 @@ fn write_text(out: &mut dyn Write, rep: &Report) -> io::Result<()> {
 /// The extract stage with `isa` on `threads` threads: one sequential scan
 /// on one thread, else [`Finder::scan`] on a pool of `threads`.
 fn extract(opts: &BenchOpts, hay: &[u8], isa: Isa, threads: usize) -> io::Result<Row> {
-    let ex = Extractor::with_isa(isa).expect("available ISA");
+    let ex = Extractor::choose(Some(isa.name())).expect("available ISA");
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()

@@ -3,8 +3,8 @@
 use std::path::Path;
 use std::process::Command;
 
-use urlsift_core::Extractor;
-use urlsift_mail::{MailStats, MailWhere, Problem, scan_archive};
+use urlsift_core::{Extractor, Match};
+use urlsift_mail::{MailBatch, MailInput, MailRun, MailStats, MailWhere, Problem, scan_archive};
 
 const OWN: &str = "tests/data/mail/own";
 const UPSTREAM: &str = "tests/data/mail/mail-parser";
@@ -17,6 +17,42 @@ struct Out {
 
 fn scan(path: &str) -> Out {
     scan_bytes(&std::fs::read(path).unwrap())
+}
+
+/// Scan the mail stream `r` as a run does ([`MailRun::scan_map`]), read
+/// `block` bytes at a time: its counts, or its error (the input is `s`).
+fn scan_stream_map<'a, T: Send>(
+    ex: &Extractor,
+    r: impl std::io::Read + Send + 'a,
+    block: usize,
+    map_sink: (
+        impl Fn(&MailBatch<'_>) -> T + Sync,
+        impl FnMut(T, &MailBatch<'_>) -> bool,
+    ),
+    paused: impl FnMut() -> bool,
+) -> Result<MailStats, String> {
+    let run = MailRun {
+        block_size: block,
+        ..MailRun::default()
+    };
+    let input = MailInput::Stream(Box::new(r));
+    let end = run.scan_map(ex, "s", input, map_sink, |_| {}, paused);
+    let stats = run.stats.into_inner().unwrap();
+    end.error.map_or(Ok(stats), Err)
+}
+
+/// [`scan_stream_map`], every URL handed to `on_match` in order.
+fn scan_stream<'a>(
+    ex: &Extractor,
+    r: impl std::io::Read + Send + 'a,
+    block: usize,
+    mut on_match: impl FnMut(&MailWhere, u64, &Match<'_>),
+) -> Result<MailStats, String> {
+    let each = |(), b: &MailBatch<'_>| {
+        b.each(&mut on_match);
+        true
+    };
+    scan_stream_map(ex, r, block, (|_: &MailBatch<'_>| (), each), || true)
 }
 
 fn scan_bytes(data: &[u8]) -> Out {
@@ -338,13 +374,9 @@ fn issue5_stream_equals_whole_for_any_block_size() {
     assert_eq!(whole.1.messages, 6);
     for block in [1, 7, 64, 200, 333, 1000, 1 << 20] {
         let streamed = collect(&mut |v| {
-            urlsift_mail::scan_reader(
-                &ex,
-                &data[..],
-                block,
-                |w, l, m| v.push((w.clone(), l, m.url_str().into_owned())),
-                |_| {},
-            )
+            scan_stream(&ex, &data[..], block, |w, l, m| {
+                v.push((w.clone(), l, m.url_str().into_owned()))
+            })
             .unwrap()
         });
         assert_eq!(streamed, whole, "block {block}");
@@ -396,25 +428,21 @@ fn mail_stream_broken_midway_scans_what_came_before() {
             at: 0,
             fail_at,
         };
-        let err = urlsift_mail::scan_reader(
-            &ex,
-            r,
-            block,
-            |w, l, m| got.push((w.clone(), l, m.url_str().into_owned())),
-            |_| {},
-        )
+        let err = scan_stream(&ex, r, block, |w, l, m| {
+            got.push((w.clone(), l, m.url_str().into_owned()))
+        })
         .unwrap_err();
         assert_eq!(got, want, "block {block}, break at {fail_at}");
-        assert_eq!(err.to_string(), format!("at byte {fail_at}: boom"));
+        assert_eq!(err, format!("s: at byte {fail_at}: boom"));
         // A run keeps the counts of what came before the break.
-        let run = urlsift_mail::MailRun::default();
+        let run = MailRun::default();
         let r = Breaks {
             data: &data,
             piece: 999,
             at: 0,
             fail_at,
         };
-        let input = urlsift_mail::MailInput::Stream(Box::new(r));
+        let input = MailInput::Stream(Box::new(r));
         let err = run.scan(&ex, "s", input, |_, _, _| {}, |_| {}).error;
         assert_eq!(err, Some(format!("s: at byte {fail_at}: boom")));
         assert_eq!(
@@ -1224,20 +1252,21 @@ fn mail_stream_paused_after_every_piece_equals_whole() {
         };
         // At a pause, no read is under way: what was read is all there is.
         let read = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let stats = urlsift_mail::scan_reader_map(
+        let stats = scan_stream_map(
             &ex,
             Counted(r, read.clone()),
             1 << 20,
-            |b| {
-                let mut v = Vec::new();
-                b.each(|w, l, m| v.push((w.clone(), l, m.url_str().into_owned())));
-                v
-            },
-            |v, _| {
-                seen.borrow_mut().extend(v);
-                true
-            },
-            |_| {},
+            (
+                |b: &MailBatch<'_>| {
+                    let mut v = Vec::new();
+                    b.each(|w, l, m| v.push((w.clone(), l, m.url_str().into_owned())));
+                    v
+                },
+                |v, _: &MailBatch<'_>| {
+                    seen.borrow_mut().extend(v);
+                    true
+                },
+            ),
             || {
                 pauses.set(pauses.get() + 1);
                 // Every message but the last begun in what was read.
@@ -1381,13 +1410,9 @@ fn a_pause_at_any_byte_keeps_the_mail_judgement() {
                 at: 0,
                 paused: true,
             };
-            let got = urlsift_mail::scan_reader(
-                &ex,
-                r,
-                1 << 20,
-                |w, l, m| seen.push((w.clone(), l, m.url_str().into_owned())),
-                |_| {},
-            )
+            let got = scan_stream(&ex, r, 1 << 20, |w, l, m| {
+                seen.push((w.clone(), l, m.url_str().into_owned()))
+            })
             .unwrap();
             let at = format!("{:?} paused at {p}", String::from_utf8_lossy(data));
             assert_eq!(got.not_mail, want.not_mail, "{at}");
@@ -1418,12 +1443,11 @@ fn an_mbox_led_by_blank_lines_is_split() {
     assert_eq!(got, plain.urls);
     // A stream, read in small pieces, gives the same.
     let mut streamed = Vec::new();
-    let stats = urlsift_mail::scan_reader(
+    let stats = scan_stream(
         &Extractor::new(),
         std::io::Read::chain(&lead[..2], &led[2..]),
         3,
         |w, _, m| streamed.push((w.clone(), m.url_str().into_owned())),
-        |_| {},
     )
     .unwrap();
     assert_eq!(stats, o.stats);

@@ -32,6 +32,6 @@ fuzz_target!(
     }
 
     // The whole archive path.
-    let ex = Extractor::with_isa(Isa::Scalar).unwrap();
+    let ex = Extractor::choose(Some(Isa::Scalar.name())).unwrap();
     let _ = mail::scan_archive(&ex, data, |_, _, _| {}, |_| {});
 });

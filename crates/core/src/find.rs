@@ -4,7 +4,7 @@
 //! [`find`] is an iterator over the URLs of a byte slice, in order. It scans
 //! lazily, a segment of about [`SEGMENT`] bytes at a time (cut where no URL
 //! can cross), so taking the first few URLs of a large buffer costs little.
-//! [`Finder::find_all`] scans the whole buffer on every core of the rayon
+//! [`Finder::scan`] scans the whole buffer on every core of the rayon
 //! pool, with the same result.
 //!
 //! A [`Finder`] is configured once (the ISA or extractor, the chunk size,
@@ -18,12 +18,13 @@
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::io::{self, Read};
+use std::iter::FusedIterator;
 
 use crate::classify::{Isa, IsaError};
 use crate::extract::{Extractor, Match};
 use crate::parallel::{self, Chunk, ColumnCounter, LineCounter, Segments};
 
-/// The bytes scanned at a time by [`Matches`] (it stops at the next cut
+/// The bytes scanned at a time by [`find`]'s iterator (it stops at the next cut
 /// point after this many bytes).
 pub(crate) const SEGMENT: usize = 64 << 10;
 
@@ -35,7 +36,7 @@ pub(crate) const SEGMENT: usize = 64 << 10;
 /// let urls: Vec<_> = urlsift_core::find(text).map(|m| m.url_str().into_owned()).collect();
 /// assert_eq!(urls, ["https://docs.rs/memchr/", "www.rust-lang.org"]);
 /// ```
-pub fn find(hay: &[u8]) -> Matches<'_> {
+pub fn find(hay: &[u8]) -> impl FusedIterator<Item = Match<'_>> {
     Finder::new().find(hay)
 }
 
@@ -46,15 +47,19 @@ pub fn find(hay: &[u8]) -> Matches<'_> {
 /// every match, with its line and column, in order to a [`Report`];
 /// [`Finder::map`] and [`Finder::map_reader`] run the caller's work on each
 /// chunk's matches on the rayon pool, and hand the results, in order, to a
-/// [`Report`]. [`Finder::find`] and [`Finder::find_all`] give the matches.
+/// [`Report`]. [`Finder::find`] gives the matches lazily, on this thread.
 ///
 /// ```
-/// use urlsift_core::{Finder, Isa, Kind};
+/// use urlsift_core::{Finder, Found, Isa, Kind};
 /// let text = b"ftp://a.example/x, then www.b.example".repeat(1000);
 /// let scalar = Finder::new().isa(Isa::Scalar).unwrap();
-/// let all = Finder::new().chunk_size(4096).find_all(&text);
-/// assert!(scalar.find(&text).eq(all.iter().cloned()));
-/// assert_eq!(all[1].kind, Kind::Www);
+/// let mut all = Vec::new();
+/// Finder::new().chunk_size(4096).scan(&text, |f: Found<'_>| {
+///     all.push((f.m.start, f.m.kind));
+///     true
+/// });
+/// assert!(scalar.find(&text).map(|m| (m.start, m.kind)).eq(all.iter().cloned()));
+/// assert_eq!(all[1].1, Kind::Www);
 /// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Finder {
@@ -86,7 +91,7 @@ impl Default for Finder {
 
 impl Finder {
     /// A finder with the best ISA this CPU has (or the one `URLSIFT_ISA`
-    /// names), and the default chunk size for [`Finder::find_all`].
+    /// names), and the default chunk size.
     pub fn new() -> Self {
         Finder {
             ex: Extractor::new(),
@@ -146,7 +151,7 @@ impl Finder {
     }
 
     /// The URLs of `hay`, in order, found lazily on this thread.
-    pub fn find<'h>(&self, hay: &'h [u8]) -> Matches<'h> {
+    pub fn find<'h>(&self, hay: &'h [u8]) -> impl FusedIterator<Item = Match<'h>> + use<'h> {
         Matches {
             ex: self.ex,
             hay,
@@ -154,14 +159,6 @@ impl Finder {
             floor: 0,
             buf: VecDeque::new(),
         }
-    }
-
-    /// All the URLs of `hay`, in order, found on every thread of the current
-    /// rayon pool (in chunks of [`Finder::chunk_size`] bytes).
-    pub fn find_all<'h>(&self, hay: &'h [u8]) -> Vec<Match<'h>> {
-        let mut out = Vec::new();
-        parallel::scan(&self.ex, hay, self.chunk_size, |m| out.push(m));
-        out
     }
 
     /// The bytes of a slice's segment: see [`Finder::segment_size`].
@@ -386,7 +383,7 @@ pub struct Found<'h> {
 
 /// The iterator of [`find`] and [`Finder::find`].
 #[derive(Debug)]
-pub struct Matches<'h> {
+struct Matches<'h> {
     ex: Extractor,
     hay: &'h [u8],
     segments: Segments<'h>,
@@ -411,4 +408,4 @@ impl<'h> Iterator for Matches<'h> {
     }
 }
 
-impl std::iter::FusedIterator for Matches<'_> {}
+impl FusedIterator for Matches<'_> {}

@@ -68,7 +68,5 @@ pub mod stream;
 
 pub use classify::{Isa, IsaError, isa_report};
 pub use extract::{Extractor, Kind, Match, Style, extract, rules::MAX_LOOK_BEHIND};
-pub use find::{Finder, Found, Matches, Report, find};
-pub use parallel::{
-    Chunk, ColumnCounter, DEFAULT_BLOCK_SIZE, DEFAULT_CHUNK_SIZE, LineCounter, newlines,
-};
+pub use find::{Finder, Found, Report, find};
+pub use parallel::{Chunk, ColumnCounter, DEFAULT_BLOCK_SIZE, DEFAULT_CHUNK_SIZE, newlines};

@@ -61,13 +61,23 @@ fn sequential(hay: &[u8]) -> Vec<Match<'_>> {
     v
 }
 
+/// Every match of `hay`, in order, scanned in chunks on the rayon pool.
+fn scan_all<'h>(finder: Finder, hay: &'h [u8]) -> Vec<Match<'h>> {
+    let mut v = Vec::new();
+    finder.scan(hay, |f: Found<'h>| {
+        v.push(f.m);
+        true
+    });
+    v
+}
+
 fn chunked(hay: &[u8], chunk: usize, threads: usize) -> Vec<Match<'_>> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .unwrap();
     let mut v = Vec::new();
-    pool.install(|| v = Finder::new().chunk_size(chunk).find_all(hay));
+    pool.install(|| v = scan_all(Finder::new().chunk_size(chunk), hay));
     v
 }
 

@@ -3,7 +3,7 @@
 //! (delimiters excluded), its style and its kind. The wider table of cases
 //! is `extract_cases.rs`; these pin each rule's offsets and invariants.
 
-use urlsift_core::{Finder, Isa};
+use urlsift_core::{Finder, Found, Isa};
 use urlsift_core::{Kind, Match, Style, extract};
 
 fn one(text: &str) -> Match<'_> {
@@ -151,6 +151,16 @@ fn any_bytes_are_valid_input() {
     }
 }
 
+/// Every match of `hay`, in order, scanned in chunks on the rayon pool.
+fn scan_all<'h>(finder: Finder, hay: &'h [u8]) -> Vec<Match<'h>> {
+    let mut v = Vec::new();
+    finder.scan(hay, |f: Found<'h>| {
+        v.push(f.m);
+        true
+    });
+    v
+}
+
 #[test]
 fn every_chunk_size_and_instruction_set_finds_the_same() {
     let mut t = String::new();
@@ -162,11 +172,14 @@ fn every_chunk_size_and_instruction_set_finds_the_same() {
     let want = extract(t.as_bytes());
     assert_eq!(want.len(), 1500);
     for chunk in [64, 1000, 4096] {
-        assert_eq!(Finder::new().chunk_size(chunk).find_all(t.as_bytes()), want);
+        assert_eq!(
+            scan_all(Finder::new().chunk_size(chunk), t.as_bytes()),
+            want
+        );
     }
     for isa in Isa::ALL.into_iter().filter(|i| i.is_available()) {
         assert_eq!(
-            Finder::new().isa(isa).unwrap().find_all(t.as_bytes()),
+            scan_all(Finder::new().isa(isa).unwrap(), t.as_bytes()),
             want,
             "{isa}"
         );

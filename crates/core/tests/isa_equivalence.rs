@@ -10,7 +10,7 @@ fn isas() -> Vec<Isa> {
 }
 
 fn run(isa: Isa, hay: &[u8], start: usize) -> Vec<Match<'_>> {
-    let ex = Extractor::with_isa(isa).unwrap();
+    let ex = Extractor::choose(Some(isa.name())).unwrap();
     let mut v = Vec::new();
     ex.scan(hay, start, hay.len(), start, |m| v.push(m));
     v

@@ -361,91 +361,18 @@ fn scan_long_message(
     true
 }
 
-/// How much a stream is read at a time in [`scan_reader`].
+/// How much a stream is read at a time, by default
+/// ([`MailRun::block_size`]).
 pub(crate) const STREAM_BLOCK: usize = urlsift_core::DEFAULT_BLOCK_SIZE;
 
-/// Scan an archive read from a stream (standard input, gzip), `block` bytes
-/// at a time: complete messages are scanned as they arrive, so memory is
-/// bounded by `block` plus `MAX_MESSAGE` (the rest of a longer message is
-/// read as text, a piece at a time). The output is the same as
-/// [`scan_archive`] on the whole input.
-pub fn scan_reader<R: Read + Send>(
-    ex: &dyn PartReader,
-    r: R,
-    block: usize,
-    mut on_match: impl FnMut(&MailWhere, u64, &Match<'_>),
-    on_problem: impl FnMut(&Problem),
-) -> io::Result<MailStats> {
-    scan_reader_map(
-        ex,
-        r,
-        block,
-        |_| (),
-        |(), b| {
-            b.each(&mut on_match);
-            true
-        },
-        on_problem,
-        || true,
-    )
-}
-
-/// [`scan_reader`], with each batch of messages mapped in parallel and the
-/// results sunk in file order, as in `scan_archive_map`. While a block's
-/// messages are scanned, the next block is read on a thread of its own.
-///
-/// When the source pauses ([`urlsift_core::stream::fill`]: `tail
-/// -f` on an mbox, a slow pipe), the messages that came complete before the
-/// pause (all but the last of an mbox: the next `From ` line ends it) are
-/// scanned at once, without waiting for a whole block, and then `paused()`
-/// is called (false to stop). The output is the same as ever.
-///
-/// ```
-/// use urlsift_core::Extractor;
-/// let mbox = b"From a\nSubject: x\n\nsee http://a.example/\n\nFrom b\nSubject: y\n\nhttp://b.example/\n";
-/// let mut urls = Vec::new();
-/// let stats = urlsift_mail::scan_reader_map(
-///     &Extractor::new(),
-///     &mbox[..],
-///     1 << 20,
-///     |b| {
-///         let mut v = Vec::new();
-///         b.each(|_, _, m| v.push(m.url_str().into_owned()));
-///         v
-///     },
-///     |v, _| {
-///         urls.extend(v);
-///         true
-///     },
-///     |_| {},
-///     || true,
-/// )
-/// .unwrap();
-/// assert_eq!(urls, ["http://a.example/", "http://b.example/"]);
-/// assert_eq!(stats.messages, 2);
-/// ```
-pub fn scan_reader_map<R: Read + Send, T: Send>(
-    ex: &dyn PartReader,
-    r: R,
-    block: usize,
-    map: impl Fn(&MailBatch<'_>) -> T + Sync,
-    sink: impl FnMut(T, &MailBatch<'_>) -> bool,
-    on_problem: impl FnMut(&Problem),
-    paused: impl FnMut() -> bool,
-) -> io::Result<MailStats> {
-    let mut stats = MailStats::default();
-    read_archive(
-        ex,
-        r,
-        (block, MAX_MESSAGE),
-        (map, sink, on_problem, paused),
-        &mut stats,
-    )?;
-    Ok(stats)
-}
-
-/// [`scan_reader_map`], counting into `stats`, which keep what was counted
-/// before a read error.
+/// Scan an archive read from a stream (standard input, gzip), `block`
+/// bytes at a time (see [`MailRun::scan_map`]), counting into `stats`,
+/// which keep what was counted before a read error. Complete messages are
+/// scanned as they arrive, so memory is bounded by `block` plus `cap` (the
+/// rest of a longer message is read as text, a piece at a time); the
+/// output is the same as [`scan_archive`] on the whole input. While a
+/// block's messages are scanned, the next block is read on a thread of its
+/// own.
 fn read_archive<R: Read + Send, T: Send>(
     ex: &dyn PartReader,
     mut r: R,
@@ -1175,6 +1102,9 @@ pub struct MailRun {
     /// The most bytes of one message read as mail (`MAX_MESSAGE` by
     /// default): the rest of a longer one is read as text.
     pub max_message: usize,
+    /// The bytes of a stream read at a time (16 MiB by default); the
+    /// output does not depend on it.
+    pub block_size: usize,
 }
 
 impl Default for MailRun {
@@ -1182,14 +1112,33 @@ impl Default for MailRun {
         MailRun {
             stats: Mutex::default(),
             max_message: MAX_MESSAGE,
+            block_size: STREAM_BLOCK,
         }
     }
 }
 
 impl MailRun {
     /// Scan one opened input as a mail archive or message (a stream block by
-    /// block). URLs go to `on_match` in order, problems to `on_problem`
+    /// block, [`MailRun::block_size`] bytes at a time: complete messages
+    /// are scanned as they arrive, so memory is bounded by a block plus
+    /// [`MailRun::max_message`], and the output is that of the whole
+    /// input). URLs go to `on_match` in order, problems to `on_problem`
     /// (the caller reports them: [`Problem::describe`]); all are counted.
+    ///
+    /// ```
+    /// use urlsift_core::Extractor;
+    /// use urlsift_mail::{MailInput, MailRun};
+    /// let mbox = b"From a\nSubject: x\n\nsee http://a.example/\n\nFrom b\nSubject: y\n\nhttp://b.example/\n";
+    /// let run = MailRun { block_size: 16, ..MailRun::default() };
+    /// let mut urls = Vec::new();
+    /// let input = MailInput::Stream(Box::new(&mbox[..]));
+    /// let end = run.scan(&Extractor::new(), "a.mbox", input, |_, _, m| {
+    ///     urls.push(m.url_str().into_owned())
+    /// }, |_| {});
+    /// assert_eq!(end.error, None);
+    /// assert_eq!(urls, ["http://a.example/", "http://b.example/"]);
+    /// assert_eq!(run.stats.lock().unwrap().messages, 2);
+    /// ```
     pub fn scan(
         &self,
         ex: &dyn PartReader,
@@ -1218,8 +1167,14 @@ impl MailRun {
     /// pool and the results sunk in file order (`scan_archive_map`); the
     /// scan stops early when `sink` returns false. When a stream pauses,
     /// `paused` is called once the messages it ended before the pause are
-    /// sunk (see [`scan_reader_map`]; the last message waits for the next
-    /// `From ` line or the end); false stops the scan.
+    /// sunk (the last message waits for the next `From ` line or the end);
+    /// false stops the scan.
+    ///
+    /// When the source pauses ([`urlsift_core::stream::fill`]: `tail -f`
+    /// on an mbox, a slow pipe), the messages that came complete before
+    /// the pause (all but the last of an mbox: the next `From ` line ends
+    /// it) are scanned at once, without waiting for a whole block, and then
+    /// `paused()` is called. The output is the same as ever.
     ///
     /// ```
     /// use urlsift_core::Extractor;
@@ -1266,7 +1221,7 @@ impl MailRun {
                 let read = read_archive(
                     ex,
                     r,
-                    (STREAM_BLOCK, self.max_message),
+                    (self.block_size, self.max_message),
                     (map, sink, on_problem, paused),
                     &mut stats,
                 );

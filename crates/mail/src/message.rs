@@ -19,7 +19,6 @@ use super::{Found, MailWhere, Problem, Scanned};
 use urlsift_core::Match;
 
 use crate::part::{PartKind, PartReader, PartText};
-use urlsift_core::LineCounter;
 
 /// The content type reported for a message's header block.
 pub(crate) const HEADER_TYPE: &str = "header";
@@ -237,7 +236,7 @@ pub(crate) fn scan_rest(
 
 /// One piece of a message's rest, by the text rules.
 fn scan_rest_piece(ex: &dyn PartReader, piece: &[u8], rest: &mut Rest, out: &mut Scanned) {
-    let mut lines = LineCounter::default();
+    let mut lines = crate::FileLines::new(0);
     let mut where_at: Option<usize> = None;
     let (read, before) = (rest.read, rest.lines);
     let text = PartText {

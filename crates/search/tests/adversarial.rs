@@ -7,7 +7,7 @@
 //! quadratic path cannot meet; no absolute time is asserted.
 
 use std::time::Instant;
-use urlsift_core::{Extractor, Finder};
+use urlsift_core::{Extractor, Finder, Found};
 
 /// A generator: its name, and a function that makes `n` bytes.
 type Generator = (&'static str, fn(usize) -> Vec<u8>);
@@ -73,10 +73,11 @@ fn inputs() -> Vec<Generator> {
 
 fn scan_count(hay: &[u8]) -> usize {
     let mut n = 0;
-    for m in Finder::new().chunk_size(1 << 20).find_all(hay) {
-        assert!(m.start <= m.end && m.end <= hay.len());
+    Finder::new().chunk_size(1 << 20).scan(hay, |f: Found<'_>| {
+        assert!(f.m.start <= f.m.end && f.m.end <= hay.len());
         n += 1;
-    }
+        true
+    });
     n
 }
 

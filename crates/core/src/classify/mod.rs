@@ -270,13 +270,11 @@ static NEON: Kernels = Kernels {
 };
 
 /// The stage-1 classifier for one ISA: cheap to copy, chosen once. Its
-/// public face is [`Extractor::choose`], [`Extractor::with_isa`] and
-/// [`Extractor::candidates`].
+/// public face is [`Extractor::choose`] and [`Extractor::candidates`].
 ///
 /// Every ISA gives exactly the answers of the naive reference loops.
 ///
 /// [`Extractor::choose`]: crate::Extractor::choose
-/// [`Extractor::with_isa`]: crate::Extractor::with_isa
 /// [`Extractor::candidates`]: crate::Extractor::candidates
 #[derive(Clone, Copy)]
 pub(crate) struct Classifier {

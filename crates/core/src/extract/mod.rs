@@ -130,10 +130,9 @@ const WINDOW: usize = 32 * 1024;
 /// that mark candidate anchors and stop bytes) plus the delimiting rules.
 ///
 /// ```
-/// use urlsift_core::Isa;
 /// use urlsift_core::Extractor;
 /// let text = b"docs at https://docs.rs/memchr/ (and www.rust-lang.org).";
-/// let scalar = Extractor::with_isa(Isa::Scalar).unwrap();
+/// let scalar = Extractor::choose(Some("scalar")).unwrap();
 /// let mut urls = Vec::new();
 /// scalar.scan(text, 0, text.len(), 0, |m| urls.push(m.url_str().into_owned()));
 /// assert_eq!(urls, ["https://docs.rs/memchr/", "www.rust-lang.org"]);
@@ -182,7 +181,7 @@ impl Extractor {
     }
 
     /// An extractor forced to `isa`, or `None` if this CPU cannot run it.
-    pub fn with_isa(isa: Isa) -> Option<Self> {
+    pub(crate) fn with_isa(isa: Isa) -> Option<Self> {
         Classifier::new(isa).map(|classifier| Extractor { classifier })
     }
 
@@ -190,13 +189,17 @@ impl Extractor {
     /// (`auto` or empty for [`Isa::best`], else an [`Isa::name`], case and
     /// surrounding blanks ignored), or `None` for what the `URLSIFT_ISA`
     /// environment variable asks for (the best ISA when it is unset, empty
-    /// or `auto`). Errors say why the value cannot be used.
+    /// or `auto`). Errors say why the value cannot be used. An [`Isa`]
+    /// is chosen by its [`Isa::name`].
     ///
     /// ```
     /// use urlsift_core::{Extractor, Isa, IsaError};
     /// assert_eq!(Extractor::choose(Some("scalar")).unwrap().isa(), Isa::Scalar);
     /// assert_eq!(Extractor::choose(Some(" Auto ")).unwrap().isa(), Isa::best());
     /// assert_eq!(Extractor::choose(Some("mmx")).unwrap_err(), IsaError::Unknown("mmx".into()));
+    /// for isa in Isa::ALL.into_iter().filter(|i| i.is_available()) {
+    ///     assert_eq!(Extractor::choose(Some(isa.name())).unwrap().isa(), isa);
+    /// }
     /// ```
     pub fn choose(isa: Option<&str>) -> Result<Self, IsaError> {
         let classifier = match isa {
@@ -218,7 +221,7 @@ impl Extractor {
     /// Extractor::new().candidates(text, 0, text.len(), &mut anchors);
     /// assert_eq!(anchors, [8, 26]);
     /// let mut scalar = Vec::new();
-    /// let ex = Extractor::with_isa(Isa::Scalar).unwrap();
+    /// let ex = Extractor::choose(Some(Isa::Scalar.name())).unwrap();
     /// ex.candidates(text, 0, text.len(), &mut scalar);
     /// assert_eq!(scalar, anchors);
     /// ```

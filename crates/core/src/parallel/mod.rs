@@ -22,11 +22,18 @@
 //! parallel result is used.
 //!
 //! ```
-//! use urlsift_core::{Extractor, Finder};
+//! use urlsift_core::{Extractor, Finder, Found};
 //! let text = b"a http://a.example/ b <http://b.example/x\n y> c www.c.example d".repeat(100);
 //! let mut seq = Vec::new();
-//! Extractor::new().scan(&text, 0, text.len(), 0, |m| seq.push(m));
-//! assert_eq!(seq, Finder::new().chunk_size(7).find_all(&text));
+//! Extractor::new().scan(&text, 0, text.len(), 0, |m| {
+//!     seq.push((m.start, m.end, m.url_str().into_owned()))
+//! });
+//! let mut chunked = Vec::new();
+//! Finder::new().chunk_size(7).scan(&text, |f: Found<'_>| {
+//!     chunked.push((f.m.start, f.m.end, f.m.url_str().into_owned()));
+//!     true
+//! });
+//! assert_eq!(seq, chunked);
 //! ```
 
 mod chunks;
@@ -62,20 +69,9 @@ pub const DEFAULT_BLOCK_SIZE: usize = 16 << 20;
 /// [`Extractor::scan`] over the whole buffer. The chunks are a pipeline,
 /// two per thread in flight while the matches of those before are handed
 /// on, so memory held at once is bounded by those chunks, not by the
-/// input size.
-pub(crate) fn scan<'h>(
-    ex: &Extractor,
-    hay: &'h [u8],
-    chunk_size: usize,
-    sink: impl FnMut(Match<'h>),
-) {
-    let target = 4 * rayon::current_num_threads().max(1) * chunk_size.max(1);
-    scan_segments(ex, hay, target, chunk_size, sink, |_| true);
-}
-
-/// [`scan`] one segment of about `target` bytes at a time (see
-/// [`MAX_RUN`]), calling `between` with each segment's length after it:
-/// when it returns `false`, the scan stops there.
+/// input size. The scan goes one segment of about `target` bytes at a time
+/// (see [`MAX_RUN`]), calling `between` with each segment's length after
+/// it: when it returns `false`, the scan stops there.
 pub(crate) fn scan_segments<'h>(
     ex: &Extractor,
     hay: &'h [u8],
@@ -181,7 +177,7 @@ impl<'a, 'h> Chunk<'a, 'h> {
 /// stitched). `between` is called after
 /// each segment, as in [`scan_segments`].
 ///
-/// The matches, concatenated over the chunks, are those of [`scan`].
+/// The matches, concatenated over the chunks, are those of [`scan_segments`].
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn scan_segments_map<'h, T: Send>(
     ex: &Extractor,
@@ -243,7 +239,7 @@ pub(crate) fn scan_segments_map<'h, T: Send>(
     );
 }
 
-/// [`scan`] restricted to the candidates in `hay[start..end]`, starting from
+/// [`scan_segments`] restricted to the candidates in `hay[start..end]`, starting from
 /// `floor` (see [`Extractor::scan`]); returns the floor after the range. On a
 /// one-thread pool, or for a range of at most `chunk_size` bytes, this is
 /// one [`Extractor::scan`], without chunks (and without starting the pool).
@@ -285,7 +281,7 @@ pub(crate) fn scan_range<'h>(
 
 /// Counts lines up to each match, incrementally (matches come in order).
 #[derive(Debug)]
-pub struct LineCounter {
+pub(crate) struct LineCounter {
     pos: usize,
     line: u64,
 }
@@ -345,7 +341,7 @@ impl ColumnCounter {
 
 impl LineCounter {
     /// The 1-based line of `hay[at]`; `at` must not decrease between calls.
-    pub fn line_at(&mut self, hay: &[u8], at: usize) -> u64 {
+    pub(crate) fn line_at(&mut self, hay: &[u8], at: usize) -> u64 {
         if at > self.pos {
             self.line += newlines(&hay[self.pos..at]);
             self.pos = at;
