@@ -52,6 +52,11 @@ fn messages() -> Vec<Vec<u8>> {
         b"Message-ID: <p@x>\nContent-Type: multipart/mixed; boundary=out\n\npreamble http://pre.example/\n--out\nContent-Type: multipart/alternative; boundary=in\n\nhttp://in-pre.example/\n--in\n\nplain\n--in--\nhttp://in-epi.example/\n--out\nContent-Type: image/png\n\nPNG\n--out--\nepilogue http://epi.example/\n"
             .to_vec(),
     );
+    // A delivery report: its status and returned headers are read as text.
+    out.push(
+        b"Message-ID: <r@x>\nContent-Type: multipart/report; report-type=delivery-status; boundary=r\n\n--r\nContent-Type: text/plain\n\nnot delivered\n--r\nContent-Type: message/delivery-status\n\nReporting-MTA: dns; mx.example\n\nDiagnostic-Code: smtp; 550 see\n    https://help.example/550\n--r\nContent-Type: message/rfc822-headers\n\nList-Unsubscribe: <https://list.example/u>\n--r\nContent-Type: message/cpim\n\nFrom: <sip:a@example.com>\n--r--\n"
+            .to_vec(),
+    );
     out
 }
 

@@ -569,7 +569,17 @@ impl Walk<'_> {
                     let end = (part.offset_end as usize).min(raw.len());
                     self.covered = self.covered.max(end);
                     let body = raw.get(part.offset_body as usize..end).unwrap_or_default();
-                    let cte = transfer_encoding(raw, part);
+                    // A part that mail-parser could not parse is text to it,
+                    // whatever its type; one that is not text (an attachment
+                    // cut short) is scanned as it is, not decoded.
+                    let cte = if part.is_encoding_problem
+                        && !ty.starts_with("text/")
+                        && !read_as_text(&ty)
+                    {
+                        Cte::Identity
+                    } else {
+                        transfer_encoding(raw, part)
+                    };
                     let cs = part
                         .content_type()
                         .and_then(|ct| ct.attribute("charset"))
@@ -584,7 +594,17 @@ impl Walk<'_> {
                 PartType::Binary(_) | PartType::InlineBinary(_) => {
                     let end = (part.offset_end as usize).min(raw.len());
                     self.covered = self.covered.max(end);
-                    self.out.stats.parts_skipped += 1;
+                    if read_as_text(&ty) {
+                        let body = raw.get(part.offset_body as usize..end).unwrap_or_default();
+                        let cte = transfer_encoding(raw, part);
+                        let cs = part
+                            .content_type()
+                            .and_then(|ct| ct.attribute("charset"))
+                            .unwrap_or("us-ascii");
+                        self.text(body, cte, cs, false, n, ty, body_at);
+                    } else {
+                        self.out.stats.parts_skipped += 1;
+                    }
                 }
             }
         }
@@ -931,6 +951,16 @@ fn owned(m: Match<'_>) -> Match<'static> {
         kind: m.kind,
         ambiguous: m.ambiguous,
     }
+}
+
+/// Whether a part of type `ty` that mail-parser holds as binary is read as
+/// text: a textual report ([`mime::is_textual_message`]), and a multipart
+/// without a boundary, which cannot be split into parts, so its body is
+/// read as one text.
+fn read_as_text(ty: &str) -> bool {
+    ty.strip_prefix("message/")
+        .is_some_and(mime::is_textual_message)
+        || ty.starts_with("multipart/")
 }
 
 /// `type/subtype` of a part, lower case; `text/plain` when it has none.

@@ -39,12 +39,34 @@ pub(crate) const MAX_DEPTH: usize = 32;
 pub(crate) enum Kind {
     /// A multipart container (its parts follow it).
     Multipart,
-    /// A text part other than HTML (`text/*`, or no Content-Type).
+    /// A text part other than HTML (`text/*`, a report read as text:
+    /// [`is_textual_message`], or no Content-Type).
     Text,
     /// A text/html part.
     Html,
     /// Anything else: skipped.
     Other,
+}
+
+/// Whether `message/SUBTYPE` (subtype in lower case) is a report whose body
+/// is text a reader is shown, read as a text part: an RFC 3464 delivery
+/// status, an RFC 8098 disposition notification, an RFC 5965 feedback
+/// report, their RFC 6533 `global-` forms, and a returned message's header
+/// block (`text/rfc822-headers`, which some mailers label
+/// `message/rfc822-headers`, and `message/global-headers`). URLs in them
+/// are what a bounce points to (`Diagnostic-Code: smtp; 550 see
+/// https://...`).
+pub(crate) fn is_textual_message(subtype: &str) -> bool {
+    matches!(
+        subtype,
+        "delivery-status"
+            | "global-delivery-status"
+            | "disposition-notification"
+            | "global-disposition-notification"
+            | "feedback-report"
+            | "rfc822-headers"
+            | "global-headers"
+    )
 }
 
 /// One part, in depth-first order (containers before their parts).
@@ -135,6 +157,9 @@ fn multipart(
                         "text" => (Kind::Text, ct.type_subtype()),
                         "message" if ct.subtype == "rfc822" || ct.subtype == "global" => {
                             return None;
+                        }
+                        "message" if is_textual_message(&ct.subtype) => {
+                            (Kind::Text, ct.type_subtype())
                         }
                         _ => (Kind::Other, ct.type_subtype()),
                     },
