@@ -105,6 +105,28 @@ for i in "${inputs[@]}"; do
     run_case "$i" -m 1 -j2 @IN
     run_case "$i" -q -j2 @IN
     run_case "$i" --mail -m 2 -n @IN
+    # The cut of -m, -l and -q in every mode that formats records.
+    run_case "$i" -m 1 @IN
+    run_case "$i" -m 2 --chunk-size 1000 -j2 -n -b @IN
+    run_case "$i" -c -m 2 @IN
+    run_case "$i" -m 0 @IN
+    run_case "$i" -c -m 0 @IN
+    run_case "$i" -m 2 --stats @IN
+    run_case "$i" -l --stats @IN
+    run_case "$i" --files-without-match -j2 @IN
+    run_case "$i" --unique -m 5 @IN
+    run_case "$i" --count-by host -m 4 @IN
+    run_case "$i" --format json -m 2 --chunk-size 1000 @IN
+    run_case "$i" --format parquet -m 3 --output out.parquet @IN
+    run_case "$i" --shards 3 -m 4 --output shards @IN
+    run_case "$i" --vimgrep -m 2 @IN
+    run_case "$i" --mail -m 1 --format json @IN
+    run_case "$i" --mail --vimgrep -m 3 @IN
+    run_case "$i" --mail -l @IN
+    run_case "$i" --html -m 1 -n @IN
+    run_case "$i" --strict --scheme https -m 2 @IN
+    # One input, one worker: what -q counted is the same from run to run.
+    [ -f "$i" ] && run_case "$i" -q --stats @IN
     # The issue's list of formats and modes, at -j1, -j2 and small chunks.
     for mode in "-j1" "-j2" "-j2 --chunk-size 1000"; do
         read -ra m <<<"$mode"
@@ -133,9 +155,22 @@ for i in "${inputs[@]}"; do
     STDIN=1 run_case "$i" -j1 -m 3
     STDIN=1 run_case "$i" -j2 --chunk-size 1000 -l
     STDIN=1 run_case "$i" --html -n
+    STDIN=1 run_case "$i" -m 1
+    STDIN=1 run_case "$i" -m 2 -j2 --chunk-size 1000 -n -b
+    STDIN=1 run_case "$i" -q
+    STDIN=1 run_case "$i" -l
+    STDIN=1 run_case "$i" --files-without-match
+    STDIN=1 run_case "$i" -c -m 2
+    STDIN=1 run_case "$i" --vimgrep -m 2
+    STDIN=1 run_case "$i" --mail -m 1 -n
+    STDIN=1 run_case "$i" --mail -l
+    STDIN=1 run_case "$i" --mail -q
+    STDIN=1 run_case "$i" --html -m 1 -n
+    STDIN=1 run_case "$i" --unique -m 3 --format json
 done
 # A pipe that never ends: -m, -q and -l must stop reading it and exit.
-for mode in "-m 1" "-m 3 -j2" "-q" "-l" "-q --mail" "-m 1 --chunk-size 1000"; do
+for mode in "-m 1" "-m 3 -j2" "-q" "-l" "-q --mail" "-m 1 --chunk-size 1000" \
+    "-m 2 --mail" "-l --mail" "--vimgrep -m 1" "-c -m 2"; do
     read -ra m <<<"$mode"
     for which in old new; do
         bin=${!which}

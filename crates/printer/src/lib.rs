@@ -61,7 +61,7 @@ mod rows;
 
 #[cfg(feature = "parquet")]
 pub use parquet::ParquetWriter;
-pub use pipeline::{Batch, Plan, PrintError, Printer, RecordWriter, ShardBy, Sink};
+pub use pipeline::{Batch, BatchMark, Plan, PrintError, Printer, RecordWriter, ShardBy, Sink};
 
 /// ANSI colours, as ripgrep uses them: file names magenta, line numbers and
 /// byte offsets green.

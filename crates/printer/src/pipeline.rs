@@ -48,6 +48,16 @@ pub struct Batch {
     pub failed: bool,
 }
 
+/// A place between two records of a [`Batch`] ([`Batch::mark`]): what the
+/// batch held up to there. The default is the empty batch's start.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BatchMark {
+    bytes: usize,
+    metas: usize,
+    count: u64,
+    failed: bool,
+}
+
 impl Batch {
     /// A batch with room for `bytes` bytes of records.
     pub fn with_capacity(bytes: usize) -> Batch {
@@ -98,6 +108,46 @@ impl Batch {
     /// True when the batch holds no record bytes.
     pub fn is_empty(&self) -> bool {
         self.bytes.is_empty() && self.metas.is_empty()
+    }
+
+    /// The place after the batch's last record so far, to cut the batch
+    /// back to with [`Batch::truncate`].
+    pub fn mark(&self) -> BatchMark {
+        BatchMark {
+            bytes: self.bytes.len(),
+            metas: self.metas.len(),
+            count: self.count,
+            failed: self.failed,
+        }
+    }
+
+    /// Keep only the records before `mark` (taken from this batch with
+    /// [`Batch::mark`]; [`BatchMark::default`] keeps none): their bytes,
+    /// keys, count and failure are as they were there. A run that may take
+    /// only so many records from an input (`-m`) formats them in parallel
+    /// and cuts the batch where the input is full.
+    ///
+    /// ```
+    /// use urlsift_printer::{Batch, BatchMark, Options, Plan, Record};
+    /// let opts = Options::default();
+    /// let mut sink = Plan::new(&opts, 1, false).sink(&opts);
+    /// let mut batch = Batch::default();
+    /// let mut marks = Vec::new();
+    /// for m in urlsift_core::find(b"http://a.example/ http://b.example/ http://c.example/") {
+    ///     sink.record(&Record { file: "-", line: 1, m: &m, mail: None, web: None }, &mut batch);
+    ///     marks.push(batch.mark());
+    /// }
+    /// batch.truncate(marks[1]);
+    /// assert_eq!(batch.count, 2);
+    /// assert_eq!(batch.len(), "http://a.example/\nhttp://b.example/\n".len());
+    /// batch.truncate(BatchMark::default());
+    /// assert!(batch.is_empty() && batch.count == 0);
+    /// ```
+    pub fn truncate(&mut self, mark: BatchMark) {
+        self.bytes.truncate(mark.bytes);
+        self.metas.truncate(mark.metas);
+        self.count = mark.count;
+        self.failed = mark.failed;
     }
 
     /// The batch's records, leaving it empty (its count and failure are

@@ -8,7 +8,7 @@ use std::sync::mpsc::SyncSender;
 use super::{BATCH, Config, Msg, RunShared, scheme_of};
 use urlsift_core::Match;
 use urlsift_mail::MailWhere;
-use urlsift_printer::{Batch, Plan, Sink};
+use urlsift_printer::{Batch, BatchMark, Plan, Sink};
 use urlsift_printer::{Format, Parts, Record, WebWhere};
 
 /// Batches written out, emptied and kept for reuse: the next chunks'
@@ -66,6 +66,31 @@ pub(super) struct RecordFormatter<'a> {
     /// Under `--mail`, an input that is not mail, scanned as plain text:
     /// each record's place in its one part ([`MailWhere::plain_text`]).
     text_part: Option<MailWhere>,
+    /// The most records a unit takes ([`RecordFormatter::add_to`]): what
+    /// its input may take (`-m`, `-l`), or no bound.
+    limit: Option<u64>,
+}
+
+/// The records of one unit of an input (a chunk of text, a batch of
+/// messages, a web archive record), formatted on the pool apart from the
+/// others. When the input may take only so many records (`-m`, `-l`), the
+/// unit holds at most that many, each one's end marked: the consumer of
+/// the units, in order, keeps those the input may still take
+/// ([`RecordSender::take`]).
+#[derive(Default)]
+pub(super) struct Formed {
+    pub(super) batch: Batch,
+    /// Where each record ends in `batch`, when the records are limited.
+    ends: Vec<BatchMark>,
+}
+
+impl From<Batch> for Formed {
+    fn from(batch: Batch) -> Self {
+        Formed {
+            batch,
+            ends: Vec::new(),
+        }
+    }
 }
 
 impl<'a> RecordFormatter<'a> {
@@ -76,7 +101,36 @@ impl<'a> RecordFormatter<'a> {
             plan,
             sink: plan.sink(&cfg.opts),
             text_part: None,
+            limit: None,
         }
+    }
+
+    /// At most `limit` records in each unit ([`RecordFormatter::add_to`]).
+    pub(super) fn limit(mut self, limit: Option<u64>) -> Self {
+        self.limit = limit;
+        self
+    }
+
+    /// [`RecordFormatter::add`] to a unit's records, with the end of the
+    /// record marked when they are limited; false, and nothing added, once
+    /// `out` holds the most it may.
+    pub(super) fn add_to(
+        &mut self,
+        m: &Match<'_>,
+        at: (u64, u64),
+        (mail, web): (Option<&MailWhere>, Option<&WebWhere>),
+        out: &mut Formed,
+    ) -> bool {
+        let Some(limit) = self.limit else {
+            self.add(m, at, mail, web, &mut out.batch);
+            return true;
+        };
+        if out.ends.len() as u64 >= limit {
+            return false;
+        }
+        self.add(m, at, mail, web, &mut out.batch);
+        out.ends.push(out.batch.mark());
+        true
     }
 
     /// With `on`, the records are those of an input that `--mail` scans as
@@ -157,6 +211,34 @@ impl<'a> RecordFormatter<'a> {
     }
 }
 
+/// Room for a unit's records at once: the URLs plus what a record adds
+/// to one in `format` (`json` and `rows`: what a chunk's record adds; a
+/// message's adds more); none when records are only counted.
+fn room_per_record(f: &RecordFormatter<'_>, json: usize, rows: usize) -> usize {
+    match (f.plan.counts_only(), f.cfg.opts.format) {
+        (true, _) => 0,
+        (false, Format::Text) => 24,
+        (false, Format::Json) => json,
+        (false, Format::Csv | Format::Tsv) => 200,
+        // The fields' lengths and the normal form and path beside the URL.
+        (false, Format::Rows) => rows,
+    }
+}
+
+/// An empty unit with room for `records` records of `url_bytes` bytes of
+/// URLs, `per_record` bytes more each.
+fn unit_with_room(
+    spares: &SpareBatches,
+    per_record: usize,
+    url_bytes: usize,
+    records: usize,
+) -> Formed {
+    if per_record == 0 {
+        return Formed::default();
+    }
+    Formed::from(spares.take(url_bytes + per_record * records))
+}
+
 /// The records of one chunk, formatted by their own [`RecordFormatter`] (in
 /// parallel with the other chunks).
 pub(super) fn format_chunk(
@@ -164,22 +246,10 @@ pub(super) fn format_chunk(
     chunk: urlsift_core::Chunk<'_, '_>,
     uses_line: bool,
     spares: &SpareBatches,
-) -> Batch {
-    // Room for the records at once: the URLs plus what a record adds to one.
-    let per_record = match (f.plan.counts_only(), f.cfg.opts.format) {
-        (true, _) => 0,
-        (false, Format::Text) => 24,
-        (false, Format::Json) => 360,
-        (false, Format::Csv | Format::Tsv) => 200,
-        // The fields' lengths and the normal form and path beside the URL.
-        (false, Format::Rows) => 320,
-    };
+) -> Formed {
+    let per_record = room_per_record(&f, 360, 320);
     let urls: usize = chunk.matches().map(|m| m.url.len()).sum();
-    let mut out = if per_record == 0 {
-        Batch::default()
-    } else {
-        spares.take(urls + per_record * chunk.matches().len())
-    };
+    let mut out = unit_with_room(spares, per_record, urls, chunk.matches().len());
     let with_lines = chunk.matches_with_lines();
     let without = chunk.matches().map(|m| (m, 0));
     let matches: &mut dyn Iterator<Item = (&Match<'_>, u64)> = if uses_line {
@@ -191,8 +261,8 @@ pub(super) fn format_chunk(
         if !f.accepts(m) {
             continue;
         }
-        if chunk.base == 0 {
-            f.add(m, (line, 0), None, None, &mut out);
+        let added = if chunk.base == 0 {
+            f.add_to(m, (line, 0), (None, None), &mut out)
         } else {
             // A stream's block: offsets in the stream.
             let base = chunk.base as usize;
@@ -202,41 +272,45 @@ pub(super) fn format_chunk(
                 url: std::borrow::Cow::Borrowed(&m.url),
                 ..*m
             };
-            f.add(&abs, (line, 0), None, None, &mut out);
+            f.add_to(&abs, (line, 0), (None, None), &mut out)
+        };
+        if !added {
+            break;
         }
     }
     out
 }
 
 /// The records of one batch of mail messages, formatted by their own
-/// [`RecordFormatter`] (in parallel with the other batches).
+/// [`RecordFormatter`] (in parallel with the other batches); with
+/// [`Config::column`], each with its column in its line of the file.
 pub(super) fn format_mail(
     mut f: RecordFormatter<'_>,
     b: &urlsift_mail::MailBatch<'_>,
     spares: &SpareBatches,
-) -> Batch {
-    let per_record = match (f.plan.counts_only(), f.cfg.opts.format) {
-        (true, _) => 0,
-        (false, Format::Text) => 24,
-        (false, Format::Json) => 560,
-        (false, Format::Csv | Format::Tsv) => 200,
-        (false, Format::Rows) => 420,
-    };
-    let mut out = if per_record == 0 {
-        Batch::default()
-    } else {
-        spares.take(b.url_bytes() + per_record * b.len())
-    };
-    b.each(|w, line, m| {
-        if f.accepts(m) {
-            f.add(m, (line, 0), Some(w), None, &mut out);
+) -> Formed {
+    let per_record = room_per_record(&f, 560, 420);
+    let mut out = unit_with_room(spares, per_record, b.url_bytes(), b.len());
+    let (mut room, column) = (true, f.cfg.column);
+    let mut add = |w: &MailWhere, line, column, m: &Match<'_>| {
+        if room && f.accepts(m) {
+            room = f.add_to(m, (line, column), (Some(w), None), &mut out);
         }
-    });
+    };
+    if column {
+        b.each_at(add);
+    } else {
+        b.each(|w, line, m| add(w, line, 0, m));
+    }
     out
 }
 
-/// Where a worker's matches go: formatted into batches sent to the
-/// consumer, at most as many as the input may take (`-m`, `-l`).
+/// Where a worker's records go, in input order: the units formatted on the
+/// pool ([`RecordSender::take`]) or records one at a time
+/// ([`RecordSender::record_at`]), sent on to the consumer. It is the cut of
+/// `-m`, `-l` and `-q`: it keeps at most as many records as the input may
+/// take, then marks the input full (or, under `-q`, the run stopped), and
+/// the scan that feeds it stops reading soon after.
 pub(super) struct RecordSender<'a> {
     pub(super) formatter: RecordFormatter<'a>,
     pub(super) batch: Batch,
@@ -282,14 +356,6 @@ impl<'a> RecordSender<'a> {
             full,
             spares: run.spares,
         }
-    }
-
-    pub(super) fn record(&mut self, m: &Match<'_>, line: u64) {
-        self.record_in(m, line, None)
-    }
-
-    pub(super) fn record_in(&mut self, m: &Match<'_>, line: u64, mail: Option<&MailWhere>) {
-        self.record_where(m, line, mail, None)
     }
 
     pub(super) fn record_where(
@@ -341,24 +407,40 @@ impl<'a> RecordSender<'a> {
         self.failed || self.stop.load(Ordering::Relaxed) || self.full.load(Ordering::Relaxed)
     }
 
-    /// Whether every record may be formatted apart from the others, in
-    /// parallel: not when a count limits the input (`-m`, `-l`), the first
-    /// URL stops the run (`-q`), or each record's column depends on the
-    /// text before it (`--vimgrep`).
-    pub(super) fn parallel(&self) -> bool {
-        self.max.is_none() && !self.formatter.cfg.quiet && !self.formatter.cfg.column
-    }
-
-    /// Send a chunk's [`Batch`] on, after what is buffered; false when the
-    /// run stops.
-    pub(super) fn take(&mut self, b: Batch) -> bool {
-        self.count += b.count;
-        self.failed |= b.failed;
+    /// A unit's records, taken in input order: those the input may still
+    /// take (`-m`, `-l`; the rest are cut off, and the input is full), sent
+    /// on after what is buffered. Under `-q`, a record found stops the run.
+    /// False when the consumer is gone.
+    pub(super) fn take(&mut self, unit: Formed) -> bool {
+        let Formed { mut batch, ends } = unit;
+        if let Some(max) = self.max {
+            let room = max.saturating_sub(self.count);
+            if batch.count > room {
+                // A limited unit marked the end of each of its records.
+                let keep = room.checked_sub(1).map(|i| ends[i as usize]);
+                batch.truncate(keep.unwrap_or_default());
+            }
+            if batch.count >= room {
+                self.full.store(true, Ordering::Relaxed);
+            }
+        }
+        if self.formatter.cfg.quiet && batch.count > 0 {
+            // Found: the exit status is decided, stop everything.
+            self.stop.store(true, Ordering::Relaxed);
+        }
+        self.count += batch.count;
+        self.failed |= batch.failed;
         self.send();
-        if !b.is_empty() {
-            self.failed |= self.tx.send(Msg::Batch(b)).is_err();
+        if !batch.is_empty() {
+            self.failed |= self.tx.send(Msg::Batch(batch)).is_err();
         }
         !self.failed
+    }
+
+    /// The most records a unit of this input needs to hold (what the input
+    /// may take), for [`RecordFormatter::limit`].
+    pub(super) fn limit(&self) -> Option<u64> {
+        self.max
     }
 
     /// Send what is buffered.

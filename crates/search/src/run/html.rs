@@ -1,6 +1,7 @@
 //! HTML pages: their links, resolved against the page.
 
 use std::io::Read;
+use std::sync::atomic::Ordering;
 
 use super::Config;
 use super::format::RecordSender;
@@ -158,7 +159,8 @@ pub(super) fn scan_html(
             };
             let line = if uses_line { line + before } else { line };
             emit.record_at(&abs, (line, column), None, None);
-            true
+            // The text is read no further once the input is full (`-m`).
+            !emit.full.load(Ordering::Relaxed)
         });
     match res {
         Err(e) if !emit.stopped() => Some(format!("{name}: {e}")),

@@ -18,11 +18,20 @@
 //! So the output is byte-identical for every thread count and chunk size,
 //! and memory stays bounded: at most `threads` files are in flight, each
 //! with at most [`IN_FLIGHT`] batches waiting (a batch is one chunk's
-//! records, or about [`BATCH`] bytes on the serial paths). A worker that
+//! records, or about [`BATCH`] bytes of records taken one at a time). A worker that
 //! runs ahead blocks until the consumer reaches its file; the worker holding
 //! the consumer's file never waits on another, so the pipeline cannot
-//! deadlock. `-m`, `-l` and `-q` format serially, since a limit on the count
-//! depends on the records before.
+//! deadlock.
+//!
+//! `-m`, `-l` and `-q` are a cut where a worker takes its units in order:
+//! every unit is formatted in parallel (holding at most as many records as
+//! the input may take, each one's end marked), and the worker keeps the
+//! records the input may still take, cutting the unit there. Then the input
+//! is full, or under `-q` the run stops, and the scan stops reading: a
+//! mapped file after the segment, a stream after the block, mail after the
+//! batch of messages, a web archive after the batch of records.
+//! `--vimgrep` takes text records one at a time, in order, as each
+//! column counts from the text before it.
 //!
 //! A write error (a closed pipe) or `--quiet`'s first match stops the run
 //! early: workers notice a shared flag between segments of a file.

@@ -293,11 +293,7 @@ fn scan_mail(input: &InputScan<'_>, opened: Opened, emit: &mut RecordSender<'_>)
         seen: 0,
     };
     let on_problem = |p: &urlsift_mail::Problem| problems.report(p);
-    let end = if emit.parallel() {
-        scan_mail_parallel(input, (mail, &parts), mail_input, emit, on_problem)
-    } else {
-        scan_mail_serial(input, (mail, &parts), mail_input, emit, on_problem)
-    };
+    let end = read_mail(input, (mail, &parts), mail_input, emit, on_problem);
     let error = problems.end(end);
     if input.stopped_on_purpose() {
         // Stopped on purpose: the read that failed was told to.
@@ -374,9 +370,10 @@ impl MailProblems<'_> {
 }
 
 /// Each batch of messages formatted on the pool, as a chunk of a plain
-/// file is. Each batch is sent as it is made: at a pause, what was sent is
-/// flushed.
-fn scan_mail_parallel(
+/// file is, and taken in order until the input has what it may take (or
+/// the run stops). Each batch is sent as it is made: at a pause, what was
+/// sent is flushed.
+fn read_mail(
     input: &InputScan<'_>,
     (mail, parts): (&urlsift_mail::MailRun, &MailParts<'_>),
     mail_input: MailInput<'_>,
@@ -385,55 +382,20 @@ fn scan_mail_parallel(
 ) -> urlsift_mail::MailEnd {
     let cfg = input.cfg;
     let (file, plan, spares) = (emit.formatter.file, emit.formatter.plan, emit.spares);
-    let tx = emit.tx;
+    let (tx, limit) = (emit.tx, emit.limit());
     mail.scan_map(
         parts,
         input.name,
         mail_input,
         (
-            |b: &MailBatch<'_>| format_mail(RecordFormatter::new(cfg, file, plan), b, spares),
-            |batch, _: &MailBatch<'_>| emit.take(batch) && !emit.stopped(),
+            |b: &MailBatch<'_>| {
+                let f = RecordFormatter::new(cfg, file, plan).limit(limit);
+                format_mail(f, b, spares)
+            },
+            |unit, _: &MailBatch<'_>| emit.take(unit) && !emit.stopped(),
         ),
         on_problem,
         || tx.send(Msg::Flush).is_ok(),
-    )
-}
-
-/// -m, -l, -q: the scan stops once the input has what it may take (or the
-/// run stops), as a plain stream's does.
-fn scan_mail_serial(
-    input: &InputScan<'_>,
-    (mail, parts): (&urlsift_mail::MailRun, &MailParts<'_>),
-    mail_input: MailInput<'_>,
-    emit: &mut RecordSender<'_>,
-    on_problem: impl FnMut(&urlsift_mail::Problem),
-) -> urlsift_mail::MailEnd {
-    let cfg = input.cfg;
-    let emit = std::cell::RefCell::new(emit);
-    mail.scan_map(
-        parts,
-        input.name,
-        mail_input,
-        (
-            |_: &MailBatch<'_>| (),
-            |(), b: &MailBatch<'_>| {
-                let mut emit = emit.borrow_mut();
-                if cfg.column {
-                    b.each_at(|w, line, column, m| {
-                        emit.record_at(m, (line, column), Some(w), None)
-                    });
-                } else {
-                    b.each(|w, line, m| emit.record_in(m, line, Some(w)));
-                }
-                !emit.stopped()
-            },
-        ),
-        on_problem,
-        || {
-            let mut emit = emit.borrow_mut();
-            emit.send();
-            !emit.failed && emit.tx.send(Msg::Flush).is_ok()
-        },
     )
 }
 
@@ -441,10 +403,14 @@ fn scan_mail_serial(
 /// anything but being told to stop.
 fn scan_stream(input: &InputScan<'_>, r: Stream, emit: &mut RecordSender<'_>) -> Option<String> {
     let r = input.stopping(r);
-    let res = if emit.parallel() {
-        scan_stream_parallel(input.cfg, r, emit)
+    let res = if input.cfg.column {
+        scan_stream_columns(input.cfg, r, emit)
     } else {
-        scan_stream_serial(input.cfg, r, emit)
+        if input.cfg.quiet {
+            // A stream is read no further than its first URL.
+            emit.max = Some(emit.max.map_or(1, |m| m.min(1)));
+        }
+        scan_stream_units(input.cfg, r, emit)
     };
     match res {
         Err(e) if !input.stopped_on_purpose() => Some(format!("{}: {e}", input.name)),
@@ -452,9 +418,11 @@ fn scan_stream(input: &InputScan<'_>, r: Stream, emit: &mut RecordSender<'_>) ->
     }
 }
 
-/// As for a mapped file: each chunk of a block formatted on the pool. Each
-/// batch is sent as it is made: at a pause, what was sent is flushed.
-fn scan_stream_parallel(
+/// As for a mapped file: each chunk of a block formatted on the pool, and
+/// taken in order until the input has what it may take (or the run
+/// stops). Each batch is sent as it is made: at a pause, what was sent is
+/// flushed.
+fn scan_stream_units(
     cfg: &Config<'_>,
     r: impl Read + Send,
     emit: &mut RecordSender<'_>,
@@ -462,16 +430,16 @@ fn scan_stream_parallel(
     let (file, plan, spares) = (emit.formatter.file, emit.formatter.plan, emit.spares);
     let text = emit.formatter.in_text_part();
     let uses_line = emit.formatter.uses_line();
-    let tx = emit.tx;
+    let (tx, limit) = (emit.tx, emit.limit());
     let finder = Finder::from(cfg.extractor).chunk_size(cfg.chunk_size);
     finder.lines(uses_line).map_reader(
         r,
         |chunk| {
             let f = RecordFormatter::new(cfg, file, plan).text_part(text);
-            format_chunk(f, chunk, uses_line, spares)
+            format_chunk(f.limit(limit), chunk, uses_line, spares)
         },
         Pausing {
-            take: |batch| emit.take(batch),
+            take: |unit| emit.take(unit) && !emit.stopped(),
             paused: || tx.send(Msg::Flush).is_ok(),
         },
     )
@@ -493,9 +461,10 @@ impl<I, T: FnMut(I) -> bool, P: FnMut() -> bool> Report<I> for Pausing<T, P> {
     }
 }
 
-/// -m, -l, -q: the stream is read no further once the input has what it
-/// may take (or the run stops).
-fn scan_stream_serial(
+/// `--vimgrep`: each record's column counts from the text before it, so
+/// the records are taken one by one, in order; the stream is read no
+/// further once the input has what it may take (or the run stops).
+fn scan_stream_columns(
     cfg: &Config<'_>,
     r: impl Read + Send,
     emit: &mut RecordSender<'_>,
@@ -506,24 +475,15 @@ fn scan_stream_serial(
         emit.send();
         !emit.failed && emit.tx.send(Msg::Flush).is_ok()
     };
+    let take = |Found { m, line, column }: Found<'_>| {
+        let mut emit = emit.borrow_mut();
+        emit.record_at(&m, (line, column), None, None);
+        !emit.stopped()
+    };
     let finder = Finder::from(cfg.extractor).chunk_size(cfg.chunk_size);
-    if cfg.column {
-        let take = |Found { m, line, column }: Found<'_>| {
-            let mut emit = emit.borrow_mut();
-            emit.record_at(&m, (line, column), None, None);
-            !emit.stopped()
-        };
-        finder
-            .columns(true)
-            .scan_reader(r, Pausing { take, paused })
-    } else {
-        let take = |Found { m, line, .. }: Found<'_>| {
-            let mut emit = emit.borrow_mut();
-            emit.record(&m, line);
-            !emit.stopped()
-        };
-        finder.lines(true).scan_reader(r, Pausing { take, paused })
-    }
+    finder
+        .columns(true)
+        .scan_reader(r, Pausing { take, paused })
 }
 
 /// Bytes before the end of a segment kept mapped when the segment is done
@@ -546,10 +506,10 @@ pub(super) fn scan_whole(
         .saturating_mul(cfg.threads.max(1))
         .saturating_mul(cfg.chunk_size.max(1))
         .max(64);
-    if emit.parallel() {
-        scan_whole_parallel(cfg, whole, seg, emit, stop);
+    if cfg.column {
+        scan_whole_columns(cfg, whole, seg, emit, stop);
     } else {
-        scan_whole_serial(cfg, whole, seg, emit, stop);
+        scan_whole_units(cfg, whole, seg, emit, stop);
     }
 }
 
@@ -561,8 +521,10 @@ fn progress(cfg: &Config<'_>, n: usize) {
 }
 
 /// Each chunk's records are formatted on the pool, in parallel; this
-/// thread only sends the batches on, in input order.
-fn scan_whole_parallel(
+/// thread only takes them in input order ([`RecordSender::take`]) and
+/// sends them on. The scan stops after the segment in which the input has
+/// what it may take, or the run stops.
+fn scan_whole_units(
     cfg: &Config<'_>,
     whole: &Data,
     seg: usize,
@@ -575,6 +537,7 @@ fn scan_whole_parallel(
     let text = f.in_text_part();
     // Counting lines is a pass over the text: only when they are printed.
     let uses_line = f.uses_line();
+    let (limit, full) = (emit.limit(), emit.full);
     // The pages of each segment done with are let go (a segment's records
     // are formatted, so its text is not read again but for a little
     // look-behind): the map's resident pages stay few, and they are not all
@@ -589,10 +552,10 @@ fn scan_whole_parallel(
             data,
             |chunk| {
                 let f = RecordFormatter::new(cfg, file, plan).text_part(text);
-                format_chunk(f, chunk, uses_line, spares)
+                format_chunk(f.limit(limit), chunk, uses_line, spares)
             },
             Segments {
-                take: |batch| emit.take(batch) && !stop.load(Ordering::Relaxed),
+                take: |unit| emit.take(unit),
                 scanned: |n| {
                     progress(cfg, n);
                     pos += n;
@@ -608,16 +571,16 @@ fn scan_whole_parallel(
                         }
                         released = to;
                     }
-                    !stop.load(Ordering::Relaxed)
+                    !(stop.load(Ordering::Relaxed) || full.load(Ordering::Relaxed))
                 },
             },
         );
     });
 }
 
-/// -m, -l, -q, --vimgrep: each record taken in order, so a count limits
-/// the input and a column counts from the record before.
-fn scan_whole_serial(
+/// `--vimgrep`: each record taken in order, as its column counts from the
+/// record before.
+fn scan_whole_columns(
     cfg: &Config<'_>,
     whole: &Data,
     seg: usize,
@@ -629,10 +592,7 @@ fn scan_whole_serial(
     let failed = std::cell::Cell::new(false);
     let emit_full = emit.full;
     let finder = Finder::from(cfg.extractor).chunk_size(cfg.chunk_size);
-    let finder = finder
-        .segment_size(seg)
-        .lines(uses_line)
-        .columns(cfg.column);
+    let finder = finder.segment_size(seg).lines(uses_line).columns(true);
     finder.scan(
         data,
         Segments {

@@ -3,10 +3,10 @@
 use std::io::Read;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use super::format::{RecordFormatter, RecordSender, SPARE_ROOM};
+use super::format::{Formed, RecordFormatter, RecordSender, SPARE_ROOM};
 use super::{BATCH, Config};
 use crate::web::{record_links, record_links_while};
-use urlsift_printer::{Batch, Plan};
+use urlsift_printer::Plan;
 use urlsift_warc::{LinkOptions, Severity};
 
 /// Records of a web archive gathered before their links are found in
@@ -188,12 +188,13 @@ pub(super) fn read_warc_batch<R: Read>(
 }
 
 /// Scan a web archive: its records are read in order, their links found
-/// (in parallel, a batch of records at a time) and sent on in file order.
-/// When records may be formatted apart, the next batch is read and inflated
-/// on the pool while the links of this one are found, so reading is not a
-/// serial step between batches. Warnings (a malformed record, a payload
-/// that does not decode whole) are printed; the first error (a corrupt gzip
-/// member, a truncated file) is the input's error, the others are printed.
+/// (in parallel, a batch of records at a time) and sent on in file order,
+/// until the input has what it may take (or the run stops). The next batch
+/// is read and inflated on the pool while the links of this one are found,
+/// so reading is not a serial step between batches. Warnings (a malformed
+/// record, a payload that does not decode whole) are printed; the first
+/// error (a corrupt gzip member, a truncated file) is the input's error,
+/// the others are printed.
 /// The reader resynchronises at the next record either way.
 pub(super) fn scan_warc(
     cfg: &Config<'_>,
@@ -207,13 +208,12 @@ pub(super) fn scan_warc(
         ..cfg.link_options()
     };
     let filter = &cfg.records;
-    let ahead = emit.parallel();
     let mut error = None;
     let mut reader = urlsift_warc::Reader::new(r);
     let mut cur = read_warc_batch(&mut reader, filter);
     loop {
         // Links of the records so far first, then the problem, in file order.
-        let (ok, next) = if ahead && !cur.end {
+        let (ok, next) = if !cur.end {
             // The next batch is read on a thread of its own, and this batch's
             // links are handed on from this thread, never from the pool: a
             // pool thread blocked on a full output queue while it holds
@@ -256,14 +256,15 @@ pub(super) fn scan_warc(
 /// thread that sends them on.
 const WARC_BATCH_ROOM: usize = 4 * WARC_BATCH_BYTES;
 
-/// The links of `recs`, in order: formatted in parallel when records may be
-/// formatted apart, else one by one. The records formatted in parallel hold
-/// at most [`WARC_BATCH_ROOM`] bytes, and one record at most
-/// [`SPARE_ROOM`]: the links of a record past that are formatted here,
-/// after the records before it, and handed on a [`BATCH`] at a time, so a
-/// page of millions of links is never held whole. A record whose payload
-/// could not be decoded whole gets a warning after its links. False when
-/// the run stops.
+/// The links of `recs`, in order, formatted in parallel and taken in
+/// order ([`RecordSender::take`]: a record past what the input may take
+/// gives none, but its payload is still decoded and warned of). The
+/// records formatted in parallel hold at most [`WARC_BATCH_ROOM`] bytes,
+/// and one record at most [`SPARE_ROOM`]: the links of a record past that
+/// are formatted here, after the records before it, and handed on a
+/// [`BATCH`] at a time, so a page of millions of links is never held
+/// whole. A record whose payload could not be decoded whole gets a warning
+/// after its links. False when the consumer is gone.
 pub(super) fn warc_batch(
     cfg: &Config<'_>,
     name: &str,
@@ -276,109 +277,97 @@ pub(super) fn warc_batch(
     if recs.is_empty() {
         return true;
     }
-    // The payloads skipped in this batch, counted into the run's at the end.
-    let mut skips: Vec<urlsift_warc::Skipped> = Vec::new();
-    let count = |skips: Vec<urlsift_warc::Skipped>| {
-        if !skips.is_empty() {
-            let mut all = skipped
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            for s in skips {
-                *all.entry(s).or_insert(0) += 1;
-            }
-        }
-    };
-    if emit.parallel() {
-        let plan = emit.formatter.plan;
-        let held = AtomicUsize::new(0);
-        let batches: Vec<Formed> = recs
-            .par_iter()
-            .map(|rec| format_record(cfg, name, plan, rec, opts, &held))
-            .collect();
-        skips.extend(batches.iter().filter_map(|b| b.skipped));
-        count(skips);
-        for (b, rec) in batches.into_iter().zip(recs) {
-            if !emit.take(b.out) {
-                return false;
-            }
-            let problem = match b.done {
-                None => b.problem,
-                Some(done) => {
-                    // The links after the first `done`, as the serial path
-                    // formats them.
-                    let mut seen = 0u64;
-                    let problem = record_links(rec, opts, |m, web| {
-                        seen += 1;
-                        if seen > done {
-                            emit.record_where(m, 0, None, Some(web));
-                        }
-                    });
-                    if emit.failed {
-                        return false;
-                    }
-                    problem
-                }
-            };
-            warn_payload(name, rec, problem);
-        }
-        return true;
-    }
-    for rec in recs {
-        let outcome = record_links_while(rec, opts, |m, web| {
-            emit.record_where(m, 0, None, Some(web));
-            true
-        });
-        skips.extend(outcome.skipped);
-        if emit.failed {
-            count(skips);
+    let (plan, limit) = (emit.formatter.plan, emit.limit());
+    let held = AtomicUsize::new(0);
+    let records: Vec<FormedRecord> = recs
+        .par_iter()
+        .map(|rec| format_record(cfg, (name, plan, limit), rec, opts, &held))
+        .collect();
+    count_skipped(skipped, records.iter().filter_map(|r| r.skipped));
+    for (r, rec) in records.into_iter().zip(recs) {
+        if !emit.take(r.out) {
             return false;
         }
-        warn_payload(name, rec, outcome.problem);
+        let problem = match r.done {
+            None => r.problem,
+            Some(done) => {
+                // The links after the first `done`, one by one.
+                let mut seen = 0u64;
+                let problem = record_links(rec, opts, |m, web| {
+                    seen += 1;
+                    if seen > done {
+                        emit.record_where(m, 0, None, Some(web));
+                    }
+                });
+                if emit.failed {
+                    return false;
+                }
+                problem
+            }
+        };
+        warn_payload(name, rec, problem);
     }
-    count(skips);
     true
 }
 
-/// The links of `rec` formatted on the pool, while the batch's records
+/// Count the payloads `skips` into the run's.
+fn count_skipped(
+    skipped: &super::SkippedPayloads,
+    skips: impl Iterator<Item = urlsift_warc::Skipped>,
+) {
+    let mut all = None;
+    for s in skips {
+        let all = all.get_or_insert_with(|| {
+            skipped
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        });
+        *all.entry(s).or_insert(0) += 1;
+    }
+}
+
+/// The links of `rec` (in the input `name`, formatted as `plan` says, at
+/// most `limit` of them) formatted on the pool, while the batch's records
 /// hold less than [`WARC_BATCH_ROOM`] bytes (`held`, counted a [`BATCH`]
 /// at a time) and this one less than [`SPARE_ROOM`].
 fn format_record(
     cfg: &Config<'_>,
-    name: &str,
-    plan: Plan,
+    (name, plan, limit): (&str, Plan, Option<u64>),
     rec: &urlsift_warc::Record,
     opts: &LinkOptions,
     held: &AtomicUsize,
-) -> Formed {
-    let mut out = Batch::default();
+) -> FormedRecord {
+    let mut out = Formed::default();
     if held.load(Ordering::Relaxed) >= WARC_BATCH_ROOM {
-        return Formed {
+        return FormedRecord {
             out,
             problem: None,
             skipped: None,
             done: Some(0),
         };
     }
-    let mut f = RecordFormatter::new(cfg, name, plan);
-    let (mut links, mut counted, mut full) = (0u64, 0usize, false);
+    let mut f = RecordFormatter::new(cfg, name, plan).limit(limit);
+    let (mut links, mut counted, mut full, mut room) = (0u64, 0usize, false, true);
     let outcome = record_links_while(rec, opts, |m, web| {
-        let fresh = out.len() - counted;
-        if out.len() >= SPARE_ROOM || held.load(Ordering::Relaxed) + fresh >= WARC_BATCH_ROOM {
+        let len = out.batch.len();
+        let fresh = len - counted;
+        if len >= SPARE_ROOM || held.load(Ordering::Relaxed) + fresh >= WARC_BATCH_ROOM {
             full = true;
             return false;
         }
         if fresh >= BATCH {
             held.fetch_add(fresh, Ordering::Relaxed);
-            counted = out.len();
+            counted = len;
         }
         links += 1;
-        if f.accepts(m) {
-            f.add(m, (0, 0), None, Some(web), &mut out);
+        if room && f.accepts(m) {
+            // Past the limit, the payload is still read to its end.
+            room = f.add_to(m, (0, 0), (None, Some(web)), &mut out);
         }
         true
     });
-    held.fetch_add(out.len() - counted, Ordering::Relaxed);
-    Formed {
+    held.fetch_add(out.batch.len() - counted, Ordering::Relaxed);
+    FormedRecord {
         out,
         problem: outcome.problem,
         skipped: outcome.skipped,
@@ -387,8 +376,8 @@ fn format_record(
 }
 
 /// One record's links formatted on the pool.
-struct Formed {
-    out: Batch,
+struct FormedRecord {
+    out: Formed,
     /// What went wrong decoding its payload.
     problem: Option<String>,
     /// Why its payload was not read, if it was not.
