@@ -1015,15 +1015,35 @@ fn attr_text(
     (c, d): (usize, usize),
 ) {
     let v = html.get(c..d).unwrap_or_default();
-    let may_hold = if v.len() <= 32 {
-        v.iter().any(|&b| b == b':' || b == b'&')
-    } else {
-        memchr::memchr2(b':', b'&', v).is_some()
-    };
-    if !may_hold {
+    if !colon_or_amp(v) {
         return;
     }
     push_stretch(s, html, (c, d), Some(true), Stretch::Attr { tag, name });
+}
+
+/// Whether `v` holds a `:` or a `&`. Most attribute values (`class`, `id`,
+/// `title`) are short and hold neither: eight bytes at a time tell them.
+#[inline]
+fn colon_or_amp(v: &[u8]) -> bool {
+    const LO: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HI: u64 = u64::from_ne_bytes([0x80; 8]);
+    const COLON: u64 = u64::from_ne_bytes([b':'; 8]);
+    const AMP: u64 = u64::from_ne_bytes([b'&'; 8]);
+    if v.len() > 32 {
+        return memchr::memchr2(b':', b'&', v).is_some();
+    }
+    // A zero byte of `x` (and maybe bits above it): a match.
+    let zero = |x: u64| x.wrapping_sub(LO) & !x & HI;
+    let mut words = v.chunks_exact(8);
+    for w in &mut words {
+        if let Ok(w) = <[u8; 8]>::try_from(w) {
+            let w = u64::from_le_bytes(w);
+            if zero(w ^ COLON) | zero(w ^ AMP) != 0 {
+                return true;
+            }
+        }
+    }
+    words.remainder().iter().any(|&b| b == b':' || b == b'&')
 }
 
 /// The tokens of `v` separated by ASCII whitespace, as spans.
@@ -1142,6 +1162,13 @@ fn raw_text<'a>(
     from: usize,
     (text, scripts, base_only): (bool, bool, bool),
 ) -> usize {
+    // The names below are 3 to 9 letters long, and start with one of
+    // these: most tags are passed over at once.
+    if !(3..=9).contains(&tag.len())
+        || !matches!(tag.first(), Some(b's' | b'x' | b'i' | b'n' | b't' | b'p'))
+    {
+        return from;
+    }
     let (decode, gather, kind) = match tag {
         b"script" => (false, scripts, Stretch::Script),
         b"style" => (false, scripts, Stretch::Style),
@@ -1546,6 +1573,11 @@ mod tests {
                     prop_assert_eq!(n, 0, "{:?}", String::from_utf8_lossy(&text));
                 }
             }
+        }
+
+        #[test]
+        fn colon_or_amp_is_any(v in proptest::collection::vec(prop::sample::select(vec![b':', b'a', b'&', 0xba, 0xa6, b'9', 0x3b]), 0..80)) {
+            prop_assert_eq!(super::colon_or_amp(&v), v.iter().any(|&b| b == b':' || b == b'&'));
         }
 
         #[test]
