@@ -316,19 +316,21 @@ fn tab_or_newline(v: &[u8]) -> bool {
     }
     // A zero byte of `x` (and maybe bits above it): a match.
     let zero = |x: u64| x.wrapping_sub(LO) & !x & HI;
+    let hit = |w: u64| zero(w ^ TAB) | zero(w ^ LF) | zero(w ^ CR) != 0;
     let mut words = v.chunks_exact(8);
     for w in &mut words {
-        if let Ok(w) = <[u8; 8]>::try_from(w) {
-            let w = u64::from_le_bytes(w);
-            if zero(w ^ TAB) | zero(w ^ LF) | zero(w ^ CR) != 0 {
-                return true;
-            }
+        if let Ok(w) = <[u8; 8]>::try_from(w)
+            && hit(u64::from_le_bytes(w))
+        {
+            return true;
         }
     }
-    words
-        .remainder()
-        .iter()
-        .any(|&b| matches!(b, b'\t' | b'\n' | b'\r'))
+    // The last bytes: the word that ends the value (it may overlap the
+    // last one looked at), or one byte at a time in a value under 8 bytes.
+    match v.last_chunk::<8>() {
+        Some(&w) => hit(u64::from_le_bytes(w)),
+        None => v.iter().any(|&b| matches!(b, b'\t' | b'\n' | b'\r')),
+    }
 }
 
 /// `b` as a `String`, invalid UTF-8 replaced by U+FFFD. Valid UTF-8 (nearly
