@@ -212,8 +212,35 @@ fn joined(a: &str, b: &str) -> String {
 /// Whether a path in `r` may hold a dot-segment (`.`, `..`, or either
 /// percent-encoded): `r` starts with `.` or `%`, or holds `/.` or `/%`.
 fn may_have_dots(r: &[u8]) -> bool {
-    matches!(r.first(), Some(b'.' | b'%'))
-        || memchr::memchr_iter(b'/', r).any(|i| matches!(r.get(i + 1), Some(b'.' | b'%')))
+    const LO: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HI: u64 = u64::from_ne_bytes([0x80; 8]);
+    const SLASH: u64 = u64::from_ne_bytes([b'/'; 8]);
+    let dot_after = |i: usize| matches!(r.get(i + 1), Some(b'.' | b'%'));
+    if matches!(r.first(), Some(b'.' | b'%')) {
+        return true;
+    }
+    if r.len() > 64 {
+        return memchr::memchr_iter(b'/', r).any(dot_after);
+    }
+    // Most references are short: their `/`s found eight bytes at a time
+    // (a flagged byte that is not a `/` is passed over).
+    let mut words = r.chunks_exact(8);
+    let mut at = 0;
+    for w in &mut words {
+        if let Ok(w) = <[u8; 8]>::try_from(w) {
+            let x = u64::from_le_bytes(w) ^ SLASH;
+            let mut m = x.wrapping_sub(LO) & !x & HI;
+            while m != 0 {
+                let i = at + (m.trailing_zeros() / 8) as usize;
+                if r.get(i) == Some(&b'/') && dot_after(i) {
+                    return true;
+                }
+                m &= m - 1;
+            }
+        }
+        at += 8;
+    }
+    (at..r.len()).any(|i| r.get(i) == Some(&b'/') && dot_after(i))
 }
 
 #[cfg(test)]
@@ -259,6 +286,15 @@ mod tests {
             // Twice: the second answer comes from the prefixes worked out.
             prop_assert_eq!(resolver.resolve(&r), resolve(b, &r));
             prop_assert_eq!(resolver.resolve(&r), resolve(b, &r));
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn may_have_dots_is_its_definition(r in proptest::collection::vec(prop::sample::select(vec![b'/', b'.', b'%', b'a', 0x2e ^ 0x80, 0x2f ^ 0x01]), 0..90)) {
+            let want = matches!(r.first(), Some(b'.' | b'%'))
+                || r.windows(2).any(|w| w[0] == b'/' && matches!(w[1], b'.' | b'%'));
+            prop_assert_eq!(may_have_dots(&r), want);
         }
     }
 

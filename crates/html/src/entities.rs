@@ -109,7 +109,7 @@ fn named(input: &[u8], start: usize, attribute: bool, out: &mut Vec<u8>) -> Opti
         htmlize::ENTITIES.get(&k[..]).copied()
     };
     if input.get(end) == Some(&b';')
-        && let Some(v) = lookup(&mut key, name, true)
+        && let Some(v) = common(name).or_else(|| lookup(&mut key, name, true))
     {
         out.extend_from_slice(v);
         return Some(end + 1);
@@ -129,6 +129,26 @@ fn named(input: &[u8], start: usize, attribute: bool, out: &mut Vec<u8>) -> Opti
         }
     }
     None
+}
+
+/// The names of the references pages use most (`&lt;`, `&amp;`, ...),
+/// with `;`: what the table gives for them, without a hash look-up.
+const COMMON: [(&[u8], &[u8]); 6] = [
+    (b"lt", b"<"),
+    (b"gt", b">"),
+    (b"amp", b"&"),
+    (b"quot", b"\""),
+    (b"nbsp", "\u{a0}".as_bytes()),
+    (b"apos", b"'"),
+];
+
+/// The decoding of `&name;` when `name` is one of [`COMMON`].
+#[inline]
+fn common(name: &[u8]) -> Option<&'static [u8]> {
+    if !(2..=4).contains(&name.len()) {
+        return None;
+    }
+    COMMON.iter().find(|(n, _)| *n == name).map(|&(_, v)| v)
 }
 
 /// What `&#128;` to `&#159;` mean (HTML's numeric character reference end state).
@@ -198,6 +218,18 @@ mod tests {
             "€\u{9D}\u{FFFD}"
         );
         assert_eq!(dec("&NotNestedGreaterGreater;&fjlig;", false), "⪢̸fj");
+    }
+
+    #[test]
+    fn common_references_decode_as_the_table_says() {
+        for (name, value) in super::COMMON {
+            let key = [&b"&"[..], name, b";"].concat();
+            assert_eq!(htmlize::ENTITIES.get(&key[..]).copied(), Some(value));
+            assert_eq!(super::common(name), Some(value));
+        }
+        assert_eq!(super::common(b"l"), None);
+        assert_eq!(super::common(b"LT"), None);
+        assert_eq!(dec("&LT;&nbsp;&ampx;&amp", false), "<\u{a0}&x;&");
     }
 
     #[test]

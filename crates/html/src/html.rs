@@ -168,7 +168,8 @@ fn is_space(b: u8) -> bool {
 
 /// Bytes that end a tag or attribute name: whitespace, `/`, `>` (bit 0),
 /// and `=` (bit 1, for attribute names); bytes that end an unquoted
-/// attribute value: whitespace and `>` (bit 2).
+/// attribute value: whitespace and `>` (bit 2); bytes a short text
+/// stretch needs for a URL ([`may_hold_url`]): `:`, `&`, `.` (bit 3).
 const STOPS: [u8; 256] = {
     let mut t = [0u8; 256];
     let ws = [b'\t', b'\n', 0x0c, b'\r', b' '];
@@ -180,6 +181,9 @@ const STOPS: [u8; 256] = {
     t[b'/' as usize] = 1 | 2;
     t[b'>' as usize] = 1 | 2 | 4;
     t[b'=' as usize] = 2;
+    t[b':' as usize] = 8;
+    t[b'&' as usize] = 8;
+    t[b'.' as usize] = 8;
     t
 };
 
@@ -580,6 +584,7 @@ fn declaration(
 
 /// Append text `html[from..to]`, character references decoded when
 /// `decode` (NUL-separated from what came before).
+#[inline(always)]
 fn push_text(s: &mut Scanned<'_>, html: &[u8], from: usize, to: usize, decode: bool) {
     push_stretch(s, html, (from, to), decode.then_some(false), Stretch::Text);
 }
@@ -592,11 +597,21 @@ fn push_text(s: &mut Scanned<'_>, html: &[u8], from: usize, to: usize, decode: b
 /// gathered (longer ones always are): the NUL between stretches ends every
 /// URL and is no anchor's neighbour, so no URL of another stretch depends
 /// on it.
-#[inline]
+#[inline(always)]
 fn may_hold_url(t: &[u8]) -> bool {
     // Longer stretches nearly always hold a `:` or a `.` that needs a
     // look: looking costs more than gathering them (measured).
     const LOOKED_AT: usize = 8;
+    if t.len() > LOOKED_AT {
+        return true;
+    }
+    // Most short stretches (a space or a line break between two tags, a
+    // word) hold none of `:`, `&` and `.`: one table look-up a byte.
+    t.iter().any(|&b| STOPS[b as usize] & 8 != 0) && short_may_hold_url(t)
+}
+
+/// [`may_hold_url`] for a short stretch `t` that holds a `:`, `&` or `.`.
+fn short_may_hold_url(t: &[u8]) -> bool {
     let www = |i: usize| {
         i >= 3
             && t.get(i - 3..i)
@@ -608,9 +623,6 @@ fn may_hold_url(t: &[u8]) -> bool {
                 .is_some_and(|&b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
             && t.get(i + 1).is_some_and(|&b| b > b' ' && b != b':')
     };
-    if t.len() > LOOKED_AT {
-        return true;
-    }
     t.iter().enumerate().any(|(i, &b)| match b {
         b':' => colon(i),
         b'&' => true,
@@ -622,7 +634,7 @@ fn may_hold_url(t: &[u8]) -> bool {
 /// Append `html[from..to]` as a stretch of `kind` (NUL-separated from what
 /// came before): with `decode` `Some(in_attribute)`, its character
 /// references decoded (as in an attribute value, or in text).
-#[inline]
+#[inline(always)]
 fn push_stretch(
     s: &mut Scanned<'_>,
     html: &[u8],
@@ -630,6 +642,10 @@ fn push_stretch(
     decode: Option<bool>,
     kind: Stretch,
 ) {
+    // (Between two tags written one after the other: nothing.)
+    if from >= to {
+        return;
+    }
     let Some(t) = html.get(from..to) else {
         return;
     };
@@ -639,6 +655,7 @@ fn push_stretch(
 }
 
 /// [`push_stretch`] for text `t`, written at `from`, that may hold a URL.
+#[inline(never)]
 fn append_stretch(
     s: &mut Scanned<'_>,
     t: &[u8],
@@ -998,15 +1015,40 @@ fn attr_text(
     (c, d): (usize, usize),
 ) {
     let v = html.get(c..d).unwrap_or_default();
-    let may_hold = if v.len() <= 32 {
-        v.iter().any(|&b| b == b':' || b == b'&')
-    } else {
-        memchr::memchr2(b':', b'&', v).is_some()
-    };
-    if !may_hold {
+    if !colon_or_amp(v) {
         return;
     }
     push_stretch(s, html, (c, d), Some(true), Stretch::Attr { tag, name });
+}
+
+/// Whether `v` holds a `:` or a `&`. Most attribute values (`class`, `id`,
+/// `title`) are short and hold neither: eight bytes at a time tell them.
+#[inline]
+fn colon_or_amp(v: &[u8]) -> bool {
+    const LO: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HI: u64 = u64::from_ne_bytes([0x80; 8]);
+    const COLON: u64 = u64::from_ne_bytes([b':'; 8]);
+    const AMP: u64 = u64::from_ne_bytes([b'&'; 8]);
+    if v.len() > 32 {
+        return memchr::memchr2(b':', b'&', v).is_some();
+    }
+    // A zero byte of `x` (and maybe bits above it): a match.
+    let zero = |x: u64| x.wrapping_sub(LO) & !x & HI;
+    let hit = |w: u64| zero(w ^ COLON) | zero(w ^ AMP) != 0;
+    let mut words = v.chunks_exact(8);
+    for w in &mut words {
+        if let Ok(w) = <[u8; 8]>::try_from(w)
+            && hit(u64::from_le_bytes(w))
+        {
+            return true;
+        }
+    }
+    // The last bytes: the word that ends the value (it may overlap the
+    // last one looked at), or one byte at a time in a value under 8 bytes.
+    match v.last_chunk::<8>() {
+        Some(&w) => hit(u64::from_le_bytes(w)),
+        None => v.iter().any(|&b| b == b':' || b == b'&'),
+    }
 }
 
 /// The tokens of `v` separated by ASCII whitespace, as spans.
@@ -1125,6 +1167,13 @@ fn raw_text<'a>(
     from: usize,
     (text, scripts, base_only): (bool, bool, bool),
 ) -> usize {
+    // The names below are 3 to 9 letters long, and start with one of
+    // these: most tags are passed over at once.
+    if !(3..=9).contains(&tag.len())
+        || !matches!(tag.first(), Some(b's' | b'x' | b'i' | b'n' | b't' | b'p'))
+    {
+        return from;
+    }
     let (decode, gather, kind) = match tag {
         b"script" => (false, scripts, Stretch::Script),
         b"style" => (false, scripts, Stretch::Style),
@@ -1529,6 +1578,11 @@ mod tests {
                     prop_assert_eq!(n, 0, "{:?}", String::from_utf8_lossy(&text));
                 }
             }
+        }
+
+        #[test]
+        fn colon_or_amp_is_any(v in proptest::collection::vec(prop::sample::select(vec![b':', b'a', b'&', 0xba, 0xa6, b'9', 0x3b]), 0..80)) {
+            prop_assert_eq!(super::colon_or_amp(&v), v.iter().any(|&b| b == b':' || b == b'&'));
         }
 
         #[test]

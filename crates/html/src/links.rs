@@ -290,7 +290,7 @@ fn clean(v: &[u8]) -> Cow<'_, [u8]> {
     let s = v.iter().position(|&b| b > b' ').unwrap_or(v.len());
     let e = v.iter().rposition(|&b| b > b' ').map_or(s, |p| p + 1);
     let v = v.get(s..e).unwrap_or_default();
-    if v.iter().any(|&b| matches!(b, b'\t' | b'\n' | b'\r')) {
+    if tab_or_newline(v) {
         Cow::Owned(
             v.iter()
                 .copied()
@@ -299,6 +299,37 @@ fn clean(v: &[u8]) -> Cow<'_, [u8]> {
         )
     } else {
         Cow::Borrowed(v)
+    }
+}
+
+/// Whether `v` holds a tab, a line feed or a carriage return: eight
+/// bytes at a time (most values hold none, and are short).
+#[inline]
+fn tab_or_newline(v: &[u8]) -> bool {
+    const LO: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HI: u64 = u64::from_ne_bytes([0x80; 8]);
+    const TAB: u64 = u64::from_ne_bytes([b'\t'; 8]);
+    const LF: u64 = u64::from_ne_bytes([b'\n'; 8]);
+    const CR: u64 = u64::from_ne_bytes([b'\r'; 8]);
+    if v.len() > 64 {
+        return memchr::memchr3(b'\t', b'\n', b'\r', v).is_some();
+    }
+    // A zero byte of `x` (and maybe bits above it): a match.
+    let zero = |x: u64| x.wrapping_sub(LO) & !x & HI;
+    let hit = |w: u64| zero(w ^ TAB) | zero(w ^ LF) | zero(w ^ CR) != 0;
+    let mut words = v.chunks_exact(8);
+    for w in &mut words {
+        if let Ok(w) = <[u8; 8]>::try_from(w)
+            && hit(u64::from_le_bytes(w))
+        {
+            return true;
+        }
+    }
+    // The last bytes: the word that ends the value (it may overlap the
+    // last one looked at), or one byte at a time in a value under 8 bytes.
+    match v.last_chunk::<8>() {
+        Some(&w) => hit(u64::from_le_bytes(w)),
+        None => v.iter().any(|&b| matches!(b, b'\t' | b'\n' | b'\r')),
     }
 }
 
@@ -705,6 +736,16 @@ mod tests {
                 ("http://a.example/d/y.html".to_owned(), 54, 60),
             ]
         );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn tab_or_newline_is_any(v in proptest::collection::vec(proptest::sample::select(vec![b'\t', b'\n', b'\r', b'a', 0x89, 0x8a, 0x0b, b' ']), 0..100)) {
+            proptest::prop_assert_eq!(
+                tab_or_newline(&v),
+                v.iter().any(|&b| matches!(b, b'\t' | b'\n' | b'\r'))
+            );
+        }
     }
 
     #[test]
