@@ -67,6 +67,6 @@ mod parallel;
 pub mod stream;
 
 pub use classify::{Isa, IsaError, isa_report};
-pub use extract::{Extractor, Kind, Match, Style, extract, rules::MAX_LOOK_BEHIND};
+pub use extract::{Extractor, Kind, Match, Style, rules::MAX_LOOK_BEHIND};
 pub use find::{Finder, Found, Report, find};
 pub use parallel::{Chunk, ColumnCounter, DEFAULT_BLOCK_SIZE, DEFAULT_CHUNK_SIZE, newlines};

@@ -21,7 +21,7 @@
 //!
 //! ```
 //! use urlsift_printer::{Format, Formatter, Options, Record};
-//! let m = &urlsift_core::extract(b"see <http://example.com/a> now")[0];
+//! let m = &urlsift_core::find(b"see <http://example.com/a> now").collect::<Vec<_>>()[0];
 //! let rec = Record { file: "-", line: 1, m, mail: None, web: None };
 //! let mut text = Vec::new();
 //! Formatter::new(&Options::default()).format(&rec, &mut text).unwrap();
@@ -169,7 +169,7 @@ pub struct Record<'a, 'h> {
 ///
 /// ```
 /// use urlsift_printer::{Format, Formatter, Options, Record};
-/// let m = &urlsift_core::extract(b"at http://a.example/x, and")[0];
+/// let m = &urlsift_core::find(b"at http://a.example/x, and").collect::<Vec<_>>()[0];
 /// let mut f = Formatter::new(&Options { format: Format::Csv, ..Options::default() });
 /// let mut out = Vec::new();
 /// f.format(&Record { file: "f", line: 1, m, mail: None, web: None }, &mut out).unwrap();
@@ -386,7 +386,7 @@ impl Parts {
     /// URL is not valid enough to normalize.
     ///
     /// ```
-    /// let m = &urlsift_core::extract(b"see HTTP://A.example:80/%7e")[0];
+    /// let m = &urlsift_core::find(b"see HTTP://A.example:80/%7e").collect::<Vec<_>>()[0];
     /// let parts = urlsift_printer::Parts::new(m);
     /// assert_eq!(parts.normalized().as_deref(), Some("http://a.example/~"));
     /// ```
@@ -1496,7 +1496,7 @@ pub(crate) fn write_header(opts: &Options, out: &mut dyn Write) -> io::Result<()
 /// ```
 /// use urlsift_printer::dedup::KeyLevel;
 /// use urlsift_printer::{CountBy, count_key};
-/// let m = &urlsift_core::extract(b"see HTTP://Example.COM:80/a")[0];
+/// let m = &urlsift_core::find(b"see HTTP://Example.COM:80/a").collect::<Vec<_>>()[0];
 /// assert_eq!(count_key(m, None, KeyLevel::Scheme).unwrap().as_ref(), b"http://example.com/a");
 /// assert_eq!(count_key(m, Some(CountBy::Host), KeyLevel::Raw).unwrap().as_ref(), b"example.com");
 /// assert_eq!(count_key(m, Some(CountBy::Scheme), KeyLevel::Raw).unwrap().as_ref(), b"http");
@@ -1653,7 +1653,8 @@ mod tests;
 mod examples {
     #[test]
     fn domain_key() {
-        let m = &urlsift_core::extract("see http://NEWS.例子.测试/a".as_bytes())[0];
+        let m =
+            &urlsift_core::find("see http://NEWS.例子.测试/a".as_bytes()).collect::<Vec<_>>()[0];
         assert_eq!(crate::domain_key(m).unwrap(), b"xn--fsqu00a.xn--0zwm56d");
     }
     #[test]

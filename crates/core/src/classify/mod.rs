@@ -107,7 +107,7 @@ impl Isa {
     }
 
     /// The ISA with this name (ASCII case-insensitive), if any.
-    pub fn from_name(name: &str) -> Option<Isa> {
+    pub(crate) fn from_name(name: &str) -> Option<Isa> {
         Isa::ALL
             .into_iter()
             .find(|isa| isa.name().eq_ignore_ascii_case(name))
@@ -145,6 +145,21 @@ impl Isa {
             .into_iter()
             .find(|isa| isa.is_available())
             .unwrap_or(Isa::Scalar)
+    }
+}
+
+/// The ISA of an [`Isa::name`], ASCII case-insensitive.
+///
+/// ```
+/// use urlsift_core::{Isa, IsaError};
+/// assert_eq!("AVX2".parse(), Ok(Isa::Avx2));
+/// assert!(matches!("avx-2".parse::<Isa>(), Err(IsaError::Unknown(_))));
+/// ```
+impl std::str::FromStr for Isa {
+    type Err = IsaError;
+
+    fn from_str(name: &str) -> Result<Isa, IsaError> {
+        Isa::from_name(name).ok_or_else(|| IsaError::Unknown(name.to_string()))
     }
 }
 

@@ -5,8 +5,7 @@
 //! let text = b"Yes, Jim, I found it under \"http://www.w3.org/Addressing/\", but you
 //! can probably pick it up from <ftp://foo.example.com/rfc/>.  Note the
 //! warning in <http://www.ics.uci.edu/pub/ietf/uri/historical.html#WARNING>.";
-//! let urls: Vec<_> = urlsift_core::extract(text)
-//!     .into_iter()
+//! let urls: Vec<_> = urlsift_core::find(text)
 //!     .map(|m| String::from_utf8_lossy(&m.url).into_owned())
 //!     .collect();
 //! assert_eq!(urls, [
@@ -114,13 +113,6 @@ impl Match<'_> {
     pub fn url_str(&self) -> Cow<'_, str> {
         String::from_utf8_lossy(&self.url)
     }
-}
-
-/// Find every URL in `hay`, in input order, with the default [`Extractor`].
-pub fn extract(hay: &[u8]) -> Vec<Match<'_>> {
-    let mut out = Vec::new();
-    Extractor::new().scan(hay, 0, hay.len(), 0, |m| out.push(m));
-    out
 }
 
 /// Candidates are gathered this many bytes at a time, then delimited.
