@@ -10,7 +10,7 @@
 //! Also www.example.org/a_(b), and <http://example.com/wrapped/
 //!    across-lines>.";
 //! let found: Vec<(String, &str)> = urlsift_core::find(text)
-//!     .map(|m| (m.url_str().into_owned(), m.style.as_str()))
+//!     .map(|m| (m.url_str().into_owned(), <&str>::from(m.style)))
 //!     .collect();
 //! assert_eq!(found, [
 //!     ("http://www.w3.org/Addressing/".to_string(), "quoted"),

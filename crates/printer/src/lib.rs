@@ -923,9 +923,9 @@ fn write_json(
     if let Some(v) = extra.key {
         json_opt(out, b",\"key\":", v.as_deref());
     }
-    json_raw(out, b",\"style\":\"", rec.m.style.as_str().as_bytes());
+    json_raw(out, b",\"style\":\"", <&str>::from(rec.m.style).as_bytes());
     out.push(b'"');
-    json_raw(out, b",\"kind\":\"", rec.m.kind.as_str().as_bytes());
+    json_raw(out, b",\"kind\":\"", <&str>::from(rec.m.kind).as_bytes());
     out.push(b'"');
     json_raw(out, b",\"valid\":", tf(f.valid));
     json_raw(out, b",\"ambiguous\":", tf(rec.m.ambiguous));
@@ -1068,9 +1068,9 @@ fn write_json_clean(rec: &Record<'_, '_>, file: &[u8], f: &Fields<'_>, out: &mut
     w.put(b",\"url\":\"");
     w.put(f.url);
     w.put(b"\",\"style\":\"");
-    w.put(rec.m.style.as_str().as_bytes());
+    w.put(<&str>::from(rec.m.style).as_bytes());
     w.put(b"\",\"kind\":\"");
-    w.put(rec.m.kind.as_str().as_bytes());
+    w.put(<&str>::from(rec.m.kind).as_bytes());
     w.put(if f.valid {
         b"\",\"valid\":true"
     } else {
@@ -1300,8 +1300,8 @@ fn write_csv(
     if let Some(v) = extra.key {
         row.field(v.as_deref().unwrap_or(""));
     }
-    row.field_checked(rec.m.style.as_str(), false);
-    row.field_checked(rec.m.kind.as_str(), false);
+    row.field_checked(<&str>::from(rec.m.style), false);
+    row.field_checked(<&str>::from(rec.m.kind), false);
     row.field_checked(tf(f.valid), false);
     row.field_checked(tf(rec.m.ambiguous), false);
     part(&mut row, f.scheme().as_deref());
@@ -1372,8 +1372,8 @@ fn write_csv_clean(out: &mut Vec<u8>, tsv: bool, rec: &Record<'_, '_>, f: &Field
         w.put(n.format(v).as_bytes());
     }
     piece(&mut w, Some(f.url));
-    piece(&mut w, Some(rec.m.style.as_str().as_bytes()));
-    piece(&mut w, Some(rec.m.kind.as_str().as_bytes()));
+    piece(&mut w, Some(<&str>::from(rec.m.style).as_bytes()));
+    piece(&mut w, Some(<&str>::from(rec.m.kind).as_bytes()));
     flag(&mut w, f.valid);
     flag(&mut w, rec.m.ambiguous);
     piece(&mut w, u.scheme());
@@ -1419,8 +1419,8 @@ fn write_row(
     r.text(Some(&f.url()));
     r.text(normalized);
     r.text(key);
-    r.text(Some(rec.m.style.as_str()));
-    r.text(Some(rec.m.kind.as_str()));
+    r.text(Some(<&str>::from(rec.m.style)));
+    r.text(Some(<&str>::from(rec.m.kind)));
     r.bool(Some(f.valid));
     r.bool(Some(rec.m.ambiguous));
     r.text(f.scheme().as_deref());

@@ -60,10 +60,15 @@ pub enum Style {
     UrlPrefix,
 }
 
-impl Style {
-    /// The name used in JSON output: `bare`, `quoted`, `angle` or `url-prefix`.
-    pub fn as_str(self) -> &'static str {
-        match self {
+/// The name used in JSON output: `bare`, `quoted`, `angle` or `url-prefix`.
+///
+/// ```
+/// use urlsift_core::Style;
+/// assert_eq!(<&str>::from(Style::UrlPrefix), "url-prefix");
+/// ```
+impl From<Style> for &'static str {
+    fn from(style: Style) -> &'static str {
+        match style {
             Style::Bare => "bare",
             Style::Quoted => "quoted",
             Style::Angle => "angle",
@@ -81,10 +86,15 @@ pub enum Kind {
     Www,
 }
 
-impl Kind {
-    /// The name used in JSON output: `uri` or `www`.
-    pub fn as_str(self) -> &'static str {
-        match self {
+/// The name used in JSON output: `uri` or `www`.
+///
+/// ```
+/// use urlsift_core::Kind;
+/// assert_eq!(<&str>::from(Kind::Www), "www");
+/// ```
+impl From<Kind> for &'static str {
+    fn from(kind: Kind) -> &'static str {
+        match kind {
             Kind::Uri => "uri",
             Kind::Www => "www",
         }
