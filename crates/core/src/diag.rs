@@ -53,7 +53,7 @@ macro_rules! report {
     };
 }
 
-/// [`report!`] printed even under `-s`: for what fails the run itself (its
+/// [`report!`](crate::report!) printed even under `-s`: for what fails the run itself (its
 /// arguments, its output).
 #[macro_export]
 macro_rules! report_error {

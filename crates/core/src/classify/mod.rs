@@ -49,7 +49,7 @@
 //!
 //! # Choosing the ISA
 //!
-//! [`Extractor::new`](crate::Extractor::new) picks [`Isa::best`] unless the environment variable
+//! [`Extractor::new`](crate::Extractor::new) picks the fastest ISA this CPU can run unless the environment variable
 //! `URLSIFT_ISA` names another (`auto`, `scalar`, `sse2`, `avx2`, `avx512`,
 //! `neon`). An unknown or unavailable value there falls back to the best ISA;
 //! use [`Classifier::from_env`] to get the error instead (the CLI does).
@@ -140,7 +140,7 @@ impl Isa {
     }
 
     /// The fastest available ISA.
-    pub fn best() -> Isa {
+    pub(crate) fn best() -> Isa {
         [Isa::Avx512, Isa::Avx2, Isa::Sse2, Isa::Neon]
             .into_iter()
             .find(|isa| isa.is_available())
