@@ -6,9 +6,10 @@
 //! use urlsift_core::stream::{Filled, fill};
 //! let mut buf = b"ab".to_vec();
 //! let mut r = std::io::Read::chain(&b"cd"[..], &b"efg"[..]);
-//! assert_eq!(fill(&mut r, &mut buf, (4, None), || ((), true)).1.unwrap(), Filled::Full);
+//! let no_work = None::<fn() -> bool>;
+//! assert_eq!(fill(&mut r, &mut buf, (4, None), no_work).1.unwrap(), Filled::Full);
 //! assert_eq!(buf, b"abcd");
-//! assert_eq!(fill(&mut r, &mut buf, (100, None), || ((), true)).1.unwrap(), Filled::End);
+//! assert_eq!(fill(&mut r, &mut buf, (100, None), no_work).1.unwrap(), Filled::End);
 //! assert_eq!(buf, b"abcdefg");
 //! ```
 
@@ -29,16 +30,16 @@ pub enum Filled {
 }
 
 /// Read from `r` onto the end of `buf` until it holds at least `want`
-/// bytes (reads are of at least 4 KiB) or the stream ends, while `work`
-/// runs: a read of 64 KiB or more goes on a thread of its own, so that
-/// reading and work overlap; a smaller one (or one that no thread could be
-/// had for) comes after `work`. On an error, `buf` holds what was read
-/// before it. Returns `work`'s result and the read's.
+/// bytes (reads are of at least 4 KiB) or the stream ends. On an error,
+/// `buf` holds what was read before it. Returns whether `work` went on
+/// (true without), and how the read ended.
 ///
-/// `work` gives its result and whether the run goes on; should it stop or
-/// die, the read stops at its next read of `r` rather than read the block
-/// to its end ([`read_abandoned`]), and ends as [`Filled::Full`] (a read
-/// after `work` is not made).
+/// With `work`, it runs while the read goes on a thread of its own, so
+/// that reading and work overlap, when the read is of 64 KiB or more and a
+/// thread can be had; else the read comes after it. `work` says whether
+/// the run goes on; should it stop or die, the read stops at its next read
+/// of `r` rather than read the block to its end ([`read_abandoned`]), and
+/// ends as [`Filled::Full`] (a read after `work` is not made).
 ///
 /// With `pause_after`, the read also ends when the source pauses once `buf`
 /// holds more than that many bytes (an earlier pause is waited out: after a
@@ -73,37 +74,39 @@ pub enum Filled {
 /// let mut r = Pausing(b"see http://a.example/\n".to_vec(), true);
 /// let mut buf = Vec::new();
 /// // A block read on a thread while the work runs: the pause ends it.
-/// let (n, read) = fill(&mut r, &mut buf, (1 << 20, Some(0)), || (2, true));
-/// assert_eq!((n, read.unwrap()), (2, Filled::Paused));
+/// let (go, read) = fill(&mut r, &mut buf, (1 << 20, Some(0)), Some(|| true));
+/// assert_eq!((go, read.unwrap()), (true, Filled::Paused));
 /// assert_eq!(buf, b"see http://a.example/\n");
 /// let after = buf.len();
-/// let (_, read) = fill(&mut r, &mut buf, (1 << 20, Some(after)), || ((), true));
+/// let (_, read) = fill(&mut r, &mut buf, (1 << 20, Some(after)), None::<fn() -> bool>);
 /// assert_eq!(read.unwrap(), Filled::End);
 /// // The work stopped: nothing is read after it.
-/// let (_, read) = fill(&mut &b"x"[..], &mut buf, (100, None), || ((), false));
+/// let (go, read) = fill(&mut &b"x"[..], &mut buf, (100, None), Some(|| false));
+/// assert!(!go);
 /// assert_eq!(read.unwrap(), Filled::Full);
 /// assert_eq!(buf, b"see http://a.example/\n");
 /// ```
-pub fn fill<R: Read + Send, T>(
+pub fn fill<R: Read + Send>(
     r: &mut R,
     buf: &mut Vec<u8>,
     (want, pause_after): (usize, Option<usize>),
-    work: impl FnOnce() -> (T, bool),
-) -> (T, io::Result<Filled>) {
+    work: Option<impl FnOnce() -> bool>,
+) -> (bool, io::Result<Filled>) {
     let mut room = Room::from_vec(std::mem::take(buf));
-    let mut go = true;
-    let (res, read) = fill_room_ahead(r, &mut room, (want, pause_after), || {
-        let (res, on) = work();
-        go = on;
-        (res, on)
-    });
+    let (go, read) = match work {
+        Some(work) => fill_room_ahead(r, &mut room, (want, pause_after), || {
+            let go = work();
+            (go, go)
+        }),
+        None => (true, None),
+    };
     let read = match read {
         Some(read) => read,
         None if go => fill_room(r, &mut room, want, &AtomicBool::new(false), pause_after),
         None => Ok(Filled::Full),
     };
     *buf = room.into_vec();
-    (res, read)
+    (go, read)
 }
 
 /// How much room [`fill`] zeroes at a time.

@@ -435,10 +435,7 @@ fn read_archive<R: Read + Send, T: Send>(
         } else {
             // The next block is read while these messages are scanned
             // (after them, when no thread is to be had).
-            let (go, read) = fill(&mut r, &mut s.next, (want, Some(0)), || {
-                let go = scan();
-                (go, go)
-            });
+            let (go, read) = fill(&mut r, &mut s.next, (want, Some(0)), Some(scan));
             ahead = Some(read);
             go
         };
@@ -527,10 +524,8 @@ impl StreamRead {
     /// Read a block more into `buf`, or to a pause.
     fn fill(&mut self, r: &mut (impl Read + Send)) -> io::Result<Filled> {
         let want = self.buf.len() + self.block;
-        fill(r, &mut self.buf, (want, Some(self.pause_after)), || {
-            ((), true)
-        })
-        .1
+        let no_work = None::<fn() -> bool>;
+        fill(r, &mut self.buf, (want, Some(self.pause_after)), no_work).1
     }
 
     /// What a read gave: the end, a pause, and the error that broke the

@@ -603,15 +603,17 @@ impl AsRef<[u8]> for DataReader {
 }
 
 /// Read from `r` onto the end of `buf` until it holds `want` bytes, the
-/// stream ends, or (with `pause_after`) it pauses ([`urlsift_core::stream::fill`],
-/// with no work to overlap).
+/// stream ends, or (with `pause_after`) it pauses
+/// ([`urlsift_core::stream::fill`], on this thread: there is no work to
+/// overlap).
 pub(crate) fn fill(
     r: &mut (impl Read + Send),
     buf: &mut Vec<u8>,
     want: usize,
     pause_after: Option<usize>,
 ) -> io::Result<Filled> {
-    urlsift_core::stream::fill(r, buf, (want, pause_after), || ((), true)).1
+    let no_work = None::<fn() -> bool>;
+    urlsift_core::stream::fill(r, buf, (want, pause_after), no_work).1
 }
 
 /// How many bytes of a stream are read first, to tell a web archive (of the
