@@ -341,8 +341,7 @@ fn issue5_plain_mode_hints_but_output_is_unchanged() {
     let (out, err, _) = bin(&[&f]);
     assert!(err.contains("--mail"), "{err}");
     let data = std::fs::read(&f).unwrap();
-    let plain: Vec<String> = urlsift_core::extract(&data)
-        .iter()
+    let plain: Vec<String> = urlsift_core::find(&data)
         .map(|m| m.url_str().into_owned() + "\n")
         .collect();
     assert_eq!(out, plain.concat());
@@ -911,8 +910,7 @@ fn issue17_cli_deeply_nested_message_does_not_abort_the_run() {
 
 /// The URLs a plain scan finds in `data`.
 fn plain_urls(data: &[u8]) -> Vec<String> {
-    urlsift_core::extract(data)
-        .iter()
+    urlsift_core::find(data)
         .map(|m| m.url_str().into_owned())
         .collect()
 }

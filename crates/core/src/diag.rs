@@ -1,5 +1,6 @@
 //! Diagnostics: every message urlsift prints on standard error goes through
-//! [`report`], which never panics.
+//! [`report`] (by the [`report!`](crate::report!) and
+//! [`report_error!`](crate::report_error!) macros), which never panics.
 //!
 //! `eprintln!` panics when standard error is closed or full
 //! (`urlsift DIR 2>&1 | head -1`); a diagnostic must never stop or fail a
@@ -17,48 +18,47 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 static QUIET: AtomicBool = AtomicBool::new(false);
 
-/// Silence (or restore) the messages written by [`report`]: grep's `-s`
-/// silences the messages about inputs and warnings, not the exit status.
+/// Silence (or restore) the messages written by [`report!`](crate::report!):
+/// grep's `-s` silences the messages about inputs and warnings, not the
+/// exit status.
 pub fn set_quiet(quiet: bool) {
     QUIET.store(quiet, Ordering::Relaxed);
 }
 
-/// Write `urlsift: MESSAGE` and a newline on standard error, unless
-/// [`set_quiet`] silenced the messages. Errors writing it (a closed pipe, a
-/// full disk) are ignored.
-pub fn report(args: fmt::Arguments<'_>) {
-    if QUIET.load(Ordering::Relaxed) {
-        return;
-    }
-    report_error(args);
-}
-
-/// [`report`], even when [`set_quiet`] silenced the messages about inputs:
-/// for what fails the run itself (its arguments, its output).
+/// Write `urlsift: MESSAGE` and a newline on standard error: `always`
+/// ([`report_error!`](crate::report_error!)), or unless [`set_quiet`]
+/// silenced the messages ([`report!`](crate::report!)). Errors writing it
+/// (a closed pipe, a full disk) are ignored.
 ///
 /// ```
 /// urlsift_core::diag::set_quiet(true);
 /// urlsift_core::report_error!("writing output: {}", "No space left on device");
 /// ```
-pub fn report_error(args: fmt::Arguments<'_>) {
+pub fn report(args: fmt::Arguments<'_>, always: bool) {
+    if !always && QUIET.load(Ordering::Relaxed) {
+        return;
+    }
     let mut line = Vec::with_capacity(128);
     let _ = line.write_fmt(format_args!("urlsift: {args}\n"));
     let _ = std::io::stderr().lock().write_all(&line);
 }
 
-/// [`report`] with `format!` arguments: `report!("{file}: {err}")`.
+/// A message with `format!` arguments: `report!("{file}: {err}")`
+/// ([`diag::report`](crate::diag::report)), silenced by
+/// [`set_quiet`](crate::diag::set_quiet).
 #[macro_export]
 macro_rules! report {
     ($($arg:tt)*) => {
-        $crate::diag::report(format_args!($($arg)*))
+        $crate::diag::report(format_args!($($arg)*), false)
     };
 }
 
-/// [`report_error`] with `format!` arguments: printed even under `-s`.
+/// [`report!`](crate::report!) printed even under `-s`: for what fails the run itself (its
+/// arguments, its output).
 #[macro_export]
 macro_rules! report_error {
     ($($arg:tt)*) => {
-        $crate::diag::report_error(format_args!($($arg)*))
+        $crate::diag::report(format_args!($($arg)*), true)
     };
 }
 

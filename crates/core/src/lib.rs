@@ -10,7 +10,7 @@
 //! Also www.example.org/a_(b), and <http://example.com/wrapped/
 //!    across-lines>.";
 //! let found: Vec<(String, &str)> = urlsift_core::find(text)
-//!     .map(|m| (m.url_str().into_owned(), m.style.as_str()))
+//!     .map(|m| (m.url_str().into_owned(), <&str>::from(m.style)))
 //!     .collect();
 //! assert_eq!(found, [
 //!     ("http://www.w3.org/Addressing/".to_string(), "quoted"),
@@ -67,6 +67,6 @@ mod parallel;
 pub mod stream;
 
 pub use classify::{Isa, IsaError, isa_report};
-pub use extract::{Extractor, Kind, Match, Style, extract, rules::MAX_LOOK_BEHIND};
+pub use extract::{Extractor, Kind, Match, Style, rules::MAX_LOOK_BEHIND};
 pub use find::{Finder, Found, Report, find};
 pub use parallel::{Chunk, ColumnCounter, DEFAULT_BLOCK_SIZE, DEFAULT_CHUNK_SIZE, newlines};

@@ -1,15 +1,15 @@
 //! The stream plumbing of the crates that read streams: every stream is
 //! read through [`fill`], a large block at a time, and a block can be read
-//! ahead on a thread of its own while the one before is worked on
-//! ([`fill_ahead`]).
+//! on a thread of its own while the one before is worked on.
 //!
 //! ```
 //! use urlsift_core::stream::{Filled, fill};
 //! let mut buf = b"ab".to_vec();
 //! let mut r = std::io::Read::chain(&b"cd"[..], &b"efg"[..]);
-//! assert_eq!(fill(&mut r, &mut buf, 4, None).unwrap(), Filled::Full);
+//! let no_work = None::<fn() -> bool>;
+//! assert_eq!(fill(&mut r, &mut buf, (4, None), no_work).1.unwrap(), Filled::Full);
 //! assert_eq!(buf, b"abcd");
-//! assert_eq!(fill(&mut r, &mut buf, 100, None).unwrap(), Filled::End);
+//! assert_eq!(fill(&mut r, &mut buf, (100, None), no_work).1.unwrap(), Filled::End);
 //! assert_eq!(buf, b"abcdefg");
 //! ```
 
@@ -31,7 +31,15 @@ pub enum Filled {
 
 /// Read from `r` onto the end of `buf` until it holds at least `want`
 /// bytes (reads are of at least 4 KiB) or the stream ends. On an error,
-/// `buf` holds what was read before it.
+/// `buf` holds what was read before it. Returns whether `work` went on
+/// (true without), and how the read ended.
+///
+/// With `work`, it runs while the read goes on a thread of its own, so
+/// that reading and work overlap, when the read is of 64 KiB or more and a
+/// thread can be had; else the read comes after it. `work` says whether
+/// the run goes on; should it stop or die, the read stops at its next read
+/// of `r` rather than read the block to its end ([`read_abandoned`]), and
+/// ends as [`Filled::Full`] (a read after `work` is not made).
 ///
 /// With `pause_after`, the read also ends when the source pauses once `buf`
 /// holds more than that many bytes (an earlier pause is waited out: after a
@@ -65,21 +73,40 @@ pub enum Filled {
 /// }
 /// let mut r = Pausing(b"see http://a.example/\n".to_vec(), true);
 /// let mut buf = Vec::new();
-/// assert_eq!(fill(&mut r, &mut buf, 1 << 20, Some(0)).unwrap(), Filled::Paused);
+/// // A block read on a thread while the work runs: the pause ends it.
+/// let (go, read) = fill(&mut r, &mut buf, (1 << 20, Some(0)), Some(|| true));
+/// assert_eq!((go, read.unwrap()), (true, Filled::Paused));
 /// assert_eq!(buf, b"see http://a.example/\n");
 /// let after = buf.len();
-/// assert_eq!(fill(&mut r, &mut buf, 1 << 20, Some(after)).unwrap(), Filled::End);
+/// let (_, read) = fill(&mut r, &mut buf, (1 << 20, Some(after)), None::<fn() -> bool>);
+/// assert_eq!(read.unwrap(), Filled::End);
+/// // The work stopped: nothing is read after it.
+/// let (go, read) = fill(&mut &b"x"[..], &mut buf, (100, None), Some(|| false));
+/// assert!(!go);
+/// assert_eq!(read.unwrap(), Filled::Full);
+/// assert_eq!(buf, b"see http://a.example/\n");
 /// ```
-pub fn fill(
-    r: &mut impl Read,
+pub fn fill<R: Read + Send>(
+    r: &mut R,
     buf: &mut Vec<u8>,
-    want: usize,
-    pause_after: Option<usize>,
-) -> io::Result<Filled> {
+    (want, pause_after): (usize, Option<usize>),
+    work: Option<impl FnOnce() -> bool>,
+) -> (bool, io::Result<Filled>) {
     let mut room = Room::from_vec(std::mem::take(buf));
-    let res = fill_room(r, &mut room, want, &AtomicBool::new(false), pause_after);
+    let (go, read) = match work {
+        Some(work) => fill_room_ahead(r, &mut room, (want, pause_after), || {
+            let go = work();
+            (go, go)
+        }),
+        None => (true, None),
+    };
+    let read = match read {
+        Some(read) => read,
+        None if go => fill_room(r, &mut room, want, &AtomicBool::new(false), pause_after),
+        None => Ok(Filled::Full),
+    };
     *buf = room.into_vec();
-    res
+    (go, read)
 }
 
 /// How much room [`fill`] zeroes at a time.
@@ -183,54 +210,12 @@ pub(crate) fn fill_room(
     }
 }
 
-/// Run `work` while the next block of `r` is read onto `next` ([`fill`]
-/// to `want` bytes, ending early at a pause of the source once `next`
-/// holds a byte, so also when it starts with bytes carried over and
-/// nothing new came) on a thread of its own, so reading and work overlap.
-/// `work` gives its result and whether the run goes on; should it stop or
-/// die, the reader stops at its next read rather than read the block to
-/// its end ([`read_abandoned`]). Returns `work`'s result and the read's,
-/// or `None` when no thread could be had, or the read is too small to pay
-/// for one (under 64 KiB): then nothing was read, and the caller reads
-/// the block itself.
-///
-/// ```
-/// use std::io::{self, Read};
-/// use urlsift_core::stream::{Filled, fill_ahead};
-/// /// Pauses (after a wait) whenever it has nothing for now.
-/// struct Quiet;
-/// impl Read for Quiet {
-///     fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
-///         Err(io::ErrorKind::WouldBlock.into())
-///     }
-/// }
-/// // A message carried over from the block before: the pause ends the read.
-/// let mut next = b"From a@b\n".to_vec();
-/// let (n, read) = fill_ahead(&mut Quiet, &mut next, 1 << 20, || (2, true));
-/// assert_eq!(n, 2);
-/// // `None`: no thread could be had, and the caller reads it itself.
-/// if let Some(read) = read {
-///     assert_eq!(read.unwrap(), Filled::Paused);
-///     assert_eq!(next, b"From a@b\n");
-/// }
-/// // Too little to read for a thread to pay: the caller reads it.
-/// let (_, read) = fill_ahead(&mut &b"x"[..], &mut next, 64, || ((), true));
-/// assert!(read.is_none());
-/// ```
-pub fn fill_ahead<R: Read + Send, T>(
-    r: &mut R,
-    next: &mut Vec<u8>,
-    want: usize,
-    work: impl FnOnce() -> (T, bool),
-) -> (T, Option<io::Result<Filled>>) {
-    let mut room = Room::from_vec(std::mem::take(next));
-    let res = fill_room_ahead(r, &mut room, (want, Some(0)), work);
-    *next = room.into_vec();
-    res
-}
-
-/// [`fill_ahead`] into a [`Room`], its read ending early at a pause of the
-/// source once `next` holds more than `pause_after` bytes (see [`fill`]).
+/// Run `work` while the next block of `r` is read onto `next` (to `want`
+/// bytes, ending early at a pause of the source once `next` holds more
+/// than `pause_after` bytes, see [`fill`]) on a thread of its own. Returns
+/// `work`'s result (and whether it went on) and the read's, or `None`
+/// when no thread could be had, or the read is too small to pay for one
+/// (under [`READ_AHEAD_MIN`]): then nothing was read.
 pub(crate) fn fill_room_ahead<R: Read + Send, T>(
     r: &mut R,
     next: &mut Room,
@@ -262,12 +247,12 @@ pub(crate) fn fill_room_ahead<R: Read + Send, T>(
 }
 
 thread_local! {
-    /// On a thread that [`fill_ahead`] reads on: set once its work ended.
+    /// On a thread that [`fill`] reads on: set once its work ended.
     static READ_QUIT: std::cell::RefCell<Option<Arc<AtomicBool>>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Whether the read under way on this thread may stop now: it is a
-/// [`fill_ahead`] read ahead whose work has ended (the scan stopped at
+/// [`fill`] read on a thread of its own whose work has ended (the scan stopped at
 /// `-q`, `-m` or an error, or died), so the block is not wanted. A reader
 /// that can wait long for its input (a pipe, a terminal) looks at this
 /// while it waits, and gives up with an error, so that the scan ends
@@ -284,7 +269,7 @@ pub fn read_abandoned() -> bool {
     })
 }
 
-/// The least [`fill_ahead`] reads on a thread of its own: a smaller read
+/// The least [`fill`] reads on a thread of its own: a smaller read
 /// is quicker than starting a thread.
 pub(crate) const READ_AHEAD_MIN: usize = 64 << 10;
 

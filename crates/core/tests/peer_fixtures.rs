@@ -35,7 +35,12 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
-use urlsift_core::{Kind, extract};
+use urlsift_core::{Kind, Match};
+
+/// Every URL in `hay`, in input order.
+fn extract(hay: &[u8]) -> Vec<Match<'_>> {
+    urlsift_core::find(hay).collect()
+}
 
 /// Schemes urlsift recognises without `//` in bare text (mirrors the documented
 /// list of the engine; only used here to decide which peer links "have a scheme").

@@ -57,7 +57,7 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 use urlsift_core::Match;
-use urlsift_core::stream::{Filled, fill_ahead};
+use urlsift_core::stream::{Filled, fill};
 
 mod charset;
 mod contain;
@@ -433,13 +433,10 @@ fn read_archive<R: Read + Send, T: Send>(
             // read ahead.
             scan()
         } else {
-            // No thread to be had: the next block is read after these
-            // messages, by the loop's own fill.
-            let (go, read) = fill_ahead(&mut r, &mut s.next, want, || {
-                let go = scan();
-                (go, go)
-            });
-            ahead = read;
+            // The next block is read while these messages are scanned
+            // (after them, when no thread is to be had).
+            let (go, read) = fill(&mut r, &mut s.next, (want, Some(0)), Some(scan));
+            ahead = Some(read);
             go
         };
         if !go {
@@ -525,9 +522,10 @@ impl StreamRead {
     }
 
     /// Read a block more into `buf`, or to a pause.
-    fn fill(&mut self, r: &mut impl Read) -> io::Result<Filled> {
+    fn fill(&mut self, r: &mut (impl Read + Send)) -> io::Result<Filled> {
         let want = self.buf.len() + self.block;
-        urlsift_core::stream::fill(r, &mut self.buf, want, Some(self.pause_after))
+        let no_work = None::<fn() -> bool>;
+        fill(r, &mut self.buf, (want, Some(self.pause_after)), no_work).1
     }
 
     /// What a read gave: the end, a pause, and the error that broke the

@@ -74,7 +74,7 @@ enum Builder {
 /// ```
 /// use urlsift_printer::arrow::{BatchDecoder, schema};
 /// use urlsift_printer::{Format, Formatter, Options, Record};
-/// let m = &urlsift_core::extract(b"see http://a.example/")[0];
+/// let m = &urlsift_core::find(b"see http://a.example/").collect::<Vec<_>>()[0];
 /// let mut rows = Vec::new();
 /// let mut f = Formatter::new(&Options { format: Format::Rows, ..Options::default() });
 /// f.format(&Record { file: "a.txt", line: 1, m, mail: None, web: None }, &mut rows).unwrap();
@@ -224,7 +224,7 @@ mod tests {
         let text: String = (0..2 * BATCH_ROWS + 1000)
             .map(|i| format!("http://h{i}.example/ "))
             .collect();
-        let found = urlsift_core::extract(text.as_bytes());
+        let found = urlsift_core::find(text.as_bytes()).collect::<Vec<_>>();
         let mut rows = Vec::new();
         let mut f = Formatter::new(&Options {
             format: Format::Rows,

@@ -21,7 +21,7 @@
 //!
 //! ```
 //! use urlsift_printer::{Format, Formatter, Options, Record};
-//! let m = &urlsift_core::extract(b"see <http://example.com/a> now")[0];
+//! let m = &urlsift_core::find(b"see <http://example.com/a> now").collect::<Vec<_>>()[0];
 //! let rec = Record { file: "-", line: 1, m, mail: None, web: None };
 //! let mut text = Vec::new();
 //! Formatter::new(&Options::default()).format(&rec, &mut text).unwrap();
@@ -169,7 +169,7 @@ pub struct Record<'a, 'h> {
 ///
 /// ```
 /// use urlsift_printer::{Format, Formatter, Options, Record};
-/// let m = &urlsift_core::extract(b"at http://a.example/x, and")[0];
+/// let m = &urlsift_core::find(b"at http://a.example/x, and").collect::<Vec<_>>()[0];
 /// let mut f = Formatter::new(&Options { format: Format::Csv, ..Options::default() });
 /// let mut out = Vec::new();
 /// f.format(&Record { file: "f", line: 1, m, mail: None, web: None }, &mut out).unwrap();
@@ -386,7 +386,7 @@ impl Parts {
     /// URL is not valid enough to normalize.
     ///
     /// ```
-    /// let m = &urlsift_core::extract(b"see HTTP://A.example:80/%7e")[0];
+    /// let m = &urlsift_core::find(b"see HTTP://A.example:80/%7e").collect::<Vec<_>>()[0];
     /// let parts = urlsift_printer::Parts::new(m);
     /// assert_eq!(parts.normalized().as_deref(), Some("http://a.example/~"));
     /// ```
@@ -923,9 +923,9 @@ fn write_json(
     if let Some(v) = extra.key {
         json_opt(out, b",\"key\":", v.as_deref());
     }
-    json_raw(out, b",\"style\":\"", rec.m.style.as_str().as_bytes());
+    json_raw(out, b",\"style\":\"", <&str>::from(rec.m.style).as_bytes());
     out.push(b'"');
-    json_raw(out, b",\"kind\":\"", rec.m.kind.as_str().as_bytes());
+    json_raw(out, b",\"kind\":\"", <&str>::from(rec.m.kind).as_bytes());
     out.push(b'"');
     json_raw(out, b",\"valid\":", tf(f.valid));
     json_raw(out, b",\"ambiguous\":", tf(rec.m.ambiguous));
@@ -1068,9 +1068,9 @@ fn write_json_clean(rec: &Record<'_, '_>, file: &[u8], f: &Fields<'_>, out: &mut
     w.put(b",\"url\":\"");
     w.put(f.url);
     w.put(b"\",\"style\":\"");
-    w.put(rec.m.style.as_str().as_bytes());
+    w.put(<&str>::from(rec.m.style).as_bytes());
     w.put(b"\",\"kind\":\"");
-    w.put(rec.m.kind.as_str().as_bytes());
+    w.put(<&str>::from(rec.m.kind).as_bytes());
     w.put(if f.valid {
         b"\",\"valid\":true"
     } else {
@@ -1300,8 +1300,8 @@ fn write_csv(
     if let Some(v) = extra.key {
         row.field(v.as_deref().unwrap_or(""));
     }
-    row.field_checked(rec.m.style.as_str(), false);
-    row.field_checked(rec.m.kind.as_str(), false);
+    row.field_checked(<&str>::from(rec.m.style), false);
+    row.field_checked(<&str>::from(rec.m.kind), false);
     row.field_checked(tf(f.valid), false);
     row.field_checked(tf(rec.m.ambiguous), false);
     part(&mut row, f.scheme().as_deref());
@@ -1372,8 +1372,8 @@ fn write_csv_clean(out: &mut Vec<u8>, tsv: bool, rec: &Record<'_, '_>, f: &Field
         w.put(n.format(v).as_bytes());
     }
     piece(&mut w, Some(f.url));
-    piece(&mut w, Some(rec.m.style.as_str().as_bytes()));
-    piece(&mut w, Some(rec.m.kind.as_str().as_bytes()));
+    piece(&mut w, Some(<&str>::from(rec.m.style).as_bytes()));
+    piece(&mut w, Some(<&str>::from(rec.m.kind).as_bytes()));
     flag(&mut w, f.valid);
     flag(&mut w, rec.m.ambiguous);
     piece(&mut w, u.scheme());
@@ -1419,8 +1419,8 @@ fn write_row(
     r.text(Some(&f.url()));
     r.text(normalized);
     r.text(key);
-    r.text(Some(rec.m.style.as_str()));
-    r.text(Some(rec.m.kind.as_str()));
+    r.text(Some(<&str>::from(rec.m.style)));
+    r.text(Some(<&str>::from(rec.m.kind)));
     r.bool(Some(f.valid));
     r.bool(Some(rec.m.ambiguous));
     r.text(f.scheme().as_deref());
@@ -1496,7 +1496,7 @@ pub(crate) fn write_header(opts: &Options, out: &mut dyn Write) -> io::Result<()
 /// ```
 /// use urlsift_printer::dedup::KeyLevel;
 /// use urlsift_printer::{CountBy, count_key};
-/// let m = &urlsift_core::extract(b"see HTTP://Example.COM:80/a")[0];
+/// let m = &urlsift_core::find(b"see HTTP://Example.COM:80/a").collect::<Vec<_>>()[0];
 /// assert_eq!(count_key(m, None, KeyLevel::Scheme).unwrap().as_ref(), b"http://example.com/a");
 /// assert_eq!(count_key(m, Some(CountBy::Host), KeyLevel::Raw).unwrap().as_ref(), b"example.com");
 /// assert_eq!(count_key(m, Some(CountBy::Scheme), KeyLevel::Raw).unwrap().as_ref(), b"http");
@@ -1653,7 +1653,8 @@ mod tests;
 mod examples {
     #[test]
     fn domain_key() {
-        let m = &urlsift_core::extract("see http://NEWS.例子.测试/a".as_bytes())[0];
+        let m =
+            &urlsift_core::find("see http://NEWS.例子.测试/a".as_bytes()).collect::<Vec<_>>()[0];
         assert_eq!(crate::domain_key(m).unwrap(), b"xn--fsqu00a.xn--0zwm56d");
     }
     #[test]

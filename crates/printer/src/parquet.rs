@@ -589,11 +589,11 @@ mod tests {
             ..Options::default()
         });
         let mut out = Vec::new();
-        for (i, m) in urlsift_core::extract(text.as_bytes()).iter().enumerate() {
+        for (i, m) in urlsift_core::find(text.as_bytes()).enumerate() {
             let rec = Record {
                 file: "f",
                 line: i as u64 + 1,
-                m,
+                m: &m,
                 mail: None,
                 web: None,
             };

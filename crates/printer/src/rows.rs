@@ -517,7 +517,7 @@ mod examples {
     fn module() {
         use crate::rows::{Rows, Value};
         use crate::{Format, Formatter, Options, Record};
-        let m = &urlsift_core::extract(b"see http://a.example/x")[0];
+        let m = &urlsift_core::find(b"see http://a.example/x").collect::<Vec<_>>()[0];
         let mut f = Formatter::new(&Options {
             format: Format::Rows,
             normalize: true,

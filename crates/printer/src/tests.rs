@@ -108,7 +108,7 @@ fn json_keys(line: &[u8]) -> Vec<String> {
 fn writers_write_the_fields_in_their_defined_order() {
     use crate::fields::{Group, names};
     let text = b"see http://a.example/x";
-    let m = &urlsift_core::extract(text)[0];
+    let m = &urlsift_core::find(text).collect::<Vec<_>>()[0];
     let w = mail();
     let web = WebWhere::default();
     for (normalize, mail_, web_) in [
@@ -169,7 +169,7 @@ fn writers_match_the_serde_rows_on_extracted_urls() {
         http://u:p@h.example:8080/p?q#f <URL:ftp://f.example/\xe4\xb8\xad> \
         http://g.example/%7E%41?Q=%2f#%5B HTTP://H.EXAMPLE:80/a/./b/../c \
         http://B\xc3\xbccher.example/i http://xn--bcher-kva.Example/j";
-    let ms = urlsift_core::extract(text);
+    let ms = urlsift_core::find(text).collect::<Vec<_>>();
     assert!(ms.len() >= 10, "{ms:?}");
     let w = mail();
     for m in &ms {
@@ -224,7 +224,7 @@ fn unique_normalize_prints_each_key_once_in_normal_form() {
                 ..Options::default()
             };
             let mut sink = Writer::new(&opts, &mut out);
-            for m in urlsift_core::extract(text) {
+            for m in urlsift_core::find(text) {
                 sink.record(&Record {
                     file: "-",
                     line: 1,
@@ -329,8 +329,8 @@ fn row<'a>(rec: &Record<'a, '_>, normalize: Option<KeyLevel>) -> Row<'a> {
         line: rec.line,
         url: rec.m.url_str().into_owned(),
         normalized: normalize.map(|l| parts.normalized_at(l)),
-        style: rec.m.style.as_str(),
-        kind: rec.m.kind.as_str(),
+        style: <&str>::from(rec.m.style),
+        kind: <&str>::from(rec.m.kind),
         valid: u.validate().is_ok(),
         ambiguous: rec.m.ambiguous,
         scheme: lossy(u.scheme()),
@@ -454,7 +454,7 @@ proptest! {
         rel in awkward(),
         file in "(?s)[a-z,\"\t\n ]{0,6}",
     ) {
-        let m = &urlsift_core::extract(b"see http://a.example/x?y")[0];
+        let m = &urlsift_core::find(b"see http://a.example/x?y").collect::<Vec<_>>()[0];
         let w = WebWhere {
             found,
             source: "attribute",
@@ -513,9 +513,8 @@ fn has_upper_finds_each_upper_case_letter_at_any_place() {
 #[test]
 fn hosts_already_lower_case_are_keys_as_they_are() {
     let text = b"http://a.example/ http://B.Example/ www.c.EXAMPLE x";
-    let keys: Vec<Vec<u8>> = urlsift_core::extract(text)
-        .iter()
-        .map(|m| host_key(m).unwrap())
+    let keys: Vec<Vec<u8>> = urlsift_core::find(text)
+        .map(|m| host_key(&m).unwrap())
         .collect();
     assert_eq!(keys, [&b"a.example"[..], b"b.example", b"www.c.example"]);
 }

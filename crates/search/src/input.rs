@@ -15,6 +15,7 @@ use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use urlsift_core::stream::Filled;
 
 /// The bytes of one input: a memory map, or bytes read into memory.
 pub enum Data {
@@ -601,6 +602,20 @@ impl AsRef<[u8]> for DataReader {
     }
 }
 
+/// Read from `r` onto the end of `buf` until it holds `want` bytes, the
+/// stream ends, or (with `pause_after`) it pauses
+/// ([`urlsift_core::stream::fill`], on this thread: there is no work to
+/// overlap).
+pub(crate) fn fill(
+    r: &mut (impl Read + Send),
+    buf: &mut Vec<u8>,
+    want: usize,
+    pause_after: Option<usize>,
+) -> io::Result<Filled> {
+    let no_work = None::<fn() -> bool>;
+    urlsift_core::stream::fill(r, buf, (want, pause_after), no_work).1
+}
+
 /// How many bytes of a stream are read first, to tell a web archive (of the
 /// stream as stored), HTML and, under `--mail`, mail (of the decoded
 /// stream).
@@ -616,8 +631,7 @@ fn sniffed(mut r: Box<dyn Read + Send>) -> io::Result<Opened> {
     // compressed head is read whole.
     let paused = loop {
         let after = head.len();
-        let paused = urlsift_core::stream::fill(&mut r, &mut head, HEAD, Some(after))?
-            == urlsift_core::stream::Filled::Paused;
+        let paused = fill(&mut r, &mut head, HEAD, Some(after))? == Filled::Paused;
         if !paused || (sniff(&head) == Encoding::Plain && head_says(&head)) {
             break paused;
         }
@@ -630,10 +644,7 @@ fn sniffed(mut r: Box<dyn Read + Send>) -> io::Result<Opened> {
             let want = gzip_header_len(&head)
                 .map_or(head.len().saturating_mul(2), |h| h + HEAD)
                 .clamp(HEAD, GZIP_HEAD_MAX);
-            if head.len() >= want
-                || (urlsift_core::stream::fill(&mut r, &mut head, want, None)?
-                    == urlsift_core::stream::Filled::End)
-            {
+            if head.len() >= want || (fill(&mut r, &mut head, want, None)? == Filled::End) {
                 break;
             }
         }
@@ -643,7 +654,7 @@ fn sniffed(mut r: Box<dyn Read + Send>) -> io::Result<Opened> {
         // that a stream is judged on what a file is judged on.
         let want = lz4_first_block_end(&head).map_or(HEAD, |e| e.clamp(HEAD, LZ4_HEAD_MAX));
         if head.len() < want {
-            urlsift_core::stream::fill(&mut r, &mut head, want, None)?;
+            fill(&mut r, &mut head, want, None)?;
         }
     }
     if enc == Encoding::Plain && !is_warc(&head) {
@@ -713,7 +724,7 @@ impl Stream {
     /// `r`, with its first 4 KiB (or all of it, if shorter) read ahead.
     pub fn read_ahead(mut r: Box<dyn Read + Send>) -> Stream {
         let mut head = Vec::with_capacity(HEAD);
-        let error = urlsift_core::stream::fill(&mut r, &mut head, HEAD, None).err();
+        let error = fill(&mut r, &mut head, HEAD, None).err();
         Stream::new(head, r, error)
     }
 
@@ -739,7 +750,6 @@ impl Stream {
     /// A stream that paused (standard input) is read on until `decided`
     /// holds: tests/faults.rs shows it with a pipe.
     pub fn complete_head(&mut self, decided: impl Fn(&[u8]) -> bool) {
-        use urlsift_core::stream::{Filled, fill};
         let paused = self
             .error
             .as_ref()

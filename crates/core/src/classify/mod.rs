@@ -49,7 +49,7 @@
 //!
 //! # Choosing the ISA
 //!
-//! [`Extractor::new`](crate::Extractor::new) picks [`Isa::best`] unless the environment variable
+//! [`Extractor::new`](crate::Extractor::new) picks the fastest ISA this CPU can run unless the environment variable
 //! `URLSIFT_ISA` names another (`auto`, `scalar`, `sse2`, `avx2`, `avx512`,
 //! `neon`). An unknown or unavailable value there falls back to the best ISA;
 //! use [`Classifier::from_env`] to get the error instead (the CLI does).
@@ -107,7 +107,7 @@ impl Isa {
     }
 
     /// The ISA with this name (ASCII case-insensitive), if any.
-    pub fn from_name(name: &str) -> Option<Isa> {
+    pub(crate) fn from_name(name: &str) -> Option<Isa> {
         Isa::ALL
             .into_iter()
             .find(|isa| isa.name().eq_ignore_ascii_case(name))
@@ -140,11 +140,26 @@ impl Isa {
     }
 
     /// The fastest available ISA.
-    pub fn best() -> Isa {
+    pub(crate) fn best() -> Isa {
         [Isa::Avx512, Isa::Avx2, Isa::Sse2, Isa::Neon]
             .into_iter()
             .find(|isa| isa.is_available())
             .unwrap_or(Isa::Scalar)
+    }
+}
+
+/// The ISA of an [`Isa::name`], ASCII case-insensitive.
+///
+/// ```
+/// use urlsift_core::{Isa, IsaError};
+/// assert_eq!("AVX2".parse(), Ok(Isa::Avx2));
+/// assert!(matches!("avx-2".parse::<Isa>(), Err(IsaError::Unknown(_))));
+/// ```
+impl std::str::FromStr for Isa {
+    type Err = IsaError;
+
+    fn from_str(name: &str) -> Result<Isa, IsaError> {
+        Isa::from_name(name).ok_or_else(|| IsaError::Unknown(name.to_string()))
     }
 }
 

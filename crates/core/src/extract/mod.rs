@@ -5,8 +5,7 @@
 //! let text = b"Yes, Jim, I found it under \"http://www.w3.org/Addressing/\", but you
 //! can probably pick it up from <ftp://foo.example.com/rfc/>.  Note the
 //! warning in <http://www.ics.uci.edu/pub/ietf/uri/historical.html#WARNING>.";
-//! let urls: Vec<_> = urlsift_core::extract(text)
-//!     .into_iter()
+//! let urls: Vec<_> = urlsift_core::find(text)
 //!     .map(|m| String::from_utf8_lossy(&m.url).into_owned())
 //!     .collect();
 //! assert_eq!(urls, [
@@ -61,10 +60,15 @@ pub enum Style {
     UrlPrefix,
 }
 
-impl Style {
-    /// The name used in JSON output: `bare`, `quoted`, `angle` or `url-prefix`.
-    pub fn as_str(self) -> &'static str {
-        match self {
+/// The name used in JSON output: `bare`, `quoted`, `angle` or `url-prefix`.
+///
+/// ```
+/// use urlsift_core::Style;
+/// assert_eq!(<&str>::from(Style::UrlPrefix), "url-prefix");
+/// ```
+impl From<Style> for &'static str {
+    fn from(style: Style) -> &'static str {
+        match style {
             Style::Bare => "bare",
             Style::Quoted => "quoted",
             Style::Angle => "angle",
@@ -82,10 +86,15 @@ pub enum Kind {
     Www,
 }
 
-impl Kind {
-    /// The name used in JSON output: `uri` or `www`.
-    pub fn as_str(self) -> &'static str {
-        match self {
+/// The name used in JSON output: `uri` or `www`.
+///
+/// ```
+/// use urlsift_core::Kind;
+/// assert_eq!(<&str>::from(Kind::Www), "www");
+/// ```
+impl From<Kind> for &'static str {
+    fn from(kind: Kind) -> &'static str {
+        match kind {
             Kind::Uri => "uri",
             Kind::Www => "www",
         }
@@ -114,13 +123,6 @@ impl Match<'_> {
     pub fn url_str(&self) -> Cow<'_, str> {
         String::from_utf8_lossy(&self.url)
     }
-}
-
-/// Find every URL in `hay`, in input order, with the default [`Extractor`].
-pub fn extract(hay: &[u8]) -> Vec<Match<'_>> {
-    let mut out = Vec::new();
-    Extractor::new().scan(hay, 0, hay.len(), 0, |m| out.push(m));
-    out
 }
 
 /// Candidates are gathered this many bytes at a time, then delimited.
@@ -186,7 +188,7 @@ impl Extractor {
     }
 
     /// The extractor for a user's choice of ISA: `Some` of `--isa`'s value
-    /// (`auto` or empty for [`Isa::best`], else an [`Isa::name`], case and
+    /// (`auto` or empty for the fastest ISA this CPU can run, else an [`Isa::name`], case and
     /// surrounding blanks ignored), or `None` for what the `URLSIFT_ISA`
     /// environment variable asks for (the best ISA when it is unset, empty
     /// or `auto`). Errors say why the value cannot be used. An [`Isa`]
@@ -195,7 +197,7 @@ impl Extractor {
     /// ```
     /// use urlsift_core::{Extractor, Isa, IsaError};
     /// assert_eq!(Extractor::choose(Some("scalar")).unwrap().isa(), Isa::Scalar);
-    /// assert_eq!(Extractor::choose(Some(" Auto ")).unwrap().isa(), Isa::best());
+    /// assert!(Extractor::choose(Some(" Auto ")).unwrap().isa().is_available());
     /// assert_eq!(Extractor::choose(Some("mmx")).unwrap_err(), IsaError::Unknown("mmx".into()));
     /// for isa in Isa::ALL.into_iter().filter(|i| i.is_available()) {
     ///     assert_eq!(Extractor::choose(Some(isa.name())).unwrap().isa(), isa);

@@ -27,7 +27,7 @@ pub(super) fn read_html(
             .saturating_mul(2)
             .max(64 << 10)
             .min(cap.saturating_add(1));
-        match urlsift_core::stream::fill(&mut r, &mut doc, want, None) {
+        match crate::input::fill(&mut r, &mut doc, want, None) {
             Ok(Filled::End) => break,
             Ok(_) => {}
             Err(e) => {
