@@ -37,7 +37,7 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("keys");
     g.throughput(Throughput::Elements(urls.len() as u64));
     for level in [KeyLevel::Scheme, KeyLevel::Whatwg, KeyLevel::Surt] {
-        g.bench_function(level.as_str(), |b| {
+        g.bench_function(level.to_string(), |b| {
             let mut buf = Vec::with_capacity(256);
             b.iter(|| {
                 let mut total = 0;

@@ -239,9 +239,8 @@ pub fn key_cmd(
             line.clear();
             writeln!(
                 err,
-                "urlsift: normalize: {:?}: {} key: {e}",
+                "urlsift: normalize: {:?}: {level} key: {e}",
                 text(input),
-                level.as_str()
             )?;
         }
         line.push(b'\n');

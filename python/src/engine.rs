@@ -579,7 +579,7 @@ fn record(m: &Match<'_>, line: u64, w: Option<&MailWhere>, web: Option<&WebWhere
         end: m.end,
         line,
         url: lossy(&m.url),
-        normalized: parts.normalized(),
+        normalized: parts.normalized_at(KeyLevel::Scheme),
         style: <&str>::from(m.style),
         kind: <&str>::from(m.kind),
         valid: u.validate().is_ok(),
@@ -707,7 +707,7 @@ pub fn parse(input: &[u8]) -> Result<Parsed, Error> {
 /// A `key` level by its CLI name (`--dedup-key`: raw, syntax, scheme,
 /// no-fragment, whatwg, surt).
 pub fn key_level(name: &str) -> Result<KeyLevel, Error> {
-    KeyLevel::from_name(name).ok_or_else(|| {
+    name.parse::<KeyLevel>().map_err(|_| {
         Error::Argument(format!(
             "unknown key level {name:?}: use \"raw\", \"syntax\", \"scheme\", \"no-fragment\", \"whatwg\" or \"surt\""
         ))
@@ -893,7 +893,7 @@ impl Columns {
         self.start.push(m.start as i64);
         self.end.push(m.end as i64);
         self.url.push(lossy(&m.url));
-        self.normalized.push(parts.normalized());
+        self.normalized.push(parts.normalized_at(KeyLevel::Scheme));
         let u = parts.uri();
         self.host.push(u.host().map(lossy));
         let (ascii, domain) = urlsift_printer::host_keys(u.host(), u.host_kind());

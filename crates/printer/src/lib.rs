@@ -381,21 +381,18 @@ impl Parts {
         UriRef::split(&self.text)
     }
 
-    /// The normal form (RFC 3986 6.2.2 and 6.2.3). A `www.` URI is taken as
-    /// `http://` (RFC 2396bis Appendix F's usual heuristic). `None` when the
-    /// URL is not valid enough to normalize.
+    /// The normal form at `level`: for [`KeyLevel::Scheme`], RFC 3986 6.2.2
+    /// and 6.2.3. A `www.` URI is taken as `http://` (RFC 2396bis Appendix
+    /// F's usual heuristic). `None` when the URL is not valid enough to
+    /// normalize; [`KeyLevel::Raw`] gives the URL as found.
     ///
     /// ```
+    /// use urlsift_printer::dedup::KeyLevel;
     /// let m = &urlsift_core::find(b"see HTTP://A.example:80/%7e").collect::<Vec<_>>()[0];
     /// let parts = urlsift_printer::Parts::new(m);
-    /// assert_eq!(parts.normalized().as_deref(), Some("http://a.example/~"));
+    /// let n = parts.normalized_at(KeyLevel::Scheme);
+    /// assert_eq!(n.as_deref(), Some("http://a.example/~"));
     /// ```
-    pub fn normalized(&self) -> Option<String> {
-        self.normalized_at(KeyLevel::Scheme)
-    }
-
-    /// The normal form at `level` (`None` when the URL is not valid enough
-    /// to normalize; [`KeyLevel::Raw`] gives the URL as found).
     pub fn normalized_at(&self, level: KeyLevel) -> Option<String> {
         let url = if self.www {
             &self.text[2..]

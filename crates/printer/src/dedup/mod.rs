@@ -92,7 +92,7 @@ impl KeyLevel {
     }
 
     /// The level's name on the command line.
-    pub fn as_str(self) -> &'static str {
+    fn name(self) -> &'static str {
         match self {
             KeyLevel::Raw => "raw",
             KeyLevel::Syntax => "syntax",
@@ -102,16 +102,32 @@ impl KeyLevel {
             KeyLevel::Surt => "surt",
         }
     }
+}
 
-    /// The level of a command-line name (`raw`, `syntax`, `scheme`,
-    /// `no-fragment`, `whatwg`, `surt`).
-    ///
-    /// ```
-    /// use urlsift_printer::dedup::KeyLevel;
-    /// assert_eq!(KeyLevel::from_name("surt"), Some(KeyLevel::Surt));
-    /// assert_eq!(KeyLevel::from_name("SURT"), None);
-    /// ```
-    pub fn from_name(name: &str) -> Option<KeyLevel> {
+/// The level's name on the command line.
+///
+/// ```
+/// use urlsift_printer::dedup::KeyLevel;
+/// assert_eq!(KeyLevel::NoFragment.to_string(), "no-fragment");
+/// ```
+impl std::fmt::Display for KeyLevel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The level of a command-line name (`raw`, `syntax`, `scheme`,
+/// `no-fragment`, `whatwg`, `surt`); the error is the name not known.
+///
+/// ```
+/// use urlsift_printer::dedup::KeyLevel;
+/// assert_eq!("surt".parse::<KeyLevel>(), Ok(KeyLevel::Surt));
+/// assert_eq!("SURT".parse::<KeyLevel>(), Err("SURT".to_owned()));
+/// ```
+impl std::str::FromStr for KeyLevel {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<KeyLevel, String> {
         [
             KeyLevel::Raw,
             KeyLevel::Syntax,
@@ -121,7 +137,8 @@ impl KeyLevel {
             KeyLevel::Surt,
         ]
         .into_iter()
-        .find(|l| l.as_str() == name)
+        .find(|l| l.name() == name)
+        .ok_or_else(|| name.to_owned())
     }
 }
 
