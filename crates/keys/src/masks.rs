@@ -2,10 +2,13 @@
 //! bytes at a time: the fast paths find a URL's parts and check them with
 //! a few bit operations instead of a table lookup per byte. A URL of up to
 //! 64 bytes has its masks in `u64`s, one of up to 128 bytes in `u128`s.
+//! The same pass copies the URL in lower case to a buffer on the stack,
+//! from which a fast path puts its key together.
 //!
 //! [`scalar`] is the reference; on x86-64 the SSE2 kernel (part of the
 //! architecture's baseline, so no feature test) gives exactly its answers
-//! (tested on every URL of `datasets/urls.txt` and on any bytes).
+//! and lower-case copy (tested on every URL of `datasets/urls.txt` and on
+//! any bytes).
 
 use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, Not, Shl, Shr};
 
@@ -140,11 +143,11 @@ pub(crate) fn scalar<W: Bits>(s: &[u8], lower: &mut [u8; LOWER]) -> Option<Masks
     Some(m)
 }
 
-/// [`masks`] by SSE2, 16 bytes at a time, each chunk's 16 bits of each
-/// class stored in its place (no shifts of a wide word); the last 16
-/// bytes loaded once more (overlapping what was done, the bits already
-/// found shifted out) where the length is not a multiple of 16, and a
-/// text under 16 bytes through a zero-padded copy.
+/// [`masks`] by SSE2, 16 bytes at a time, each chunk's bits shifted into
+/// place in `u64` registers (see [`half`]); the last 16 bytes loaded once
+/// more (overlapping what was done) where the length is not a multiple of
+/// 16, and a text under 16 bytes through a zero-padded copy. Each chunk
+/// is also stored in lower case to `lower`.
 #[cfg(target_arch = "x86_64")]
 #[inline]
 fn sse2<W: Bits>(s: &[u8], lower: &mut [u8; LOWER]) -> Option<Masks<W>> {
