@@ -369,6 +369,7 @@ pub fn host_ascii(host: &[u8]) -> Option<String> {
 /// digits), one trailing empty label ignored (`1.2.3.4.` and `a.0x1f.`
 /// end in a number, `a..` does not): such a host is an IPv4 address (or
 /// invalid), never a domain.
+#[cfg(test)]
 pub(crate) fn ends_in_number(h: &[u8]) -> bool {
     let h = match h.strip_suffix(b".") {
         Some(rest) if !rest.is_empty() => rest,
@@ -502,10 +503,10 @@ fn same(a: &[u8], b: &[u8]) -> bool {
 }
 
 /// True if a label is a number in the WHATWG URL Standard's sense
-/// (decimal digits, or `0x` and hex digits), as [`ends_in_number`] reads
-/// a host's last label.
+/// (decimal digits, or `0x` and hex digits): a host of a special scheme
+/// whose last label is one is an IPv4 address (or invalid).
 #[inline]
-fn is_number(label: &[u8]) -> bool {
+pub(crate) fn is_number(label: &[u8]) -> bool {
     match label {
         [] => false,
         [b'0', b'x' | b'X', hex @ ..] => hex.iter().all(u8::is_ascii_hexdigit),

@@ -40,7 +40,7 @@ use std::fmt;
 use idna::uts46::{AsciiDenyList, DnsLength, Hyphens, Uts46};
 use memchr::memmem;
 
-use crate::masks::{Bits, Masks, first_from, range};
+use crate::masks::{Bits, LOWER, Masks, first_from, range};
 
 /// Why a URL has no SURT key (the Python package raises an exception for
 /// these inputs).
@@ -99,11 +99,13 @@ pub fn surt_into(url: &[u8], out: &mut Vec<u8>) -> Result<(), SurtError> {
         out.extend_from_slice(url);
         return Ok(());
     }
+    let mut lower = [0u8; LOWER];
     let fast = if url.len() <= 64 {
-        crate::masks::masks::<u64>(url).is_some_and(|m| surt_fast_masks(url, &m, out))
+        crate::masks::masks::<u64>(url, &mut lower)
+            .is_some_and(|m| surt_fast_masks(url, &m, &lower, out))
     } else {
-        match crate::masks::masks::<u128>(url) {
-            Some(m) => surt_fast_masks(url, &m, out),
+        match crate::masks::masks::<u128>(url, &mut lower) {
+            Some(m) => surt_fast_masks(url, &m, &lower, out),
             None => surt_fast(url, out),
         }
     };
@@ -340,8 +342,17 @@ fn push_reversed_labels(out: &mut Vec<u8>, host: &[u8]) {
 }
 
 /// [`surt_fast`] for a URL of at most `W::BITS` bytes, from its
-/// byte-class masks: the same URLs taken, the same keys.
-fn surt_fast_masks<W: Bits>(url: &[u8], m: &Masks<W>, out: &mut Vec<u8>) -> bool {
+/// byte-class masks and its copy in lower case (`lower`, as
+/// [`masks`](crate::masks::masks) writes it): the same URLs taken, the
+/// same keys. The key is put together on the stack from `lower` 16 bytes
+/// at a time (a call to copy each piece costs more than the piece) and
+/// appended to `out` at once.
+fn surt_fast_masks<W: Bits>(
+    url: &[u8],
+    m: &Masks<W>,
+    lower: &[u8; LOWER],
+    out: &mut Vec<u8>,
+) -> bool {
     let Some(rest) = fast_scheme(url) else {
         return false;
     };
@@ -389,44 +400,111 @@ fn surt_fast_masks<W: Bits>(url: &[u8], m: &Masks<W>, out: &mut Vec<u8>) -> bool
         return false;
     }
     let path = url.get(path_at..path_end).unwrap_or_default();
-    // The query, up to `#`.
-    let (query, qm) = if url.get(path_end) == Some(&b'?') {
-        let q_end = url
-            .get(path_end + 1..)
-            .and_then(|q| q.iter().position(|&b| b == b'#'))
-            .map_or(n, |e| path_end + 1 + e);
-        (
-            url.get(path_end + 1..q_end).filter(|q| !q.is_empty()),
-            range(path_end + 1, q_end),
-        )
+    // The query, up to `#` (the first `#` of the `?` and `#` after it).
+    let query = if url.get(path_end) == Some(&b'?') {
+        let mut q_end = first_from(m.stop, path_end + 1);
+        while let Some(e) = q_end
+            && url.get(e) == Some(&b'?')
+        {
+            q_end = first_from(m.stop, e + 1);
+        }
+        Some((path_end + 1, q_end.unwrap_or(n))).filter(|(a, e)| a < e)
     } else {
-        (None, W::ZERO)
+        None
     };
 
-    let start = out.len();
-    // The host's labels from the last, each copied once; `www.` dropped by
-    // starting after its dot.
-    let from = rest + host.len() - massage_host(host).len();
-    let mut end = host_end;
-    let mut d = dots & range::<W>(from, host_end);
-    while d != W::ZERO {
-        let at = W::BITS - 1 - d.leading_zeros() as usize;
-        out.extend_from_slice(url.get(at + 1..end).unwrap_or_default());
-        out.push(b',');
-        end = at;
-        d &= !(W::ONE << at);
+    // The key: host labels from the last, each copied once (`www.` dropped
+    // by starting after its dot), the port, `)`, the path (`/` for none, a
+    // trailing `/` dropped), the query.
+    let mut key = [0u8; KEY];
+    let Some(mut k) = (|| {
+        let from = rest + host.len() - massage_host(host).len();
+        let mut end = host_end;
+        let mut k = 0;
+        let mut d = dots & range::<W>(from, host_end);
+        while d != W::ZERO {
+            let at = W::BITS - 1 - d.leading_zeros() as usize;
+            k = copy16(&mut key, k, lower, at + 1, end)?;
+            *key.get_mut(k)? = b',';
+            k += 1;
+            end = at;
+            d &= !(W::ONE << at);
+        }
+        k = copy16(&mut key, k, lower, from, end)?;
+        if let Some(p) = port {
+            *key.get_mut(k)? = b':';
+            k += 1;
+            for &b in itoa::Buffer::new().format(p).as_bytes() {
+                *key.get_mut(k)? = b;
+                k += 1;
+            }
+        }
+        *key.get_mut(k)? = b')';
+        k += 1;
+        match path.len() {
+            0 => {
+                *key.get_mut(k)? = b'/';
+                k += 1;
+            }
+            len => {
+                let trailing = usize::from(len > 1 && path.last() == Some(&b'/'));
+                k = copy16(&mut key, k, lower, path_at, path_end - trailing)?;
+            }
+        }
+        Some(k)
+    })() else {
+        return false;
+    };
+    let Some((q_at, q_end)) = query else {
+        out.extend_from_slice(key.get(..k).unwrap_or_default());
+        return true;
+    };
+    let Some(key_q) = key.get_mut(k).map(|b| *b = b'?').and_then(|()| {
+        k += 1;
+        let at = k;
+        k = copy16(&mut key, k, lower, q_at, q_end)?;
+        Some(at)
+    }) else {
+        return false;
+    };
+    let q = key.get(key_q..k).unwrap_or_default();
+    if may_have_session_id(q) {
+        return false;
     }
-    out.extend_from_slice(url.get(from..end).unwrap_or_default());
-    if m.upper & hm != W::ZERO {
-        out[start..].make_ascii_lowercase();
+    if memchr::memchr(b'&', q).is_some() {
+        out.extend_from_slice(key.get(..key_q).unwrap_or_default());
+        write_sorted_query(q, out);
+    } else {
+        out.extend_from_slice(key.get(..k).unwrap_or_default());
     }
-    let query = query.map(|q| FastQuery {
-        raw: q,
-        upper: m.upper & qm != W::ZERO,
-        maybe_session: true,
-        maybe_args: true,
-    });
-    push_fast_tail(out, start, port, (path, m.upper & pm != W::ZERO), query)
+    true
+}
+
+/// The length of the buffer [`surt_fast_masks`] writes its key to: the
+/// longest key (no longer than its URL, at most 128 bytes) and the 16
+/// bytes [`copy16`] may write past it.
+const KEY: usize = 128 + 32;
+
+/// Copy `src[from..to]` to `key` at `at`, 16 bytes at a time (bytes past
+/// the end may be written: the next piece overwrites them); where the
+/// copy ends in `key`, or `None` if `key` or `src` is too short.
+#[inline(always)]
+fn copy16(
+    key: &mut [u8; KEY],
+    at: usize,
+    src: &[u8; LOWER],
+    from: usize,
+    to: usize,
+) -> Option<usize> {
+    let (mut a, mut f) = (at, from);
+    while f < to {
+        let d: &mut [u8; 16] = key.get_mut(a..a + 16)?.try_into().ok()?;
+        let s: &[u8; 16] = src.get(f..f + 16)?.try_into().ok()?;
+        *d = *s;
+        a += 16;
+        f += 16;
+    }
+    Some(at + to.saturating_sub(from))
 }
 
 /// The whole key at once for the usual URL: a scheme (not
@@ -1549,8 +1627,9 @@ mod tests {
     fn fast_paths_agree(url: &[u8]) {
         let (mut a, mut b) = (Vec::new(), Vec::new());
         let by_loop = surt_fast(url, &mut a);
-        if let Some(m) = crate::masks::scalar::<u64>(url) {
-            let by_masks = surt_fast_masks(url, &m, &mut b);
+        let mut lower = [0; LOWER];
+        if let Some(m) = crate::masks::scalar::<u64>(url, &mut lower) {
+            let by_masks = surt_fast_masks(url, &m, &lower, &mut b);
             assert_eq!(
                 (by_loop, &a),
                 (by_masks, &b),
@@ -1559,8 +1638,8 @@ mod tests {
             );
         }
         b.clear();
-        if let Some(m) = crate::masks::scalar::<u128>(url) {
-            let by_masks = surt_fast_masks(url, &m, &mut b);
+        if let Some(m) = crate::masks::scalar::<u128>(url, &mut lower) {
+            let by_masks = surt_fast_masks(url, &m, &lower, &mut b);
             assert_eq!(
                 (by_loop, &a),
                 (by_masks, &b),
@@ -1601,7 +1680,9 @@ mod tests {
                 ));
             }
         }
-        // Lengths about the bounds of the `u64` and `u128` masks.
+        // Lengths about the bounds of the masks' chunks and words (16, 64,
+        // 128 bytes) and of the key's 16-byte copies: upper case, `?` in
+        // the query, a fragment after it.
         let plain: Vec<String> = urls
             .iter()
             .filter(|u| u.contains("://") && !u.contains(['?', '#']) && u.len() < 60)
@@ -1609,14 +1690,31 @@ mod tests {
             .cloned()
             .collect();
         for u in &plain {
-            for len in [63, 64, 65, 127, 128, 129] {
-                let pad = len - u.len() - 1;
+            for len in [
+                15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64, 65, 79, 80, 81, 127, 128, 129,
+            ] {
+                let Some(pad) = usize::checked_sub(len, u.len() + 1) else {
+                    continue;
+                };
                 urls.push(format!("{u}/{}", "A".repeat(pad)));
                 urls.push(format!(
                     "{u}?{}",
                     "b=1&a".repeat(pad / 5 + 1)[..pad].to_owned()
                 ));
+                urls.push(format!(
+                    "{u}?{}",
+                    "Q?x#".repeat(pad / 4 + 1)[..pad].to_owned()
+                ));
+                urls.push(format!(
+                    "{}/{}/",
+                    u.to_uppercase(),
+                    "b".repeat(pad.saturating_sub(1))
+                ));
             }
+        }
+        for len in 1..=20 {
+            urls.push(format!("http://{}", "a".repeat(len)));
+            urls.push(format!("HTTP://{}/?Z=1&a", "www.A".repeat(len)));
         }
         for u in &urls {
             fast_paths_agree(u.as_bytes());

@@ -225,14 +225,16 @@ fn plain_href(s: &[u8], out: &mut Vec<u8>) -> bool {
     let (host, after) = tail.split_at(end);
     if end == label_at
         || starts_with_ci(tail.get(label_at..end).unwrap_or_default(), b"xn--")
-        || (scheme.special && crate::host::ends_in_number(host))
+        || (scheme.special && crate::host::is_number(tail.get(label_at..end).unwrap_or_default()))
     {
         return false;
     }
     // The port: digits up to the path, at most 65535.
     let mut port = None;
+    let mut as_is = true;
     let mut after = after;
     if let Some(p) = after.strip_prefix(b":") {
+        as_is = false;
         let n = p
             .iter()
             .position(|b| !b.is_ascii_digit())
@@ -266,8 +268,17 @@ fn plain_href(s: &[u8], out: &mut Vec<u8>) -> bool {
     if acc & W_BAD != 0 || seg & W_DOT != 0 {
         return false;
     }
+    let scheme_text = s.get(..rest).unwrap_or_default();
+    if as_is
+        && !scheme_text.iter().any(u8::is_ascii_uppercase)
+        && !(scheme.special && (upper & W_UPPER != 0 || after.first() != Some(&b'/')))
+    {
+        // The serialization is the URL as it is.
+        out.extend_from_slice(s);
+        return true;
+    }
     let start = out.len();
-    out.extend_from_slice(s.get(..rest).unwrap_or_default());
+    out.extend_from_slice(scheme_text);
     out[start..].make_ascii_lowercase();
     let host_at = out.len();
     out.extend_from_slice(host);
@@ -350,7 +361,7 @@ mod tests {
         #[test]
         fn fast_path_agrees_with_the_parser(
             scheme in "(http|https|HTTP|hTtPs|ftp|FTP|ws|wss|file|git|Git\\+SSH|f5https|gs|a-b.c)://",
-            host in "[a-zA-Z0-9._-]{0,12}",
+            host in "[a-zA-Z0-9._-]{0,12}|([a-z0-9]{1,3}\\.){0,2}(0[xX][0-9a-fA-G]{0,3}|[0-9]{1,4}|[0-9]x[0-9])\\.?",
             port in "(|:|:0|:80|:443|:08080|:65535|:65536|:1x)",
             rest in "[a-zA-Z0-9./%?#&=:@_~()!$*+,;\\\\ ^-]{0,32}",
         ) {
