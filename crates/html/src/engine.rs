@@ -212,9 +212,7 @@ fn joined(a: &str, b: &str) -> String {
 /// Whether a path in `r` may hold a dot-segment (`.`, `..`, or either
 /// percent-encoded): `r` starts with `.` or `%`, or holds `/.` or `/%`.
 fn may_have_dots(r: &[u8]) -> bool {
-    const LO: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HI: u64 = u64::from_ne_bytes([0x80; 8]);
-    const SLASH: u64 = u64::from_ne_bytes([b'/'; 8]);
+    const SLASH: u64 = crate::words::splat(b'/');
     let dot_after = |i: usize| matches!(r.get(i + 1), Some(b'.' | b'%'));
     if matches!(r.first(), Some(b'.' | b'%')) {
         return true;
@@ -229,7 +227,7 @@ fn may_have_dots(r: &[u8]) -> bool {
     for w in &mut words {
         if let Ok(w) = <[u8; 8]>::try_from(w) {
             let x = u64::from_le_bytes(w) ^ SLASH;
-            let mut m = x.wrapping_sub(LO) & !x & HI;
+            let mut m = crate::words::zero_bytes(x);
             while m != 0 {
                 let i = at + (m.trailing_zeros() / 8) as usize;
                 if r.get(i) == Some(&b'/') && dot_after(i) {

@@ -140,9 +140,7 @@ impl Window {
 /// byte of `word ^ needle` is a match), then `memchr` takes the rest.
 #[inline]
 fn find(needle: u8, hay: &[u8]) -> Option<usize> {
-    const LO: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HI: u64 = u64::from_ne_bytes([0x80; 8]);
-    let rep = u64::from_ne_bytes([needle; 8]);
+    let rep = crate::words::splat(needle);
     let mut i = 0;
     while i < 16 {
         let Some(w) = hay.get(i..i + 8).and_then(|w| <[u8; 8]>::try_from(w).ok()) else {
@@ -151,9 +149,8 @@ fn find(needle: u8, hay: &[u8]) -> Option<usize> {
             return tail.iter().position(|&b| b == needle).map(|p| p + i);
         };
         let x = u64::from_le_bytes(w) ^ rep;
-        // The lowest set bit marks the first zero byte of `x` (a borrow only
-        // runs upwards, so bits above a zero byte may be wrong, never below).
-        let m = x.wrapping_sub(LO) & !x & HI;
+        // The lowest set bit marks the first zero byte of `x`.
+        let m = crate::words::zero_bytes(x);
         if m != 0 {
             return Some(i + (m.trailing_zeros() / 8) as usize);
         }
@@ -1025,30 +1022,12 @@ fn attr_text(
 /// `title`) are short and hold neither: eight bytes at a time tell them.
 #[inline]
 fn colon_or_amp(v: &[u8]) -> bool {
-    const LO: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HI: u64 = u64::from_ne_bytes([0x80; 8]);
-    const COLON: u64 = u64::from_ne_bytes([b':'; 8]);
-    const AMP: u64 = u64::from_ne_bytes([b'&'; 8]);
+    use crate::words::{any_word, splat, zero_bytes};
     if v.len() > 32 {
         return memchr::memchr2(b':', b'&', v).is_some();
     }
-    // A zero byte of `x` (and maybe bits above it): a match.
-    let zero = |x: u64| x.wrapping_sub(LO) & !x & HI;
-    let hit = |w: u64| zero(w ^ COLON) | zero(w ^ AMP) != 0;
-    let mut words = v.chunks_exact(8);
-    for w in &mut words {
-        if let Ok(w) = <[u8; 8]>::try_from(w)
-            && hit(u64::from_le_bytes(w))
-        {
-            return true;
-        }
-    }
-    // The last bytes: the word that ends the value (it may overlap the
-    // last one looked at), or one byte at a time in a value under 8 bytes.
-    match v.last_chunk::<8>() {
-        Some(&w) => hit(u64::from_le_bytes(w)),
-        None => v.iter().any(|&b| b == b':' || b == b'&'),
-    }
+    let hit = |w: u64| zero_bytes(w ^ splat(b':')) | zero_bytes(w ^ splat(b'&')) != 0;
+    any_word(v, hit, |b| b == b':' || b == b'&')
 }
 
 /// The tokens of `v` separated by ASCII whitespace, as spans.

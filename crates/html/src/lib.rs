@@ -42,6 +42,7 @@ mod html;
 mod links;
 #[cfg(test)]
 mod windows;
+mod words;
 
 pub use charset::{PRESCAN_LEN, PageEncoding, page_encoding};
 pub use decoded::{decoded_html_links, link_match};

@@ -306,31 +306,15 @@ fn clean(v: &[u8]) -> Cow<'_, [u8]> {
 /// bytes at a time (most values hold none, and are short).
 #[inline]
 fn tab_or_newline(v: &[u8]) -> bool {
-    const LO: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HI: u64 = u64::from_ne_bytes([0x80; 8]);
-    const TAB: u64 = u64::from_ne_bytes([b'\t'; 8]);
-    const LF: u64 = u64::from_ne_bytes([b'\n'; 8]);
-    const CR: u64 = u64::from_ne_bytes([b'\r'; 8]);
+    use crate::words::{any_word, splat, zero_bytes};
     if v.len() > 64 {
         return memchr::memchr3(b'\t', b'\n', b'\r', v).is_some();
     }
-    // A zero byte of `x` (and maybe bits above it): a match.
-    let zero = |x: u64| x.wrapping_sub(LO) & !x & HI;
-    let hit = |w: u64| zero(w ^ TAB) | zero(w ^ LF) | zero(w ^ CR) != 0;
-    let mut words = v.chunks_exact(8);
-    for w in &mut words {
-        if let Ok(w) = <[u8; 8]>::try_from(w)
-            && hit(u64::from_le_bytes(w))
-        {
-            return true;
-        }
-    }
-    // The last bytes: the word that ends the value (it may overlap the
-    // last one looked at), or one byte at a time in a value under 8 bytes.
-    match v.last_chunk::<8>() {
-        Some(&w) => hit(u64::from_le_bytes(w)),
-        None => v.iter().any(|&b| matches!(b, b'\t' | b'\n' | b'\r')),
-    }
+    let hit = |w: u64| {
+        zero_bytes(w ^ splat(b'\t')) | zero_bytes(w ^ splat(b'\n')) | zero_bytes(w ^ splat(b'\r'))
+            != 0
+    };
+    any_word(v, hit, |b| matches!(b, b'\t' | b'\n' | b'\r'))
 }
 
 /// `b` as a `String`, invalid UTF-8 replaced by U+FFFD. Valid UTF-8 (nearly
